@@ -1,0 +1,119 @@
+"""Turn a model's raw text into a validated pydantic value, repairing near-JSON first."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+
+class OutputError(ValueError):
+    """The model's text could not be read as the requested output."""
+
+
+_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
+_TRAILING_COMMA = re.compile(r",\s*([}\]])")
+
+
+def _outermost_object(text: str) -> str:
+    start = text.find("{")
+    if start < 0:
+        return text
+    depth = 0
+    in_string = False
+    escaped = False
+    for i in range(start, len(text)):
+        ch = text[i]
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return text[start : i + 1]
+    return text[start:]
+
+
+def _close_truncated(text: str) -> str:
+    """Close strings and brackets left open by a reply cut off at max_tokens."""
+    stack: list[str] = []
+    in_string = False
+    escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "{[":
+            stack.append("}" if ch == "{" else "]")
+        elif ch in "}]" and stack:
+            stack.pop()
+    tail = '"' if in_string else ""
+    body = (text + tail).rstrip().rstrip(",")
+    if body.endswith(":"):
+        body += " null"
+    return body + "".join(reversed(stack))
+
+
+def repair_json(text: str) -> str:
+    """Best-effort repair of what small models emit: code fences, prose around the object,
+    trailing commas, single quotes and truncation."""
+    fenced = _FENCE.search(text)
+    candidate = fenced.group(1) if fenced else text
+    candidate = _outermost_object(candidate.strip())
+    candidate = _TRAILING_COMMA.sub(r"\1", candidate)
+    try:
+        json.loads(candidate)
+        return candidate
+    except json.JSONDecodeError:
+        pass
+    closed = _TRAILING_COMMA.sub(r"\1", _close_truncated(candidate))
+    try:
+        json.loads(closed)
+        return closed
+    except json.JSONDecodeError:
+        pass
+    if "'" in candidate and '"' not in candidate:
+        return repair_json(candidate.replace("'", '"'))
+    return closed
+
+
+def parse_output(text: str, output: type[BaseModel]) -> BaseModel:
+    """Validate `text` against `output`, repairing near-JSON; raise OutputError with the reason."""
+    try:
+        return output.model_validate_json(text)
+    except ValidationError as first:
+        repaired = repair_json(text)
+        try:
+            data: Any = json.loads(repaired)
+        except json.JSONDecodeError as exc:
+            raise OutputError(f"not JSON even after repair: {exc.msg}") from exc
+        try:
+            return output.model_validate(data)
+        except ValidationError as exc:
+            raise OutputError(_describe(exc)) from first
+
+
+def _describe(exc: ValidationError) -> str:
+    parts = [f"{'.'.join(str(p) for p in e['loc']) or '<root>'}: {e['msg']}" for e in exc.errors()]
+    return "; ".join(parts[:5])
+
+
+def output_schema(output: type[BaseModel]) -> dict[str, Any]:
+    """The JSON schema sent to backends that constrain decoding."""
+    return output.model_json_schema()
