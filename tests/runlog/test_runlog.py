@@ -1,0 +1,132 @@
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from simulacra.runlog import Event, EventWriter, RunDir, read_events
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=5), children, max_size=3)
+    ),
+    max_leaves=10,
+)
+
+
+@given(
+    kind=st.text(min_size=1, max_size=12),
+    agent=st.none() | st.text(max_size=8),
+    data=st.dictionaries(st.text(max_size=6), json_values, max_size=4),
+)
+def test_event_round_trips_through_one_json_line(kind, agent, data):
+    event = Event(seq=3, t="2023-02-13T08:00:00", wall=1.5, kind=kind, agent=agent, data=data)
+    line = event.to_json()
+    assert "\n" not in line
+    assert Event.from_json(line) == event
+
+
+def test_events_are_written_only_when_flushed_and_in_order(tmp_path):
+    path = tmp_path / "events.jsonl"
+    writer = EventWriter(path)
+    writer.emit("observation", {"text": "the stove is on"}, t=datetime(2023, 2, 13, 8), agent="a")
+    assert path.read_text() == ""
+    writer.emit("action", {"description": "cooks"}, agent="a")
+    offset = writer.flush()
+    events = list(read_events(path))
+    assert [e.seq for e in events] == [0, 1]
+    assert events[0].t == "2023-02-13T08:00:00"
+    assert offset == path.stat().st_size
+    writer.close()
+
+
+def test_reopening_appends_and_continues_the_sequence(tmp_path):
+    path = tmp_path / "events.jsonl"
+    with EventWriter(path) as writer:
+        writer.emit("run", {"status": "running"})
+    with EventWriter(path) as writer:
+        writer.emit("run", {"status": "completed"})
+    assert [e.seq for e in read_events(path)] == [0, 1]
+
+
+def test_a_torn_last_line_is_ignored_by_the_reader_and_cut_by_the_writer(tmp_path):
+    path = tmp_path / "events.jsonl"
+    with EventWriter(path) as writer:
+        writer.emit("world", {"tick": 0})
+    with path.open("a") as fh:
+        fh.write('{"seq": 1, "kind": "wor')  # what a kill in mid-write leaves
+    assert len(list(read_events(path))) == 1
+    with EventWriter(path) as writer:
+        writer.emit("world", {"tick": 1})
+    assert [e.data["tick"] for e in read_events(path)] == [0, 1]
+
+
+def test_truncating_to_a_checkpoint_offset_drops_later_events(tmp_path):
+    path = tmp_path / "events.jsonl"
+    with EventWriter(path) as writer:
+        writer.emit("world", {"tick": 0})
+        checkpoint = writer.flush()
+        writer.emit("world", {"tick": 1})
+    with EventWriter(path, truncate_at=checkpoint) as writer:
+        assert writer.seq == 1
+        writer.emit("world", {"tick": "1 again"})
+    assert [e.data["tick"] for e in read_events(path)] == [0, "1 again"]
+
+
+def test_a_killed_writer_leaves_only_whole_lines(tmp_path):
+    path = tmp_path / "events.jsonl"
+    script = textwrap.dedent(
+        f"""
+        from simulacra.runlog import EventWriter
+        w = EventWriter({str(path)!r})
+        i = 0
+        while True:
+            w.emit("world", {{"tick": i, "pad": "x" * 5000}})
+            i += 1
+            if i % 7 == 0:
+                w.flush()
+        """
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script])
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and (not path.exists() or path.stat().st_size < 200_000):
+        time.sleep(0.02)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    ticks = [e.data["tick"] for e in read_events(path)]
+    assert len(ticks) >= 7
+    assert ticks == list(range(len(ticks)))
+    with EventWriter(path) as writer:
+        assert writer.seq == len(ticks)
+    assert path.read_bytes().endswith(b"\n")
+
+
+def test_run_directory_holds_config_info_and_status(tmp_path):
+    run = RunDir.create(tmp_path, "town", seed=7, model="scripted", config={"name": "town"})
+    assert run.path.name.startswith("town-")
+    info = run.info()
+    assert info["status"] == "running"
+    assert info["seed"] == 7
+    assert info["model"] == "scripted"
+    assert "python" in info["versions"]
+    assert run.config() == {"name": "town"}
+    run.set_status("completed", ticks=12)
+    reopened = RunDir.open(run.path)
+    assert reopened.info()["status"] == "completed"
+    assert reopened.info()["ticks"] == 12
+    assert reopened.info()["ended"] >= info["started"]
+    assert json.loads(Path(run.run_json).read_text())["scenario"] == "town"
+
+
+def test_opening_something_that_is_not_a_run_says_so(tmp_path):
+    with pytest.raises(FileNotFoundError, match="not a run directory"):
+        RunDir.open(tmp_path)
