@@ -26,20 +26,40 @@ def cache_key(model: str, request: Request, schema: dict[str, Any] | None, seed:
 
 
 class SqliteCache:
-    """Stores raw replies so that a rerun, a resume or a replay costs no model time."""
+    """Stores raw replies so that a rerun, a resume or a replay costs no model time.
+
+    Every reply is stored, valid or not, and so is every attempt that raised instead of
+    replying: a replay then walks through the same attempts as the run it replays.
+    """
 
     def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
         self.path = str(path)
         self.readonly = readonly
         self._lock = threading.Lock()
+        if readonly and not Path(self.path).is_file():
+            raise FileNotFoundError(f"{self.path}: no response cache here")
         uri = f"file:{self.path}?mode=ro" if readonly else f"file:{self.path}"
         self._db = sqlite3.connect(uri, uri=True, check_same_thread=False)
         if not readonly:
+            # WAL with NORMAL sync: a put costs microseconds, not an fsync, and a kill loses
+            # at most the last answers, which a rerun asks again.
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute(
                 "CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, text TEXT NOT NULL, "
                 "prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL)"
             )
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS failures (key TEXT PRIMARY KEY, error TEXT NOT NULL)"
+            )
             self._db.commit()
+        self._has_failures = self._table_exists("failures")
+
+    def _table_exists(self, name: str) -> bool:
+        row = self._db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
+        ).fetchone()
+        return row is not None
 
     def get(self, key: str) -> RawReply | None:
         with self._lock:
@@ -58,6 +78,21 @@ class SqliteCache:
                 "INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?)",
                 (key, reply.text, reply.usage.prompt_tokens, reply.usage.completion_tokens),
             )
+            self._db.commit()
+
+    def get_failure(self, key: str) -> str | None:
+        """The error an attempt raised instead of replying, if one was recorded."""
+        if not self._has_failures:
+            return None
+        with self._lock:
+            row = self._db.execute("SELECT error FROM failures WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def put_failure(self, key: str, error: str) -> None:
+        if self.readonly:
+            return
+        with self._lock:
+            self._db.execute("INSERT OR REPLACE INTO failures VALUES (?, ?)", (key, error))
             self._db.commit()
 
     def close(self) -> None:

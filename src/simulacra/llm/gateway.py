@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, Protocol
 
 from pydantic import BaseModel
@@ -29,13 +30,25 @@ class Backend(Protocol):
 class ResponseCache(Protocol):
     def get(self, key: str) -> RawReply | None: ...
     def put(self, key: str, reply: RawReply) -> None: ...
+    def put_failure(self, key: str, error: str) -> None: ...
 
 
 class ModelFailure(RuntimeError):
-    """Every attempt failed and the request declared no fallback."""
+    """The model could not answer: every attempt failed and the request declared no
+    fallback, or a backend refused for a reason no retry can fix (a replay miss)."""
 
 
 CallHook = Callable[[Request, Completion], None]
+
+RETRY_TEMPERATURE = 0.7
+
+
+def _attempt_request(request: Request, attempt: int) -> Request:
+    """The request as sent on this attempt. Greedy decoding ignores the seed, so a retry of a
+    temperature-0 request samples instead of repeating the same mistake."""
+    if attempt == 1 or request.temperature > 0:
+        return request
+    return replace(request, temperature=RETRY_TEMPERATURE)
 
 
 class Gateway:
@@ -81,29 +94,30 @@ class Gateway:
         for attempt in range(1, self.attempts + 1):
             # A retry with the same seed would repeat the same mistake; the seed moves per attempt.
             seed = request.seed + attempt - 1
-            key = self._key(request, schema, seed)
+            sent = _attempt_request(request, attempt)
+            key = self._key(sent, schema, seed)
             reply = self.cache.get(key) if self.cache is not None else None
             cached = reply is not None
             if reply is None:
                 try:
-                    async with self._limit():
-                        reply = await asyncio.wait_for(
-                            self.backend.generate(request, schema, seed), self.timeout_s
-                        )
-                except TimeoutError:
-                    errors.append(f"attempt {attempt}: timed out after {self.timeout_s:g} s")
-                    continue
+                    reply = await self._generate(sent, schema, seed)
+                except ModelFailure:
+                    raise
                 except Exception as exc:  # a backend fault is retried, then falls back
-                    errors.append(f"attempt {attempt}: {type(exc).__name__}: {exc}")
+                    error = _describe_fault(exc, self.timeout_s)
+                    errors.append(f"attempt {attempt}: {error}")
+                    if self.cache is not None:
+                        self.cache.put_failure(key, error)
                     continue
+                # Invalid replies are stored too, so that a rerun or a replay repeats this attempt.
+                if self.cache is not None:
+                    self.cache.put(key, reply)
             usage = usage + reply.usage
             try:
                 value = self._parse(reply.text, request.output)
             except OutputError as exc:
                 errors.append(f"attempt {attempt}: {exc}")
                 continue
-            if self.cache is not None and not cached:
-                self.cache.put(key, reply)
             return self._finish(
                 request,
                 Completion(
@@ -114,9 +128,23 @@ class Gateway:
                     cached=cached,
                     attempts=attempt,
                     model=self.name,
+                    error="; ".join(errors) or None,  # why earlier attempts failed, if any
                 ),
             )
         return self._finish(request, self._fallback(request, usage, started, errors))
+
+    async def _generate(
+        self, request: Request, schema: dict[str, Any] | None, seed: int
+    ) -> RawReply:
+        # asyncio.timeout, unlike wait_for, costs no extra task per call.
+        async with self._limit(), asyncio.timeout(self.timeout_s):
+            return await self.backend.generate(request, schema, seed)
+
+    async def aclose(self) -> None:
+        """Release the backend's connections, if it holds any."""
+        close = getattr(self.backend, "aclose", None)
+        if close is not None:
+            await close()
 
     def _parse(self, text: str, output: type[BaseModel] | None) -> BaseModel | None:
         if output is None:
@@ -155,3 +183,9 @@ class Gateway:
 
     def _key(self, request: Request, schema: dict[str, Any] | None, seed: int) -> str:
         return cache_key(self.name, request, schema, seed)
+
+
+def _describe_fault(exc: Exception, timeout_s: float) -> str:
+    if isinstance(exc, TimeoutError):
+        return f"timed out after {timeout_s:g} s"
+    return f"{type(exc).__name__}: {exc}"

@@ -2,25 +2,150 @@
 
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
+from typing import Any, Literal, overload
+from urllib.parse import parse_qs
 
-from simulacra.llm.gateway import Gateway
+from simulacra.llm.cache import SqliteCache
+from simulacra.llm.embedded import (
+    DEFAULT_GGUF,
+    EmbeddedBackend,
+    EmbeddedModelError,
+    EmbeddedSettings,
+    embedded_name,
+    find_gguf,
+)
+from simulacra.llm.gateway import Backend, Gateway
+from simulacra.llm.openai_compat import (
+    OpenAIBackend,
+    OpenAISpecError,
+    openai_name,
+    parse_openai_spec,
+)
+from simulacra.llm.replay import open_replay
+from simulacra.llm.scripted import ScriptedModel
+
+SPEC_HELP = (
+    '"embedded", "embedded:<name or .gguf path>", "openai:<base_url>?model=<name>", '
+    '"scripted" or "replay:<run dir>"'
+)
+OPTIONS = ("attempts", "timeout_s", "concurrency", "cache", "on_call", "ledger")
+_EMBEDDED_OPTIONS = ("threads", "parallel")
 
 
 class ModelSpecError(ValueError):
     """A model spec that names no known backend or is malformed."""
 
 
-SPEC_HELP = (
-    '"embedded", "embedded:<name>", "openai:<base_url>?model=<name>", "scripted" or "replay:<dir>"'
-)
-
-
+@overload
+def load_model(spec: Literal["scripted"], **options: Any) -> ScriptedModel: ...
+@overload
+def load_model(spec: str, **options: Any) -> Gateway: ...
 def load_model(spec: str, **options: Any) -> Gateway:
-    """Build the model a spec names. `options` go to the Gateway (attempts, timeout_s, ...)."""
-    kind, _, rest = spec.partition(":")
-    if kind == "scripted" and not rest:
-        from simulacra.llm.scripted import ScriptedModel
+    """Build the model a spec names.
 
-        return ScriptedModel(**options)
+    Options go to the Gateway: attempts, timeout_s, concurrency, cache (a path or a
+    SqliteCache), on_call (called with each request and completion) and ledger.
+    """
+    unknown = sorted(set(options) - set(OPTIONS))
+    if unknown:
+        raise ModelSpecError(f"unknown load_model option(s) {unknown}; allowed: {list(OPTIONS)}")
+    cache = options.pop("cache", None)
+    if isinstance(cache, str | Path):
+        cache = SqliteCache(cache)
+    kind, rest = _split(spec)
+    if kind == "scripted" and not rest:
+        return ScriptedModel(cache=cache, **options)
+    if kind == "replay":
+        if cache is not None:
+            raise ModelSpecError(f"{spec}: a replay reads its run's own cache; pass no cache")
+        return _replay(spec, rest, options)
+    return Gateway(_backend(spec, options), cache=cache, **options)
+
+
+def _split(spec: str) -> tuple[str, str]:
+    """The backend kind and the rest: `openai:<url>`, `embedded:<name>?threads=2`,
+    `embedded?threads=2`."""
+    kind, sep, rest = spec.partition(":")
+    if "?" in kind:
+        kind, _, query = kind.partition("?")
+        rest = f"?{query}{sep}{rest}"
+    return kind, rest
+
+
+def _backend(spec: str, options: dict[str, Any]) -> Backend:
+    kind, rest = _split(spec)
+    if kind == "embedded":
+        name, settings = _embedded(spec, rest)
+        return EmbeddedBackend(settings, name)
+    if kind == "openai":
+        try:
+            return OpenAIBackend(
+                parse_openai_spec(spec),
+                timeout_s=float(options.get("timeout_s", 60.0)),
+                concurrency=int(options.get("concurrency", 8)),
+            )
+        except OpenAISpecError as exc:
+            raise ModelSpecError(str(exc)) from exc
     raise ModelSpecError(f"unknown model spec {spec!r}; expected {SPEC_HELP}")
+
+
+def _embedded(spec: str, rest: str) -> tuple[str, EmbeddedSettings]:
+    """`embedded[:<name>][?threads=N&parallel=N]`: the file is found now, loaded on first use."""
+    base, _, query_text = rest.partition("?")
+    query = parse_qs(query_text, keep_blank_values=True)
+    unknown = sorted(set(query) - set(_EMBEDDED_OPTIONS))
+    if unknown:
+        raise ModelSpecError(
+            f"model spec {spec!r}: unknown option(s) {', '.join(unknown)}; "
+            f"allowed: {', '.join(_EMBEDDED_OPTIONS)}"
+        )
+    numbers: dict[str, int] = {}
+    for key, values in query.items():
+        if not values[-1].isdigit() or int(values[-1]) < 1:
+            raise ModelSpecError(f"model spec {spec!r}: {key} must be a positive whole number")
+        numbers[key] = int(values[-1])
+    name = base or DEFAULT_GGUF
+    try:
+        path = find_gguf(name)
+    except EmbeddedModelError as exc:
+        raise ModelSpecError(f"model spec {spec!r}: {exc}") from exc
+    return embedded_name(name), EmbeddedSettings(path, **numbers)
+
+
+def model_name(spec: str) -> str:
+    """The name a spec's model carries in caches and logs, computed without loading it."""
+    kind, rest = _split(spec)
+    if kind == "scripted" and not rest:
+        return "scripted"
+    if kind == "embedded":
+        return embedded_name(rest.partition("?")[0] or DEFAULT_GGUF)
+    if kind == "openai":
+        try:
+            return openai_name(parse_openai_spec(spec))
+        except OpenAISpecError as exc:
+            raise ModelSpecError(str(exc)) from exc
+    raise ModelSpecError(f"unknown model spec {spec!r}; expected {SPEC_HELP}")
+
+
+def check_spec(spec: str) -> str:
+    """Raise ModelSpecError if `spec` is malformed; load nothing. Returns the spec."""
+    kind, rest = _split(spec)
+    if kind == "replay":
+        if not rest:
+            raise ModelSpecError(f"model spec {spec!r} names no run directory: replay:<run dir>")
+        return spec
+    if kind == "embedded":
+        _embedded(spec, rest)
+    model_name(spec)
+    return spec
+
+
+def _replay(spec: str, rest: str, options: dict[str, Any]) -> Gateway:
+    if not rest:
+        raise ModelSpecError(f"model spec {spec!r} names no run directory: replay:<run dir>")
+    try:
+        backend = open_replay(rest, model_name)
+    except (OSError, ValueError) as exc:
+        raise ModelSpecError(str(exc)) from exc
+    return Gateway(backend, cache=backend.cache, **options)

