@@ -1,0 +1,39 @@
+"""The memory stream: records with provenance, three-factor retrieval, reflection, invalidation."""
+
+from simulacra.memory.events import EventSink
+from simulacra.memory.importance import ImportancePolicy, rule_importance
+from simulacra.memory.record import (
+    DIALOGUE,
+    KINDS,
+    OBSERVATION,
+    PLAN,
+    REFLECTION,
+    MemoryRecord,
+    Retrieved,
+)
+from simulacra.memory.reflection import ReflectionConfig, ReflectionOutcome, RejectedInsight
+from simulacra.memory.scoring import Weights, approx_tokens, min_max, recency, score, sim_hours
+from simulacra.memory.stream import MemoryStream
+
+__all__ = [
+    "DIALOGUE",
+    "KINDS",
+    "OBSERVATION",
+    "PLAN",
+    "REFLECTION",
+    "EventSink",
+    "ImportancePolicy",
+    "MemoryRecord",
+    "MemoryStream",
+    "ReflectionConfig",
+    "ReflectionOutcome",
+    "RejectedInsight",
+    "Retrieved",
+    "Weights",
+    "approx_tokens",
+    "min_max",
+    "recency",
+    "rule_importance",
+    "score",
+    "sim_hours",
+]

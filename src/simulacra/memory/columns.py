@@ -1,0 +1,73 @@
+"""The numeric side of a memory stream: one row per record in preallocated numpy columns that
+grow by doubling, so that appending is amortised O(1) and retrieval never touches Python objects."""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+import numpy as np
+import numpy.typing as npt
+
+from simulacra.embed import Vectors
+from simulacra.memory.scoring import Floats
+
+Bools = npt.NDArray[np.bool_]
+Codes = npt.NDArray[np.int16]
+_T = TypeVar("_T", bound=np.generic)
+
+
+class Columns:
+    """Embeddings and scores of records 0..len-1, in creation order (row = record number - 1)."""
+
+    def __init__(self, dim: int, capacity: int = 1024) -> None:
+        self.dim = dim
+        self.size = 0
+        self.vectors: Vectors = np.zeros((capacity, dim), dtype=np.float32)
+        self.accessed_h: Floats = np.zeros(capacity)
+        self.importance: Floats = np.zeros(capacity)
+        self.valid: Bools = np.zeros(capacity, dtype=np.bool_)
+        self.kind: Codes = np.zeros(capacity, dtype=np.int16)
+        self.invalid_count = 0
+
+    def append(
+        self,
+        vectors: Vectors,
+        accessed_h: Floats,
+        importance: Floats,
+        valid: Bools,
+        kind: Codes,
+    ) -> None:
+        count = vectors.shape[0]
+        self._reserve(self.size + count)
+        rows = slice(self.size, self.size + count)
+        self.vectors[rows] = vectors
+        self.accessed_h[rows] = accessed_h
+        self.importance[rows] = importance
+        self.valid[rows] = valid
+        self.kind[rows] = kind
+        self.invalid_count += int(count - np.count_nonzero(valid))
+        self.size += count
+
+    def invalidate(self, row: int) -> None:
+        if self.valid[row]:
+            self.valid[row] = False
+            self.invalid_count += 1
+
+    def _reserve(self, needed: int) -> None:
+        capacity = self.vectors.shape[0]
+        if needed <= capacity:
+            return
+        while capacity < needed:
+            capacity *= 2
+        self.vectors = _grown(self.vectors, capacity, self.size)
+        self.accessed_h = _grown(self.accessed_h, capacity, self.size)
+        self.importance = _grown(self.importance, capacity, self.size)
+        self.valid = _grown(self.valid, capacity, self.size)
+        self.kind = _grown(self.kind, capacity, self.size)
+
+
+def _grown(column: npt.NDArray[_T], capacity: int, used: int) -> npt.NDArray[_T]:
+    shape = (capacity, *column.shape[1:])
+    out = np.zeros(shape, dtype=column.dtype)
+    out[:used] = column[:used]
+    return out

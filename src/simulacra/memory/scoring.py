@@ -1,0 +1,123 @@
+"""Retrieval arithmetic as pure functions: recency decay, min-max normalisation, the weighted
+total, top-k selection and the token budget. The stream and the tests share them."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import NamedTuple, overload
+
+import numpy as np
+import numpy.typing as npt
+
+Floats = npt.NDArray[np.float64]
+Indices = npt.NDArray[np.intp]
+
+_EPOCH = datetime(2000, 1, 1)
+# Below this spread a component does not discriminate between candidates (float noise).
+_FLAT = 1e-12
+
+
+class Weights(NamedTuple):
+    """How much each component counts; the source uses 1, 1, 1."""
+
+    recency: float = 1.0
+    importance: float = 1.0
+    relevance: float = 1.0
+
+
+WeightsLike = Weights | tuple[float, float, float]
+
+
+def as_weights(weights: WeightsLike | None) -> Weights:
+    if weights is None:
+        return Weights()
+    found = Weights(*(float(w) for w in weights))
+    if not all(math.isfinite(w) and w >= 0 for w in found):
+        raise ValueError(
+            f"retrieval weights must be finite and non-negative, got {tuple(weights)}; "
+            "use e.g. (1, 1, 1) for recency, importance, relevance"
+        )
+    return found
+
+
+@overload
+def score(
+    recency: float, importance: float, relevance: float, weights: WeightsLike | None = None
+) -> float: ...
+@overload
+def score(
+    recency: Floats, importance: Floats, relevance: Floats, weights: WeightsLike | None = None
+) -> Floats: ...
+def score(
+    recency: float | Floats,
+    importance: float | Floats,
+    relevance: float | Floats,
+    weights: WeightsLike | None = None,
+) -> float | Floats:
+    """The source's total: a weighted sum of the (already normalised) components."""
+    w = as_weights(weights)
+    return w.recency * recency + w.importance * importance + w.relevance * relevance
+
+
+def min_max(values: Floats) -> Floats:
+    """Scale to [0, 1] over the candidates.
+
+    A component with no spread (one candidate, or all equal) gives every candidate 1: equal
+    values stay equal and cannot change the ranking, a lone candidate keeps its full weight,
+    and a record identical to the query always has relevance 1.
+    """
+    if values.size == 0:
+        return values
+    low = float(values.min())
+    span = float(values.max()) - low
+    if span <= _FLAT:
+        return np.ones_like(values)
+    return (values - low) / span
+
+
+def sim_hours(moment: datetime) -> float:
+    """Simulated hours since 2000-01-01; aware times are taken in UTC."""
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC).replace(tzinfo=None)
+    return (moment - _EPOCH).total_seconds() / 3600.0
+
+
+def recency(hours_since_access: Floats, decay: float) -> Floats:
+    """decay ** hours since last access; a time before the last access counts as none."""
+    result: Floats = np.exp(math.log(decay) * np.maximum(hours_since_access, 0.0))
+    return result
+
+
+def top_k(totals: Floats, k: int) -> Indices:
+    """Indices of the k highest totals, best first; ties go to the lower index (older record)."""
+    n = totals.size
+    k = min(k, n)
+    if k <= 0:
+        return np.empty(0, dtype=np.intp)
+    if k < n:
+        kth = float(totals[np.argpartition(-totals, k - 1)[k - 1]])
+        above = np.flatnonzero(totals > kth)
+        tied = np.flatnonzero(totals == kth)[: k - above.size]
+        chosen = np.concatenate([above, tied])
+    else:
+        chosen = np.arange(n, dtype=np.intp)
+    order = np.lexsort((chosen, -totals[chosen]))
+    result: Indices = chosen[order]
+    return result
+
+
+def approx_tokens(text: str) -> int:
+    """A model-free token estimate: about four characters a token."""
+    return math.ceil(len(text) / 4)
+
+
+def fit_budget(texts: Sequence[str], budget: int) -> int:
+    """How many of `texts`, taken in order, fit in `budget` tokens (a prefix, never a gap)."""
+    used = 0
+    for count, text in enumerate(texts):
+        used += approx_tokens(text)
+        if used > budget:
+            return count
+    return len(texts)

@@ -1,0 +1,229 @@
+"""Memory records in SQLite: one `memories` table keyed by (agent, seq), shared by every
+agent's stream, with the embedding kept as a float32 blob so that reopening embeds nothing."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from simulacra.embed import Vectors
+from simulacra.memory.record import MemoryRecord
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS memories (
+    agent TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    text TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    last_accessed_at TEXT NOT NULL,
+    accessed_h REAL NOT NULL,
+    importance REAL NOT NULL,
+    importance_source TEXT NOT NULL,
+    evidence_ids TEXT NOT NULL,
+    valid INTEGER NOT NULL,
+    meta TEXT NOT NULL,
+    embedding BLOB NOT NULL,
+    PRIMARY KEY (agent, seq)
+);
+CREATE TABLE IF NOT EXISTS memory_streams (
+    agent TEXT PRIMARY KEY,
+    embedder TEXT NOT NULL,
+    dim INTEGER NOT NULL,
+    since_reflection REAL NOT NULL,
+    rejected_insights INTEGER NOT NULL
+);
+"""
+_RECORD_COLUMNS = (
+    "seq, id, agent, kind, text, created_at, last_accessed_at, importance, importance_source, "
+    "evidence_ids, valid, meta"
+)
+
+
+@dataclass(frozen=True)
+class StreamState:
+    embedder: str
+    dim: int
+    since_reflection: float
+    rejected_insights: int
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """One chunk of stored rows, as columns."""
+
+    kinds: list[str]
+    accessed_h: list[float]
+    importance: list[float]
+    valid: list[bool]
+    vectors: Vectors
+
+
+class Store:
+    def __init__(self, path: str | Path) -> None:
+        self._db = sqlite3.connect(str(path))
+        if str(path) != ":memory:":
+            # Several agents' streams share the file; WAL lets them interleave cheaply.
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(_SCHEMA)
+        self._db.commit()
+
+    def state(self, agent: str) -> StreamState | None:
+        row = self._db.execute(
+            "SELECT embedder, dim, since_reflection, rejected_insights FROM memory_streams "
+            "WHERE agent = ?",
+            (agent,),
+        ).fetchone()
+        return None if row is None else StreamState(row[0], row[1], row[2], row[3])
+
+    def save_state(self, agent: str, state: StreamState) -> None:
+        self._db.execute(
+            "INSERT OR REPLACE INTO memory_streams VALUES (?, ?, ?, ?, ?)",
+            (agent, state.embedder, state.dim, state.since_reflection, state.rejected_insights),
+        )
+        self._db.commit()
+
+    def load(self, agent: str, dim: int, chunk: int = 8192) -> Iterator[Loaded]:
+        cursor = self._db.execute(
+            "SELECT kind, accessed_h, importance, valid, embedding FROM memories "
+            "WHERE agent = ? ORDER BY seq",
+            (agent,),
+        )
+        while rows := cursor.fetchmany(chunk):
+            blob = b"".join(row[4] for row in rows)
+            yield Loaded(
+                kinds=[row[0] for row in rows],
+                accessed_h=[row[1] for row in rows],
+                importance=[row[2] for row in rows],
+                valid=[bool(row[3]) for row in rows],
+                vectors=np.frombuffer(blob, dtype=np.float32).reshape(len(rows), dim).copy(),
+            )
+
+    def citations(self, agent: str) -> Iterator[tuple[str, list[str]]]:
+        """(id, evidence ids) of every record that cites others."""
+        cursor = self._db.execute(
+            "SELECT id, evidence_ids FROM memories WHERE agent = ? AND evidence_ids != '[]'",
+            (agent,),
+        )
+        for record_id, evidence in cursor:
+            yield record_id, json.loads(evidence)
+
+    def insert(
+        self,
+        agent: str,
+        seqs: Sequence[int],
+        records: Sequence[MemoryRecord],
+        accessed_h: Sequence[float],
+        vectors: Vectors,
+        state: StreamState,
+    ) -> None:
+        """Add records and the stream's new state in one transaction."""
+        # A batch shares one or two times: format each once.
+        stamps: dict[tuple[datetime, timedelta | None], str] = {}
+        rows = [
+            (
+                r.agent,
+                seq,
+                r.id,
+                r.kind,
+                r.text,
+                _stamp(stamps, r.created_at),
+                _stamp(stamps, r.last_accessed_at),
+                hours,
+                r.importance,
+                r.importance_source,
+                json.dumps(list(r.evidence_ids)) if r.evidence_ids else "[]",
+                int(r.valid),
+                _meta_json(r) if r.meta else "{}",
+                vector.tobytes(),
+            )
+            for seq, r, hours, vector in zip(seqs, records, accessed_h, vectors, strict=True)
+        ]
+        self._db.executemany(
+            "INSERT INTO memories VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows
+        )
+        self.save_state(agent, state)
+
+    def records(
+        self, agent: str, seqs: Sequence[int], accessed: Mapping[int, datetime]
+    ) -> dict[int, MemoryRecord]:
+        """The records numbered `seqs`; `accessed` holds last-access times not saved yet."""
+        found: dict[int, MemoryRecord] = {}
+        for row in self._select(_RECORD_COLUMNS, agent, seqs):
+            found[row[0]] = _record(row[1:], accessed.get(row[0]))
+        return found
+
+    def texts(self, agent: str, seqs: Sequence[int]) -> list[str]:
+        found = dict(self._select("seq, text", agent, seqs))
+        return [found[seq] for seq in seqs]
+
+    def _select(self, columns: str, agent: str, seqs: Sequence[int]) -> Iterator[Any]:
+        # SQLite allows 999 parameters in older builds; ask in slices.
+        for start in range(0, len(seqs), 900):
+            part = seqs[start : start + 900]
+            marks = ",".join("?" * len(part))
+            yield from self._db.execute(
+                f"SELECT {columns} FROM memories WHERE agent = ? AND seq IN ({marks})",
+                (agent, *part),
+            )
+
+    def touch(self, agent: str, accessed: dict[int, tuple[datetime, float]]) -> None:
+        """Save last-access times: seq -> (time, simulated hours)."""
+        self._db.executemany(
+            "UPDATE memories SET last_accessed_at = ?, accessed_h = ? WHERE agent = ? AND seq = ?",
+            [(at.isoformat(), hours, agent, seq) for seq, (at, hours) in accessed.items()],
+        )
+        self._db.commit()
+
+    def invalidate(self, agent: str, seqs: Sequence[int]) -> None:
+        self._db.executemany(
+            "UPDATE memories SET valid = 0 WHERE agent = ? AND seq = ?",
+            [(agent, seq) for seq in seqs],
+        )
+        self._db.commit()
+
+    def close(self) -> None:
+        self._db.close()
+
+
+def _stamp(stamps: dict[tuple[datetime, timedelta | None], str], moment: datetime) -> str:
+    key = (moment, moment.utcoffset())  # equal instants in other zones print differently
+    found = stamps.get(key)
+    if found is None:
+        found = stamps[key] = moment.isoformat()
+    return found
+
+
+def _meta_json(record: MemoryRecord) -> str:
+    try:
+        return json.dumps(record.meta, sort_keys=True, ensure_ascii=False)
+    except TypeError as exc:
+        raise ValueError(
+            f"memory {record.id}: meta must hold JSON values (str, number, bool, list, dict): {exc}"
+        ) from None
+
+
+def _record(row: tuple[Any, ...], accessed: datetime | None) -> MemoryRecord:
+    (rid, agent, kind, text, created, last, importance, source, evidence, valid, meta) = row
+    return MemoryRecord(
+        id=rid,
+        agent=agent,
+        kind=kind,
+        text=text,
+        created_at=datetime.fromisoformat(created),
+        last_accessed_at=accessed or datetime.fromisoformat(last),
+        importance=importance,
+        importance_source=source,
+        evidence_ids=tuple(json.loads(evidence)) if evidence != "[]" else (),
+        valid=bool(valid),
+        meta=json.loads(meta) if meta != "{}" else {},
+    )

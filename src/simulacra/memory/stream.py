@@ -1,0 +1,396 @@
+"""An agent's memory stream: records in SQLite, scores and embeddings in numpy columns,
+retrieval by recency, importance and relevance, reflection and invalidation."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from simulacra.embed import Embedder
+from simulacra.llm import LanguageModel
+from simulacra.memory.columns import Columns
+from simulacra.memory.events import EventSink, added, retrieved
+from simulacra.memory.importance import ImportancePolicy, given_importance, rate_all
+from simulacra.memory.record import REFLECTION, MemoryRecord, Retrieved
+from simulacra.memory.reflection import ReflectionConfig, reflect
+from simulacra.memory.scoring import (
+    Floats,
+    Indices,
+    WeightsLike,
+    as_weights,
+    fit_budget,
+    min_max,
+    recency,
+    score,
+    sim_hours,
+    top_k,
+)
+from simulacra.memory.store import Store, StreamState
+
+# Last-access times are written back to SQLite in batches of about this many.
+_TOUCH_BATCH = 1024
+
+
+class MemoryStream:
+    """One agent's memories. `db` may be a file shared by every agent of a run."""
+
+    def __init__(
+        self,
+        agent: str,
+        embedder: Embedder,
+        db: str | Path = ":memory:",
+        model: LanguageModel | None = None,
+        decay: float = 0.995,
+        importance: ImportancePolicy | str | float | None = None,
+        events: EventSink | None = None,
+        reflection: ReflectionConfig | None = None,
+        seed: int = 0,
+    ) -> None:
+        if not 0 < decay <= 1:
+            raise ValueError(
+                f"decay must be in (0, 1] (the source uses 0.995 an hour), got {decay}"
+            )
+        self.agent = agent
+        self.embedder = embedder
+        self.model = model
+        self.decay = decay
+        self.importance = ImportancePolicy.resolve(importance, model)
+        self.events = events
+        self.reflection = reflection if reflection is not None else ReflectionConfig()
+        self.seed = seed
+        self._store = Store(db)
+        self._columns = Columns(embedder.dim)
+        self._kind_codes: dict[str, int] = {}
+        self._citers: defaultdict[str, list[str]] = defaultdict(list)
+        self._touched: dict[int, datetime] = {}  # seq -> last access not saved yet
+        self._last_write: asyncio.Future[None] | None = None
+        self.since_reflection = 0.0
+        self.rejected_insights = 0
+        self._load()
+
+    # --- writing ---------------------------------------------------------------------------
+
+    async def add(
+        self,
+        kind: str,
+        text: str,
+        now: datetime,
+        importance: float | None = None,
+        evidence: Iterable[str] = (),
+        meta: dict[str, Any] | None = None,
+    ) -> MemoryRecord:
+        """Write one record; its importance is rated (under the policy) unless given."""
+        (record,) = await self.add_many(kind, [text], now, [importance], evidence, meta)
+        return record
+
+    async def add_many(
+        self,
+        kind: str,
+        texts: Sequence[str],
+        now: datetime,
+        importance: float | Sequence[float | None] | None = None,
+        evidence: Iterable[str] = (),
+        meta: dict[str, Any] | None = None,
+    ) -> list[MemoryRecord]:
+        """Write several records of one kind at once: one embedding batch, one transaction.
+
+        `importance` is one value for all, one per text, or None to rate (None items too).
+        """
+        if not kind:
+            raise ValueError("memory kind must be a non-empty string such as 'observation'")
+        given = given_importance(importance, len(texts))
+        cited = self._cited(evidence)
+        # Ids follow the order of the calls, not the order in which model ratings come back.
+        before, mine = self._last_write, asyncio.get_running_loop().create_future()
+        self._last_write = mine
+        try:
+            ratings = await rate_all(
+                self.importance, self.model, self.agent, texts, given, self.seed
+            )
+            if before is not None and not before.done():
+                await before
+            return self._write(kind, texts, now, ratings, cited, meta or {})
+        finally:
+            mine.set_result(None)
+
+    def _write(
+        self,
+        kind: str,
+        texts: Sequence[str],
+        now: datetime,
+        ratings: list[tuple[float, str]],
+        cited: tuple[str, ...],
+        meta: dict[str, Any],
+    ) -> list[MemoryRecord]:
+        if not texts:
+            return []
+        self.flush()
+        vectors = self.embedder.embed(list(texts))
+        first = self._columns.size + 1
+        records = [
+            MemoryRecord(
+                id=self._id(first + i),
+                agent=self.agent,
+                kind=kind,
+                text=text,
+                created_at=now,
+                last_accessed_at=now,
+                importance=value,
+                importance_source=source,
+                evidence_ids=cited,
+                meta=dict(meta),
+            )
+            for i, (text, (value, source)) in enumerate(zip(texts, ratings, strict=True))
+        ]
+        since = self.since_reflection
+        if kind != REFLECTION:
+            since += sum(value for value, _ in ratings)
+        hours = [sim_hours(now)] * len(texts)
+        seqs = range(first, first + len(texts))
+        self._store.insert(self.agent, seqs, records, hours, vectors, self._state(since))
+        self.since_reflection = since
+        code = self._code(kind)
+        self._columns.append(
+            vectors,
+            np.asarray(hours),
+            np.asarray([r.importance for r in records]),
+            np.ones(len(records), dtype=np.bool_),
+            np.full(len(records), code, dtype=np.int16),
+        )
+        for record in records:
+            for source_id in cited:
+                self._citers[source_id].append(record.id)
+            self._emit("memory.add", added(record), now)
+        return records
+
+    def invalidate(self, record_id: str, reason: str, now: datetime | None = None) -> list[str]:
+        """Mark a record invalid, and every record resting on it, transitively.
+
+        Returns the ids of the dependent records (reflections) invalidated by this call.
+        """
+        rows = [self._row(record_id)]
+        seen = set(rows)
+        dependents: list[str] = []
+        pending = [record_id]
+        while pending:
+            for citer in self._citers.get(pending.pop(0), []):
+                row = self._row(citer)
+                if self._columns.valid[row] and row not in seen:
+                    seen.add(row)
+                    rows.append(row)
+                    dependents.append(citer)
+                    pending.append(citer)
+        for row in rows:
+            self._columns.invalidate(row)
+        self._store.invalidate(self.agent, [row + 1 for row in rows])
+        self._emit(
+            "memory.invalidate",
+            {"id": record_id, "reason": reason, "invalidated": dependents},
+            now,
+        )
+        return dependents
+
+    # --- reading ---------------------------------------------------------------------------
+
+    def retrieve(
+        self,
+        query: str,
+        now: datetime,
+        k: int = 30,
+        weights: WeightsLike | None = None,
+        kinds: Iterable[str] | None = None,
+        token_budget: int | None = None,
+    ) -> list[Retrieved]:
+        """The k valid records that best answer `query` now, best first.
+
+        Each component is min-max normalised over the candidates (see `scoring.min_max`);
+        `kinds` limits the candidates; `token_budget` keeps the best prefix that fits. The
+        records returned count as accessed now.
+        """
+        w = as_weights(weights)
+        candidates = self._candidates(kinds)
+        found: list[Retrieved] = []
+        if k > 0 and (candidates is None or candidates.size):
+            found = self._score(query, now, k, w, candidates, token_budget)
+        self._emit("retrieval", retrieved(query, k, found), now)
+        return found
+
+    def recent(self, n: int) -> list[MemoryRecord]:
+        """The n latest valid records, oldest first."""
+        if n <= 0:
+            return []
+        rows = np.flatnonzero(self._columns.valid[: self._columns.size])[-n:]
+        return self._records(rows)
+
+    def get(self, record_id: str) -> MemoryRecord:
+        (record,) = self._records(np.asarray([self._row(record_id)]))
+        return record
+
+    def __len__(self) -> int:
+        return self._columns.size
+
+    # --- reflection ------------------------------------------------------------------------
+
+    async def reflect_if_due(self, now: datetime) -> list[MemoryRecord]:
+        """Reflect once the importance summed since the last reflection reaches the threshold."""
+        if self.since_reflection < self.reflection.threshold:
+            return []
+        return await self.reflect(now)
+
+    async def reflect(self, now: datetime) -> list[MemoryRecord]:
+        """Reflect now: questions, retrieval, evidence-citing insights stored as reflections."""
+        outcome = await reflect(self, now)
+        self.rejected_insights += len(outcome.rejected)
+        self.since_reflection = 0.0
+        self._store.save_state(self.agent, self._state(0.0))
+        self._emit("reflection", outcome.event(), now)
+        return outcome.records
+
+    # --- housekeeping ----------------------------------------------------------------------
+
+    def flush(self) -> None:
+        """Save the last-access times retrieval changed since the last flush."""
+        if self._touched:
+            self._store.touch(
+                self.agent, {seq: (at, sim_hours(at)) for seq, at in self._touched.items()}
+            )
+            self._touched = {}
+
+    def close(self) -> None:
+        self.flush()
+        self._store.close()
+
+    # --- inside ----------------------------------------------------------------------------
+
+    def _score(
+        self,
+        query: str,
+        now: datetime,
+        k: int,
+        weights: WeightsLike,
+        candidates: Indices | None,
+        token_budget: int | None,
+    ) -> list[Retrieved]:
+        size = self._columns.size
+        q = np.asarray(self.embedder.embed([query])[0], dtype=np.float32)
+        # One pass over the matrix; the candidate subset is taken from the scores, not the rows.
+        relevance: Floats = (self._columns.vectors[:size] @ q).astype(np.float64)
+        accessed = self._columns.accessed_h[:size]
+        importance = self._columns.importance[:size]
+        if candidates is not None:
+            relevance, accessed, importance = (
+                relevance[candidates],
+                accessed[candidates],
+                importance[candidates],
+            )
+        now_h = sim_hours(now)
+        rec = min_max(recency(now_h - accessed, self.decay))
+        imp = min_max(importance)
+        rel = min_max(relevance)
+        totals = score(rec, imp, rel, weights)
+        best = top_k(totals, k)
+        rows = best if candidates is None else candidates[best]
+        if token_budget is not None:
+            texts = self._store.texts(self.agent, [row + 1 for row in rows.tolist()])
+            keep = fit_budget(texts, token_budget)
+            best, rows = best[:keep], rows[:keep]
+        # A retrieval "in the past" (an interview about yesterday) never moves access back.
+        later = rows[self._columns.accessed_h[rows] < now_h]
+        self._columns.accessed_h[later] = now_h
+        for row in later.tolist():
+            self._touched[row + 1] = now
+        results = [
+            Retrieved(
+                record=r,
+                recency=float(rec[i]),
+                importance=float(imp[i]),
+                relevance=float(rel[i]),
+                total=float(totals[i]),
+            )
+            for r, i in zip(self._records(rows), best.tolist(), strict=True)
+        ]
+        if len(self._touched) >= _TOUCH_BATCH:
+            self.flush()
+        return results
+
+    def _candidates(self, kinds: Iterable[str] | None) -> Indices | None:
+        """Rows that may be retrieved; None means all of them (no copy needed)."""
+        size = self._columns.size
+        valid = self._columns.valid[:size]
+        if kinds is not None:
+            codes = [self._kind_codes[kind] for kind in kinds if kind in self._kind_codes]
+            return np.flatnonzero(valid & np.isin(self._columns.kind[:size], codes))
+        if self._columns.invalid_count:
+            return np.flatnonzero(valid)
+        return None
+
+    def _records(self, rows: Indices) -> list[MemoryRecord]:
+        seqs = [row + 1 for row in rows.tolist()]
+        found = self._store.records(self.agent, seqs, self._touched)
+        return [found[seq] for seq in seqs]
+
+    def _cited(self, evidence: Iterable[str]) -> tuple[str, ...]:
+        cited = tuple(dict.fromkeys(evidence))
+        for record_id in cited:
+            if not self._columns.valid[self._row(record_id)]:
+                raise ValueError(
+                    f"{self.agent}: cannot cite {record_id} as evidence: it was invalidated; "
+                    "cite only valid records"
+                )
+        return cited
+
+    def _id(self, seq: int) -> str:
+        return f"{self.agent}-{seq:05d}"
+
+    def _row(self, record_id: str) -> int:
+        prefix, _, number = record_id.rpartition("-")
+        seq = int(number) if prefix == self.agent and number.isdigit() else 0
+        if not 1 <= seq <= self._columns.size:
+            raise KeyError(
+                f"{self.agent} has no memory {record_id!r}: ids run from {self._id(1)} to "
+                f"{self._id(self._columns.size)}"
+                if self._columns.size
+                else f"{self.agent} has no memory {record_id!r}: the stream is empty"
+            )
+        return seq - 1
+
+    def _code(self, kind: str) -> int:
+        return self._kind_codes.setdefault(kind, len(self._kind_codes))
+
+    def _state(self, since: float) -> StreamState:
+        return StreamState(self.embedder.name, self.embedder.dim, since, self.rejected_insights)
+
+    def _emit(self, kind: str, data: dict[str, Any], now: datetime | None) -> None:
+        if self.events is not None:
+            self.events.emit(kind, data, t=now, agent=self.agent)
+
+    def _load(self) -> None:
+        state = self._store.state(self.agent)
+        if state is None:
+            self._store.save_state(self.agent, self._state(0.0))
+            return
+        if (state.embedder, state.dim) != (self.embedder.name, self.embedder.dim):
+            raise ValueError(
+                f"{self.agent}'s memories were embedded with {state.embedder!r} ({state.dim} "
+                f"dims), but this stream uses {self.embedder.name!r} ({self.embedder.dim} dims); "
+                "reopen it with the same embedder, or start a new database"
+            )
+        self.since_reflection = state.since_reflection
+        self.rejected_insights = state.rejected_insights
+        for chunk in self._store.load(self.agent, self.embedder.dim):
+            self._columns.append(
+                chunk.vectors,
+                np.asarray(chunk.accessed_h),
+                np.asarray(chunk.importance),
+                np.asarray(chunk.valid, dtype=np.bool_),
+                np.asarray([self._code(kind) for kind in chunk.kinds], dtype=np.int16),
+            )
+        for record_id, evidence in self._store.citations(self.agent):
+            for source_id in evidence:
+                self._citers[source_id].append(record_id)
