@@ -1,0 +1,121 @@
+"""What every faculty of one agent shares: who it is, its memory, its model and its log.
+
+Model calls go through `ask`, which labels them (purpose, agent) and derives their seed from the
+agent's seed, the purpose and the simulated time, so that reruns repeat themselves exactly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Generic, Protocol, TypeVar
+
+from pydantic import BaseModel
+
+from simulacra.llm import LanguageModel, Request, chat
+from simulacra.memory import MemoryStream, Retrieved
+from simulacra.mind.ablation import Ablation
+from simulacra.mind.persona import Persona
+
+T = TypeVar("T", bound=BaseModel)
+
+
+class EventSink(Protocol):
+    """Anything that records events; `runlog.EventWriter` is one."""
+
+    def emit(
+        self,
+        kind: str,
+        data: dict[str, Any],
+        *,
+        t: datetime | None = None,
+        agent: str | None = None,
+    ) -> object: ...
+
+
+@dataclass(frozen=True)
+class Answer(Generic[T]):
+    """A validated model answer; `fallback` says the declared fallback stood in for it."""
+
+    value: T
+    text: str
+    fallback: bool
+
+
+def call_seed(agent_seed: int, purpose: str, now: datetime, salt: str = "") -> int:
+    """A seed fixed by (agent seed, purpose, simulated time): reruns ask the same questions.
+    `salt` tells apart several calls of one purpose at one time (the turns of a dialogue)."""
+    material = f"{agent_seed}|{purpose}|{now.isoformat()}|{salt}".encode()
+    return int.from_bytes(hashlib.blake2b(material, digest_size=4).digest(), "little") >> 1
+
+
+def clock(moment: datetime) -> str:
+    return moment.strftime("%H:%M")
+
+
+def end_of_day(now: datetime) -> datetime:
+    return now.replace(hour=0, minute=0, second=0, microsecond=0) + timedelta(days=1)
+
+
+def memory_lines(found: Sequence[Retrieved], *, with_ids: bool = False) -> str:
+    """Retrieved memories as prompt lines, oldest first so that the story reads in order."""
+    records = sorted((r.record for r in found), key=lambda rec: rec.created_at)
+    if not records:
+        return "(nothing comes to mind)"
+    if with_ids:
+        return "\n".join(f"- [{rec.id}] {rec.text}" for rec in records)
+    return "\n".join(f"- {rec.text}" for rec in records)
+
+
+@dataclass(frozen=True)
+class MindContext:
+    persona: Persona
+    memory: MemoryStream
+    model: LanguageModel
+    ablation: Ablation
+    events: EventSink | None
+    seed: int
+
+    @property
+    def id(self) -> str:
+        return self.persona.id
+
+    async def ask(
+        self,
+        purpose: str,
+        now: datetime,
+        system: str,
+        user: str,
+        output: type[T],
+        fallback: T,
+        *,
+        max_tokens: int = 256,
+        salt: str = "",
+    ) -> Answer[T]:
+        request = Request(
+            messages=chat(system, user),
+            output=output,
+            fallback=fallback,
+            max_tokens=max_tokens,
+            seed=call_seed(self.seed, purpose, now, salt),
+            purpose=purpose,
+            agent=self.id,
+        )
+        completion = await self.model.complete(request)
+        value = completion.value
+        if not isinstance(value, output):
+            return Answer(fallback, completion.text, True)
+        return Answer(value, completion.text, completion.fallback)
+
+    def recall(self, query: str, now: datetime, k: int) -> list[Retrieved]:
+        """Retrieve what this agent's ablation lets it remember (nothing without memory)."""
+        kinds = self.ablation.recalled_kinds
+        if kinds == ():
+            return []
+        return self.memory.retrieve(query, now, k=k, kinds=kinds)
+
+    def emit(self, kind: str, data: dict[str, Any], now: datetime) -> None:
+        if self.events is not None:
+            self.events.emit(kind, data, t=now, agent=self.id)

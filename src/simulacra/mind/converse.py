@@ -1,0 +1,99 @@
+"""Dialogue: two agents alternate turns grounded in what each remembers of the other.
+
+Each speaker retrieves once, at the start, its memories of the other and the topic, so that
+the prompt prefix stays the same from turn to turn (servers cache it). The conversation ends
+when a speaker's answer sets `end`, or at the turn limit. Both agents store the transcript.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Literal
+
+from simulacra.mind import converse_prompts as p
+from simulacra.mind.context import clock, memory_lines
+
+if TYPE_CHECKING:
+    from simulacra.mind.agent import Agent
+
+DIALOGUE_MEMORIES = 6
+
+
+@dataclass(frozen=True)
+class Utterance:
+    speaker: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Conversation:
+    id: str
+    participants: tuple[str, str]
+    topic: str
+    turns: tuple[Utterance, ...]
+    ended_by: Literal["decision", "turn_limit"]
+
+    def transcript(self, names: dict[str, str]) -> str:
+        return "\n".join(f"{names.get(u.speaker, u.speaker)}: {u.text}" for u in self.turns)
+
+
+async def converse(
+    a: Agent, b: Agent, now: datetime, topic: str | None = None, max_turns: int = 8
+) -> Conversation:
+    """`a` speaks first. Emits a message event per turn and one conversation event."""
+    if max_turns < 1:
+        raise ValueError(f"max_turns must be at least 1, got {max_turns}")
+    subject = topic or "whatever comes up"
+    names = {a.id: a.persona.name, b.id: b.persona.name}
+    conversation_id = f"conv-{a.id}-{b.id}-{now:%Y%m%dT%H%M%S}"
+    memories = {
+        me.id: memory_lines(me.ctx.recall(f"{you.persona.name} {subject}", now, DIALOGUE_MEMORIES))
+        for me, you in ((a, b), (b, a))
+    }
+    turns: list[Utterance] = []
+    ended_by: Literal["decision", "turn_limit"] = "turn_limit"
+    for turn in range(max_turns):
+        speaker, listener = (a, b) if turn % 2 == 0 else (b, a)
+        relation = speaker.persona.relation_to(listener.id, listener.persona.name)
+        user = p.TURN_USER.format(
+            summary=speaker.persona.summary(),
+            name=speaker.persona.name,
+            other=listener.persona.name,
+            relation=relation or "no particular relationship noted",
+            topic=subject,
+            memories=memories[speaker.id],
+            now=clock(now),
+            transcript="\n".join(f"{names[u.speaker]}: {u.text}" for u in turns) or "(nothing yet)",
+        )
+        fallback = p.fallback_turn(turn, listener.persona.name)
+        answer = await speaker.ctx.ask(
+            "converse.turn", now, p.TURN_SYSTEM, user, p.TurnOutput, fallback, salt=str(turn)
+        )
+        text = answer.value.text.strip() or fallback.text
+        turns.append(Utterance(speaker.id, text))
+        speaker.ctx.emit(
+            "message",
+            {"to": [listener.id], "text": text, "conversation": conversation_id, "turn": turn},
+            now,
+        )
+        if answer.value.end:
+            ended_by = "decision"
+            break
+    conversation = Conversation(conversation_id, (a.id, b.id), subject, tuple(turns), ended_by)
+    if a.ctx.events is not None:
+        a.ctx.events.emit(
+            "conversation",
+            {
+                "id": conversation.id,
+                "participants": list(conversation.participants),
+                "topic": conversation.topic,
+                "turns": [{"speaker": u.speaker, "text": u.text} for u in conversation.turns],
+                "ended_by": conversation.ended_by,
+            },
+            t=now,
+            agent=None,
+        )
+    for me in (a, b):
+        await me.remember_conversation(conversation, names, now)
+    return conversation

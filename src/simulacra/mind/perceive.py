@@ -1,0 +1,120 @@
+"""Perception: turn what an agent sees into observation records, without storing the unchanged.
+
+A sight is new when it was not in the previous observation and, after a move, was not seen in
+the last half hour (walking past the same things is not news). New sights are salient when
+another agent appears, a world event happens, or something changes in front of the agent (same
+place as before, not the object the agent itself uses). The rest (the scenery of a place just
+entered, what people already there are now doing) is stored with a low given importance, which
+costs no model call.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from simulacra.memory import MemoryRecord
+from simulacra.mind.context import MindContext
+from simulacra.worlds.base import Observation
+
+SEEN_FOR = timedelta(minutes=30)
+SCENERY_IMPORTANCE = 2.0
+
+
+@dataclass
+class Perception:
+    """What the agent saw last, to tell news from what it already knows."""
+
+    place: str | None = None
+    previous: frozenset[str] = frozenset()
+    nearby: frozenset[str] = frozenset()
+    last_seen: dict[str, datetime] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "place": self.place,
+            "previous": sorted(self.previous),
+            "nearby": sorted(self.nearby),
+            "last_seen": {text: at.isoformat() for text, at in self.last_seen.items()},
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Perception:
+        return cls(
+            place=data.get("place"),
+            previous=frozenset(data.get("previous", ())),
+            nearby=frozenset(data.get("nearby", ())),
+            last_seen={t: datetime.fromisoformat(a) for t, a in data.get("last_seen", {}).items()},
+        )
+
+
+def _names(agent_id: str, facts: dict[str, Any]) -> list[str]:
+    """How a text may name an agent: its id, the id as words, or the name the world gave."""
+    given = facts.get("names", {})
+    words = re.sub(r"[_\-.]+", " ", agent_id).strip()
+    names = [agent_id, words, words.split(" ")[0]]
+    if isinstance(given, dict) and isinstance(given.get(agent_id), str):
+        names.append(given[agent_id])
+    return [n.lower() for n in names if n]
+
+
+def _mentions(text: str, names: Sequence[str]) -> bool:
+    lowered = text.lower()
+    return any(re.search(rf"\b{re.escape(n)}\b", lowered) for n in names)
+
+
+def _event_texts(facts: dict[str, Any]) -> tuple[str, ...]:
+    events = facts.get("events", ())
+    return tuple(e for e in events if isinstance(e, str)) if isinstance(events, list) else ()
+
+
+async def perceive(
+    ctx: MindContext,
+    seen: Perception,
+    now: datetime,
+    observation: Observation,
+    own_object: str | None = None,
+) -> list[MemoryRecord]:
+    """Store the new sights; return the salient ones, for the reaction decision."""
+    events = _event_texts(observation.facts)
+    texts = tuple(dict.fromkeys(observation.texts + events))
+    stayed = seen.place == observation.place
+    fresh = [
+        t
+        for t in texts
+        if t not in seen.previous
+        and (stayed or t not in seen.last_seen or now - seen.last_seen[t] > SEEN_FOR)
+    ]
+    appeared = {a for a in observation.nearby_agents if a not in seen.nearby and a != ctx.id}
+    seen.place = observation.place
+    seen.previous = frozenset(texts)
+    seen.nearby = frozenset(observation.nearby_agents)
+    # Only the last half hour matters: forgetting older sightings keeps the state small.
+    seen.last_seen = {t: at for t, at in seen.last_seen.items() if now - at <= SEEN_FOR}
+    seen.last_seen.update(dict.fromkeys(texts, now))
+    if not ctx.ablation.remembers:
+        return []
+    me = _names(ctx.id, {"names": {ctx.id: ctx.persona.name}})
+    others = {a: _names(a, observation.facts) for a in observation.nearby_agents if a != ctx.id}
+    salient: list[MemoryRecord] = []
+    for text in fresh:
+        about = [a for a, names in others.items() if _mentions(text, names)]
+        mine = not about and (
+            _mentions(text, me) or (own_object is not None and _mentions(text, [own_object]))
+        )
+        is_event = text in events
+        news = is_event or bool(appeared & set(about)) or (stayed and not about and not mine)
+        record = await ctx.memory.add(
+            "observation",
+            text,
+            now,
+            importance=None if news else SCENERY_IMPORTANCE,
+            meta={"place": observation.place, "about": about, "event": is_event},
+        )
+        ctx.emit("observation", {"text": text, "salient": news}, now)
+        if news:
+            salient.append(record)
+    return salient

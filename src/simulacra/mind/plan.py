@@ -1,0 +1,301 @@
+"""Planning: a day of 5-8 blocks, decomposed lazily into hours and 5-15 minute actions.
+
+Only the step about to run is decomposed, so a day costs one call for the day, one per waking
+block longer than an hour, and one per waking hour. Sleep is never decomposed. Each level is
+written to memory as a plan record (importance given, not rated, to save a call) and logged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from simulacra.mind import plan_prompts as p
+from simulacra.mind.context import MindContext, clock, end_of_day, memory_lines
+from simulacra.mind.routine import is_sleep, routine_plan
+from simulacra.mind.schedule import (
+    MAX_ACTION,
+    PlanStep,
+    Schedule,
+    blocks_from,
+    fit_durations,
+    resolve_place,
+    split_hours,
+)
+
+# Plans are given an importance rather than rated: a day plan matters more than one action.
+PLAN_IMPORTANCE = {"day": 5.0, "replan": 6.0, "hour": 3.0, "action": 2.0}
+PLAN_MEMORIES = 12
+
+
+def _items(steps: Sequence[PlanStep]) -> list[dict[str, Any]]:
+    return [
+        {
+            "start": s.start.isoformat(),
+            "duration_min": s.duration_min,
+            "place": s.place,
+            "description": s.description,
+        }
+        for s in steps
+    ]
+
+
+def _lines(steps: Sequence[PlanStep]) -> str:
+    return "\n".join(
+        f"- {clock(s.start)}-{clock(s.end)} {s.description} at {s.place}" for s in steps
+    )
+
+
+def _day(now: datetime) -> str:
+    return now.strftime("%A %B %d, %Y")
+
+
+class Planner:
+    """One agent's planning faculty and the schedule it keeps."""
+
+    def __init__(
+        self, ctx: MindContext, places: Sequence[str], schedule: Schedule | None = None
+    ) -> None:
+        self.ctx = ctx
+        self.places = tuple(places)
+        self.schedule = schedule or Schedule()
+        self.unknown_places = 0
+
+    @property
+    def _name(self) -> str:
+        return self.ctx.persona.name
+
+    def _prefix(self) -> dict[str, str]:
+        persona = self.ctx.persona
+        return {
+            "summary": persona.summary(),
+            "name": persona.name,
+            "places": ", ".join(self.places) or persona.home,
+        }
+
+    def _blocks(
+        self, items: Sequence[p.PlannedBlock], now: datetime, lead: p.PlannedBlock
+    ) -> list[PlanStep]:
+        home = self.ctx.persona.home
+        steps, unknown = blocks_from(items, now, end_of_day(now), self.places, home, lead)
+        if not steps:
+            routine = routine_plan(self.ctx.persona, self.places).blocks
+            steps, unknown = blocks_from(routine, now, end_of_day(now), self.places, home)
+        self.unknown_places += unknown
+        return steps
+
+    async def _record(
+        self, level: str, text: str, steps: Sequence[PlanStep], now: datetime
+    ) -> None:
+        await self.ctx.memory.add(
+            "plan", text, now, importance=PLAN_IMPORTANCE[level], meta={"level": level}
+        )
+        self.ctx.emit("plan", {"level": level, "items": _items(steps)}, now)
+
+    async def plan_day(self, now: datetime, yesterday: str | None = None) -> list[PlanStep]:
+        memories = self.ctx.recall(
+            f"{self._name}'s plans, appointments, invitations and promises for {_day(now)}",
+            now,
+            k=PLAN_MEMORIES,
+        )
+        user = p.DAILY_USER.format(
+            **self._prefix(),
+            yesterday=yesterday or "(nothing to recall)",
+            memories=memory_lines(memories),
+            date=_day(now),
+            start=clock(now),
+        )
+        fallback = routine_plan(self.ctx.persona, self.places)
+        answer = await self.ctx.ask(
+            "plan.daily", now, p.DAILY_SYSTEM, user, p.DailyPlanOutput, fallback, max_tokens=512
+        )
+        asleep = p.PlannedBlock(start=clock(now), place=self.ctx.persona.home, activity="sleeping")
+        steps = self._blocks(answer.value.blocks, now, asleep)
+        self.schedule.keep_day_of(now)
+        self.schedule.cut_at(now)
+        self.schedule.blocks += steps
+        text = f"{self._name}'s plan for {_day(now)}:\n{_lines(steps)}"
+        await self._record("day", text, steps, now)
+        return steps
+
+    async def replan(self, now: datetime, reason: str = "") -> list[PlanStep]:
+        remaining = self.schedule.remaining(now)[:8]
+        if remaining:
+            fallback = p.ReplanOutput(
+                blocks=[
+                    p.PlannedBlock(start=clock(s.start), place=s.place, activity=s.description)
+                    for s in remaining
+                ]
+            )
+        else:
+            fallback = p.ReplanOutput(blocks=routine_plan(self.ctx.persona, self.places).blocks)
+        why = reason or "a new situation"
+        memories = self.ctx.recall(f"{why}; {self._name}'s plans and promises", now, PLAN_MEMORIES)
+        user = p.REPLAN_USER.format(
+            **self._prefix(),
+            remaining=_lines(remaining) or "(no plan)",
+            memories=memory_lines(memories),
+            now=clock(now),
+            date=_day(now),
+            reason=why,
+        )
+        answer = await self.ctx.ask(
+            "plan.replan", now, p.REPLAN_SYSTEM, user, p.ReplanOutput, fallback, max_tokens=512
+        )
+        running = remaining[0] if remaining else None
+        carry_on = p.PlannedBlock(
+            start=clock(now),
+            place=running.place if running else self.ctx.persona.home,
+            activity=running.description if running else "resting",
+        )
+        steps = self._blocks(answer.value.blocks, now, carry_on)
+        self.schedule.cut_at(now)
+        self.schedule.blocks += steps
+        text = f"{self._name} changed plans at {clock(now)} ({why}):\n{_lines(steps)}"
+        await self._record("replan", text, steps, now)
+        return steps
+
+    async def current_action(self, now: datetime, objects: Sequence[str] = ()) -> PlanStep:
+        block = self.schedule.block_at(now)
+        if block is None:
+            await self.plan_day(now)
+            block = self.schedule.block_at(now)
+        if block is None:  # planning always covers now until midnight; this guards a bad clock
+            raise RuntimeError(f"{self.ctx.id}: no plan block covers {now.isoformat()}")
+        if is_sleep(block.description):
+            return block
+        hour = self.schedule.hour_at(now) or await self._decompose_block(block, now)
+        return self.schedule.action_at(now) or await self._decompose_hour(hour, now, objects)
+
+    async def _decompose_block(self, block: PlanStep, now: datetime) -> PlanStep:
+        lengths = split_hours(block.duration_min)
+        if len(lengths) == 1:  # a block of an hour or less is its own hour chunk: no call
+            activities = [block.description]
+        else:
+            user = p.HOURLY_USER.format(
+                **self._prefix(),
+                activity=block.description,
+                place=block.place,
+                start=clock(block.start),
+                end=clock(block.end),
+                hours=len(lengths),
+            )
+            fallback = p.HourlyOutput(activities=[block.description] * len(lengths))
+            answer = await self.ctx.ask(
+                "plan.hourly", now, p.HOURLY_SYSTEM, user, p.HourlyOutput, fallback
+            )
+            activities = [a.strip() or block.description for a in answer.value.activities]
+        chunks: list[PlanStep] = []
+        at = block.start
+        for i, minutes in enumerate(lengths):
+            activity = activities[i] if i < len(activities) else block.description
+            chunks.append(PlanStep(at, minutes, block.place, activity))
+            at += timedelta(minutes=minutes)
+        self.schedule.hours += chunks
+        if len(chunks) > 1:
+            text = f"{self._name}'s hours for {block.description}:\n{_lines(chunks)}"
+            await self._record("hour", text, chunks, now)
+        return next(c for c in chunks if c.covers(now))
+
+    async def _decompose_hour(
+        self, hour: PlanStep, now: datetime, objects: Sequence[str]
+    ) -> PlanStep:
+        if hour.duration_min <= MAX_ACTION:  # already a short action: no call
+            self.schedule.actions.append(hour)
+            return hour
+        user = p.ACTIONS_USER.format(
+            **self._prefix(),
+            place=hour.place,
+            objects=", ".join(objects) or "(none noticed)",
+            start=clock(hour.start),
+            end=clock(hour.end),
+            minutes=hour.duration_min,
+            activity=hour.description,
+        )
+        wanted = fit_durations([], hour.duration_min)
+        fallback = p.ActionsOutput(
+            actions=[p.PlannedAction(minutes=m, action=hour.description) for m in wanted]
+        )
+        answer = await self.ctx.ask(
+            "plan.actions", now, p.ACTIONS_SYSTEM, user, p.ActionsOutput, fallback
+        )
+        steps = _actions(answer.value.actions, hour, objects)
+        self.schedule.actions += steps
+        text = f"{self._name}'s next steps for {hour.description}:\n{_lines(steps)}"
+        await self._record("action", text, steps, now)
+        return next(s for s in steps if s.covers(now))
+
+    async def improvise(self, now: datetime, current: PlanStep | None) -> PlanStep:
+        """Without planning: keep the running step, sleep when the routine says so, otherwise
+        ask what to do next (one call per step, 5-60 minutes)."""
+        if current is not None and current.covers(now):
+            return current
+        routine, _ = blocks_from(
+            routine_plan(self.ctx.persona, self.places).blocks,
+            now,
+            end_of_day(now),
+            self.places,
+            self.ctx.persona.home,
+        )
+        if is_sleep(routine[0].description):
+            return routine[0]
+        memories = self.ctx.recall(f"what {self._name} should do now", now, k=PLAN_MEMORIES)
+        user = p.NEXT_STEP_USER.format(
+            **self._prefix(), memories=memory_lines(memories), now=clock(now), date=_day(now)
+        )
+        until_then = min(60, routine[0].duration_min)
+        fallback = p.NextStepOutput(
+            place=routine[0].place, activity=routine[0].description, minutes=max(5, until_then)
+        )
+        answer = await self.ctx.ask(
+            "plan.now", now, p.NEXT_STEP_SYSTEM, user, p.NextStepOutput, fallback
+        )
+        place, known = resolve_place(answer.value.place, self.places, self.ctx.persona.home)
+        self.unknown_places += not known
+        left = int((end_of_day(now) - now).total_seconds() // 60)
+        return PlanStep(now, min(answer.value.minutes, left), place, answer.value.activity)
+
+    async def summarize_day(self, now: datetime) -> str:
+        blocks = self.schedule.blocks
+        day = blocks[0].start if blocks else now
+        plan = _lines(blocks) or "(no plan)"
+        fallback = p.DaySummaryOutput(
+            summary=f"{self._name}'s day ({_day(day)}): "
+            + ("; ".join(f"{s.description} at {s.place}" for s in blocks) or "an ordinary day")
+        )
+        if not self.ctx.ablation.plans:
+            return fallback.summary
+        memories = self.ctx.recall(
+            f"what {self._name} did today, and what {self._name} promised or plans to do next",
+            now,
+            k=PLAN_MEMORIES,
+        )
+        user = p.SUMMARY_USER.format(
+            **self._prefix(), plan=plan, memories=memory_lines(memories), date=_day(day)
+        )
+        answer = await self.ctx.ask(
+            "summarize.day", now, p.SUMMARY_SYSTEM, user, p.DaySummaryOutput, fallback
+        )
+        return answer.value.summary.strip() or fallback.summary
+
+
+def _actions(
+    planned: Sequence[p.PlannedAction], hour: PlanStep, objects: Sequence[str]
+) -> list[PlanStep]:
+    """Contiguous 5-15 minute actions covering `hour` exactly, objects checked against `objects`
+    (when the world told us what is here)."""
+    lengths = fit_durations([a.minutes for a in planned], hour.duration_min)
+    known = {o.lower(): o for o in objects}
+    steps: list[PlanStep] = []
+    at = hour.start
+    for i, minutes in enumerate(lengths):
+        item = planned[i] if i < len(planned) else None
+        description = (item.action.strip() if item else "") or hour.description
+        thing = (item.object.strip() if item else "") or None
+        if thing is not None and known:
+            thing = known.get(thing.lower())
+        state = (item.object_state.strip() or None) if item and thing else None
+        steps.append(PlanStep(at, minutes, hour.place, description, thing, state))
+        at += timedelta(minutes=minutes)
+    return steps

@@ -1,0 +1,135 @@
+"""The planning prompts as data: templates, output models and the fallbacks they declare.
+
+Each system message is fixed per purpose and each user message opens with the persona summary,
+so that a serving engine can reuse the cached prompt prefix across calls.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+CLOCK = r"^([01]?[0-9]|2[0-3]):[0-5][0-9]$"
+
+
+class PlannedBlock(BaseModel):
+    start: str = Field(pattern=CLOCK, description="24-hour clock time, HH:MM")
+    place: str
+    activity: str
+
+
+class DailyPlanOutput(BaseModel):
+    blocks: list[PlannedBlock] = Field(min_length=5, max_length=8)
+
+
+class ReplanOutput(BaseModel):
+    blocks: list[PlannedBlock] = Field(min_length=1, max_length=8)
+
+
+class HourlyOutput(BaseModel):
+    activities: list[str] = Field(min_length=1, max_length=24)
+
+
+class PlannedAction(BaseModel):
+    minutes: int = Field(ge=5, le=15)
+    action: str
+    object: str = ""
+    object_state: str = ""
+
+
+class ActionsOutput(BaseModel):
+    actions: list[PlannedAction] = Field(min_length=1, max_length=12)
+
+
+class NextStepOutput(BaseModel):
+    place: str
+    activity: str
+    minutes: int = Field(ge=5, le=60)
+
+
+class DaySummaryOutput(BaseModel):
+    summary: str
+
+
+DAILY_SYSTEM = (
+    "You plan one day of a character in a town simulation. Reply in JSON with 5 to 8 blocks in "
+    "time order. Each block has a start time (HH:MM, 24-hour clock), a place taken exactly from "
+    "the list of places, and a short activity. Keep every appointment or promise the character "
+    "remembers, at its time and place. The last block runs until midnight."
+)
+
+DAILY_USER = """{summary}
+
+Places: {places}
+Yesterday: {yesterday}
+What {name} remembers about today's plans and commitments:
+{memories}
+
+Today is {date}. Plan {name}'s day from {start} until midnight."""
+
+REPLAN_SYSTEM = (
+    "Something has changed for a character in a town simulation. Rewrite the rest of their "
+    "day. Reply in JSON with 1 to 8 blocks in time order, each with a start time (HH:MM, "
+    "24-hour clock), a place taken exactly from the list of places, and a short activity. "
+    "Keep appointments and promises the character remembers."
+)
+
+REPLAN_USER = """{summary}
+
+Places: {places}
+The plan so far for the rest of the day:
+{remaining}
+What {name} remembers:
+{memories}
+
+It is {now} on {date}. What changed: {reason}
+Plan {name}'s day from {now} until midnight."""
+
+HOURLY_SYSTEM = (
+    "You break one block of a character's daily plan into hour-long parts. Reply in JSON with "
+    "one short activity per hour, in order."
+)
+
+HOURLY_USER = """{summary}
+
+{name} plans: {activity} at {place}, from {start} to {end} ({hours} hours).
+Give {hours} activities, one for each hour."""
+
+ACTIONS_SYSTEM = (
+    "You break a character's plan for the coming hour into concrete actions of 5 to 15 minutes "
+    "each, in order. Reply in JSON: each action has minutes (5 to 15), a short action, and "
+    "optionally the object it uses and the state that object is in meanwhile."
+)
+
+ACTIONS_USER = """{summary}
+
+{name} is at {place}. Objects here: {objects}
+From {start} to {end} ({minutes} minutes) {name} plans: {activity}
+List the actions."""
+
+NEXT_STEP_SYSTEM = (
+    "A character in a town simulation decides what to do next, without a plan. Reply in JSON "
+    "with a place taken exactly from the list of places, a short activity, and how many "
+    "minutes it takes (5 to 60)."
+)
+
+NEXT_STEP_USER = """{summary}
+
+Places: {places}
+What {name} remembers:
+{memories}
+
+It is {now} on {date}. What does {name} do next?"""
+
+SUMMARY_SYSTEM = (
+    "Summarise a character's day in two or three sentences, in the third person. Mention "
+    "anything they promised or plan to do on coming days, with its time and place."
+)
+
+SUMMARY_USER = """{summary}
+
+{name}'s plan today was:
+{plan}
+What {name} remembers of today:
+{memories}
+
+Summarise {name}'s day ({date})."""

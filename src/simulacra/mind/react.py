@@ -1,0 +1,112 @@
+"""Reaction: continue, react, replan or talk, with cheap filters before any model call.
+
+No salient observation, sleep through anything but a world event, or sights only about people
+talked to in the last hours: each decides "continue" without asking the model. What is left
+is judged in one call, however many observations there are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Literal
+
+from simulacra.memory import MemoryRecord
+from simulacra.mind import react_prompts as p
+from simulacra.mind.context import MindContext, clock, memory_lines
+from simulacra.mind.routine import is_sleep
+from simulacra.mind.schedule import PlanStep
+
+TALK_COOLDOWN = timedelta(hours=3)
+REACT_MEMORIES = 8
+
+
+@dataclass(frozen=True)
+class Decision:
+    choice: Literal["continue", "react", "replan", "talk"]
+    target: str | None
+    reason: str
+    fallback: bool
+
+
+def _about(record: MemoryRecord) -> list[str]:
+    about = record.meta.get("about", []) if record.meta else []
+    return [a for a in about if isinstance(a, str)]
+
+
+def _is_event(record: MemoryRecord) -> bool:
+    return bool(record.meta.get("event", False)) if record.meta else False
+
+
+def _free(nearby: Sequence[str], talked: Mapping[str, datetime], now: datetime) -> list[str]:
+    return [a for a in nearby if a not in talked or now - talked[a] >= TALK_COOLDOWN]
+
+
+def worth_asking(
+    salient: Sequence[MemoryRecord],
+    current: PlanStep | None,
+    talked: Mapping[str, datetime],
+    now: datetime,
+) -> list[MemoryRecord]:
+    """The salient records that deserve a model call; empty means carry on for free."""
+    asleep = current is not None and is_sleep(current.description)
+    left = [r for r in salient if _is_event(r) or not asleep]
+    return [r for r in left if _is_event(r) or not _about(r) or _free(_about(r), talked, now)]
+
+
+def _target(raw: str, free: Sequence[str], names: Mapping[str, str]) -> str | None:
+    wanted = raw.strip().lower()
+    for agent in free:
+        if wanted and wanted in (agent.lower(), names.get(agent, "").lower()):
+            return agent
+    return free[0] if len(free) == 1 else None
+
+
+async def decide(
+    ctx: MindContext,
+    now: datetime,
+    salient: Sequence[MemoryRecord],
+    nearby: Sequence[str],
+    current: PlanStep | None,
+    talked: Mapping[str, datetime],
+    names: Mapping[str, str],
+) -> Decision:
+    asked = worth_asking(salient, current, talked, now)
+    if not asked:
+        return Decision("continue", None, "nothing new worth stopping for", False)
+    free = [a for a in _free(nearby, talked, now) if a != ctx.id]
+    noticed = "\n".join(f"- {r.text}" for r in asked)
+    memories = ctx.recall(" ".join(r.text for r in asked), now, k=REACT_MEMORIES)
+    user = p.REACT_USER.format(
+        summary=ctx.persona.summary(),
+        name=ctx.persona.name,
+        memories=memory_lines(memories),
+        now=clock(now),
+        action=current.description if current else "going about the day",
+        place=current.place if current else ctx.persona.home,
+        nearby=", ".join(f"{a} ({names[a]})" if a in names else a for a in free) or "nobody",
+        noticed=noticed,
+    )
+    answer = await ctx.ask("react.decide", now, p.REACT_SYSTEM, user, p.ReactionOutput, p.FALLBACK)
+    value = answer.value
+    decision = Decision(value.choice, None, value.reason.strip(), answer.fallback)
+    if value.choice == "talk":
+        target = _target(value.target, free, names)
+        decision = (
+            Decision("talk", target, decision.reason, answer.fallback)
+            if target is not None
+            else Decision("continue", None, f"nobody free to talk to ({value.target!r})", True)
+        )
+    ctx.emit(
+        "decision",
+        {
+            "purpose": "react.decide",
+            "choice": decision.choice,
+            "raw": answer.text,
+            "parsed": value.model_dump(),
+            "fallback": decision.fallback,
+        },
+        now,
+    )
+    return decision

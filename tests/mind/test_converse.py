@@ -1,0 +1,65 @@
+"""Dialogue: alternate turns, ended by a decision or the turn limit, remembered by both."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from simulacra.llm import Request, ScriptedModel
+from simulacra.mind import converse
+from simulacra.runlog import EventWriter, read_events
+
+from .conftest import KLAUS, MONDAY, MakeAgent
+
+NOON = MONDAY + timedelta(hours=12)
+INVITATION = "I'm hosting a Valentine's Day party at Hobbs Cafe tomorrow at 17:00. Will you come?"
+
+
+def _party_chat(request: Request) -> dict[str, object]:
+    prompt = request.messages[-1].content
+    if request.agent == "isabella":
+        if "Will you come?" in prompt:
+            return {"text": "Wonderful, see you there!", "end": True}
+        return {"text": INVITATION, "end": False}
+    return {"text": "I'd love to come to the party!", "end": False}
+
+
+async def test_a_conversation_ends_by_decision_and_both_remember_it(
+    model: ScriptedModel, make_agent: MakeAgent, events: EventWriter
+) -> None:
+    model.on("converse.turn", _party_chat)
+    isabella, klaus = make_agent(), make_agent(KLAUS)
+    chat = await converse(isabella, klaus, NOON, topic="the Valentine's Day party")
+    assert chat.ended_by == "decision"
+    assert [u.speaker for u in chat.turns] == ["isabella", "klaus", "isabella"]
+    assert chat.turns[0].text == INVITATION
+    for agent in (isabella, klaus):
+        (record,) = [r for r in agent.memory.recent(10) if r.kind == "dialogue"]
+        assert INVITATION in record.text and record.meta["conversation"] == chat.id
+    events.flush()
+    logged = list(read_events(events.path))
+    messages = [e for e in logged if e.kind == "message"]
+    assert [m.data["turn"] for m in messages] == [0, 1, 2]
+    assert messages[1].agent == "klaus" and messages[1].data["to"] == ["isabella"]
+    (conversation,) = [e for e in logged if e.kind == "conversation"]
+    assert conversation.data["ended_by"] == "decision" and conversation.agent is None
+
+
+async def test_a_conversation_stops_at_the_turn_limit(
+    model: ScriptedModel, make_agent: MakeAgent
+) -> None:
+    model.on("converse.turn", lambda r: {"text": "And another thing...", "end": False})
+    isabella, klaus = make_agent(), make_agent(KLAUS)
+    chat = await converse(isabella, klaus, NOON, max_turns=4)
+    assert chat.ended_by == "turn_limit" and len(chat.turns) == 4
+    seeds = {s for s in model.ledger.by_purpose}  # every turn was one call
+    assert "converse.turn" in seeds
+    assert model.ledger.by_purpose["converse.turn"].calls == 4
+
+
+async def test_a_failing_model_still_greets_and_closes(
+    model: ScriptedModel, make_agent: MakeAgent
+) -> None:
+    model.on("converse.turn", lambda r: "not json at all")
+    chat = await converse(make_agent(), make_agent(KLAUS), NOON)
+    assert chat.ended_by == "decision" and len(chat.turns) == 2
+    assert chat.turns[0].text.startswith("Hi Klaus")

@@ -1,0 +1,74 @@
+"""Interviews answer from retrieved memories and name the ones they relied on."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+from simulacra.llm import Request, ScriptedModel
+from simulacra.mind import converse
+from simulacra.runlog import EventWriter, read_events
+from simulacra.worlds.base import Observation
+
+from .conftest import KLAUS, MONDAY, MakeAgent
+from .test_converse import _party_chat
+
+NOON = MONDAY + timedelta(hours=12)
+_CITED = re.compile(r"^- \[([^\]]+)\] (.*)$", re.M)
+
+
+def _answer_from_party_memories(request: Request) -> dict[str, object]:
+    shown = _CITED.findall(request.messages[-1].content)
+    party = [i for i, text in shown if "party" in text.lower()]
+    answer = "I'm going to Isabella's party at Hobbs Cafe at 17:00." if party else "No plans."
+    return {"answer": answer, "memory_ids": [*party, "klaus-99999"]}
+
+
+async def test_an_agent_told_of_a_party_cites_the_dialogue_when_asked_about_its_plans(
+    model: ScriptedModel, make_agent: MakeAgent, events: EventWriter
+) -> None:
+    model.on("converse.turn", _party_chat)
+    model.on("interview.answer", _answer_from_party_memories)
+    isabella, klaus = make_agent(), make_agent(KLAUS)
+    await converse(isabella, klaus, NOON, topic="the Valentine's Day party")
+    (dialogue,) = [r for r in klaus.memory.recent(10) if r.kind == "dialogue"]
+    for tick in range(60):  # an afternoon of routine sights in between
+        now = NOON + timedelta(minutes=10 * (tick + 1))
+        sight = f"the desk in the library of Oak Hill College is in use ({tick % 3})"
+        await klaus.perceive(now, Observation("klaus", "Oak Hill College", (sight,)))
+    asked = MONDAY + timedelta(hours=23)
+    reply = await klaus.interview("What are you doing tomorrow, Valentine's Day?", asked)
+    assert "party" in reply.answer
+    assert reply.memory_ids == (dialogue.id,)  # the unknown id it also cited is dropped
+    assert not reply.fallback
+    events.flush()
+    (logged,) = [e for e in read_events(events.path) if e.kind == "interview"]
+    assert logged.data["memory_ids"] == [dialogue.id]
+
+
+async def test_the_party_is_recalled_days_later_among_thousands_of_routine_observations(
+    model: ScriptedModel, make_agent: MakeAgent
+) -> None:
+    model.on("converse.turn", _party_chat)
+    model.on("interview.answer", _answer_from_party_memories)
+    isabella, klaus = make_agent(), make_agent(KLAUS)
+    await converse(isabella, klaus, NOON, topic="the Valentine's Day party")
+    (dialogue,) = [r for r in klaus.memory.recent(10) if r.kind == "dialogue"]
+    places = ("library", "lecture hall", "kitchen", "bedroom", "park bench", "bus stop")
+    for hour in range(1, 72):
+        routine = [f"the {places[(hour + i) % 6]} desk number {i} is in use" for i in range(45)]
+        await klaus.memory.add_many("observation", routine, NOON + timedelta(hours=hour), 2.0)
+    assert len(klaus.memory) > 3000
+    later = NOON + timedelta(days=3)
+    reply = await klaus.interview("What are your plans for Valentine's Day?", later)
+    assert dialogue.id in reply.memory_ids and "party" in reply.answer
+
+
+async def test_an_answer_citing_nothing_returns_the_memories_it_was_shown(
+    model: ScriptedModel, make_agent: MakeAgent
+) -> None:
+    agent = make_agent(KLAUS)
+    first = await agent.memory.add("observation", "Klaus finished his paper draft", NOON)
+    reply = await agent.interview("How is your paper going?", NOON + timedelta(hours=1))
+    assert reply.memory_ids == (first.id,)
+    assert reply.answer  # the declared fallback answer

@@ -1,0 +1,214 @@
+"""Planning: a day of 5-8 blocks, lazily decomposed into contiguous 5-15 minute actions."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from itertools import pairwise
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from simulacra.llm import Request, ScriptedModel
+from simulacra.mind import PlanStep
+from simulacra.mind.schedule import fit_durations
+from simulacra.runlog import EventWriter, read_events
+
+from .conftest import ISABELLA_DAY, MONDAY, MakeAgent, calls, day_plan
+
+
+def _contiguous(steps: list[PlanStep]) -> bool:
+    return all(a.end == b.start for a, b in pairwise(steps))
+
+
+def _hourly(request: Request) -> dict[str, object]:
+    return {"activities": ["taking orders", "making coffee", "cleaning tables", "restocking"]}
+
+
+def _actions(request: Request) -> dict[str, object]:
+    return {
+        "actions": [
+            {"minutes": 10, "action": "greeting a customer"},
+            {
+                "minutes": 15,
+                "action": "brewing espresso",
+                "object": "coffee machine",
+                "object_state": "brewing",
+            },
+            {"minutes": 5, "action": "wiping the counter"},
+        ]
+    }
+
+
+async def test_daily_plan_has_5_to_8_contiguous_blocks_until_midnight(
+    model: ScriptedModel, make_agent: MakeAgent, events: EventWriter
+) -> None:
+    model.on("plan.daily", lambda r: ISABELLA_DAY)
+    agent = make_agent()
+    blocks = await agent.plan_day(MONDAY)
+    assert 5 <= len(blocks) <= 8
+    assert blocks[0].start == MONDAY
+    assert blocks[-1].end == MONDAY + timedelta(days=1)
+    assert _contiguous(blocks)
+    assert calls(model, "plan.daily") == 1
+    (record,) = [r for r in agent.memory.recent(10) if r.kind == "plan"]
+    assert "decorating the cafe for the party" in record.text
+    assert record.importance_source == "given"
+    events.flush()
+    (plan,) = [e for e in read_events(events.path) if e.kind == "plan"]
+    assert plan.data["level"] == "day" and len(plan.data["items"]) == len(blocks)
+
+
+async def test_fallback_daily_plan_is_the_persona_routine(
+    model: ScriptedModel, make_agent: MakeAgent
+) -> None:
+    agent = make_agent()  # no responder: the scripted model answers with the fallback
+    blocks = await agent.plan_day(MONDAY)
+    assert 5 <= len(blocks) <= 8
+    assert {b.place for b in blocks} == {"Isabella's apartment", "Hobbs Cafe"}
+    assert blocks[1].start == MONDAY + timedelta(hours=6)  # "wakes up around 6am"
+
+
+async def test_lazy_decomposition_yields_contiguous_5_to_15_minute_actions_covering_the_block(
+    model: ScriptedModel, make_agent: MakeAgent
+) -> None:
+    model.on("plan.daily", lambda r: ISABELLA_DAY)
+    model.on("plan.hourly", _hourly)
+    model.on("plan.actions", _actions)
+    agent = make_agent()
+    await agent.plan_day(MONDAY)
+    block = agent.planner.schedule.blocks[2]  # 07:00-12:00 at the cafe
+    first = await agent.current_action(block.start)
+    # Only the hour about to run is decomposed into actions.
+    assert agent.planner.schedule.actions[-1].end == block.start + timedelta(hours=1)
+    assert calls(model, "plan.hourly") == 1 and calls(model, "plan.actions") == 1
+    assert first.object == "coffee machine" or first.description == "greeting a customer"
+    seen: dict[object, PlanStep] = {}
+    t = block.start
+    while t < block.end:
+        step = await agent.current_action(t)
+        seen[step.start] = step
+        t += timedelta(minutes=5)
+    actions = sorted(seen.values(), key=lambda s: s.start)
+    assert all(5 <= a.duration_min <= 15 for a in actions)
+    assert _contiguous(actions)
+    assert actions[0].start == block.start and actions[-1].end == block.end
+    assert all(a.place == "Hobbs Cafe" for a in actions)
+    assert calls(model, "plan.hourly") == 1  # one call per block
+    assert calls(model, "plan.actions") == 5  # one call per hour of the block
+
+
+async def test_sleep_is_not_decomposed(model: ScriptedModel, make_agent: MakeAgent) -> None:
+    model.on("plan.daily", lambda r: ISABELLA_DAY)
+    agent = make_agent()
+    await agent.plan_day(MONDAY)
+    step = await agent.current_action(MONDAY + timedelta(hours=3))
+    assert step.description == "sleeping" and step.duration_min == 6 * 60
+    assert calls(model) == 1
+
+
+async def test_replan_keeps_the_past_and_rebuilds_from_now(
+    model: ScriptedModel, make_agent: MakeAgent, events: EventWriter
+) -> None:
+    model.on("plan.daily", lambda r: ISABELLA_DAY)
+    model.on(
+        "plan.replan",
+        lambda r: day_plan(
+            ("10:30", "Park", "looking for the lost cat"),
+            ("12:00", "Hobbs Cafe", "serving customers"),
+            ("23:00", "Isabella's apartment", "sleeping"),
+        ),
+    )
+    agent = make_agent()
+    await agent.plan_day(MONDAY)
+    t = MONDAY + timedelta(hours=7)
+    now = MONDAY + timedelta(hours=10, minutes=30)
+    while t < now:
+        await agent.current_action(t)
+        t += timedelta(minutes=10)
+    schedule = agent.planner.schedule
+    past_blocks = [b for b in schedule.blocks if b.end <= now]
+    past_actions = [a for a in schedule.actions if a.end <= now]
+    await agent.replan(now, reason="the cat ran away")
+    assert [b for b in schedule.blocks if b.end <= now][: len(past_blocks)] == past_blocks
+    assert [a for a in schedule.actions if a.end <= now] == past_actions
+    running = [b for b in schedule.blocks if b.start < now < b.end]
+    assert not running  # the block that was running now ends at `now`
+    ahead = [b for b in schedule.blocks if b.start >= now]
+    assert ahead[0].start == now and ahead[0].place == "Park"
+    assert ahead[-1].end == MONDAY + timedelta(days=1) and _contiguous(schedule.blocks)
+    step = await agent.current_action(now)
+    assert step.place == "Park"
+    events.flush()
+    levels = [e.data["level"] for e in read_events(events.path) if e.kind == "plan"]
+    assert levels[0] == "day" and "replan" in levels
+
+
+async def test_a_day_planned_from_7_sleeps_until_then(
+    model: ScriptedModel, make_agent: MakeAgent
+) -> None:
+    model.on("plan.daily", lambda r: {"blocks": ISABELLA_DAY["blocks"][1:]})
+    agent = make_agent()
+    blocks = await agent.plan_day(MONDAY)
+    assert (blocks[0].description, blocks[0].place) == ("sleeping", "Isabella's apartment")
+    assert blocks[1].start == MONDAY + timedelta(hours=6) and len(blocks) == 8
+
+
+async def test_unknown_place_in_a_scripted_plan_falls_back_to_home(
+    model: ScriptedModel, make_agent: MakeAgent
+) -> None:
+    plan = day_plan(
+        ("00:00", "Isabella's apartment", "sleeping"),
+        ("07:00", "the Moon Base", "visiting the moon"),
+        ("12:00", "hobbs cafe", "lunch"),
+        ("13:00", "the cafe", "working"),
+        ("22:00", "Isabella's apartment", "sleeping"),
+    )
+    model.on("plan.daily", lambda r: plan)
+    agent = make_agent()
+    blocks = await agent.plan_day(MONDAY)
+    assert [b.place for b in blocks] == [
+        "Isabella's apartment",
+        "Isabella's apartment",
+        "Hobbs Cafe",
+        "Hobbs Cafe",
+        "Isabella's apartment",
+    ]
+    assert agent.unknown_places == 1
+
+
+async def test_plan_includes_a_remembered_commitment(
+    model: ScriptedModel, make_agent: MakeAgent
+) -> None:
+    def planner(request: Request) -> dict[str, list[dict[str, str]]]:
+        prompt = request.messages[-1].content
+        party = ("17:00", "Hobbs Cafe", "going to the party at Hobbs Cafe")
+        evening = party if "party at Hobbs Cafe at 17:00" in prompt else ("17:00", "Park", "walk")
+        return day_plan(
+            ("00:00", "Klaus's apartment", "sleeping"),
+            ("07:00", "Klaus's apartment", "breakfast"),
+            ("08:00", "Oak Hill College", "studying"),
+            evening,
+            ("23:00", "Klaus's apartment", "sleeping"),
+        )
+
+    model.on("plan.daily", planner)
+    from .conftest import KLAUS
+
+    agent = make_agent(KLAUS)
+    await agent.memory.add(
+        "dialogue", "Isabella invited me to her party at Hobbs Cafe at 17:00 tomorrow.", MONDAY
+    )
+    blocks = await agent.plan_day(MONDAY + timedelta(days=1))
+    assert "going to the party at Hobbs Cafe" in [b.description for b in blocks]
+
+
+@given(
+    st.lists(st.integers(min_value=-5, max_value=40), max_size=15),
+    st.integers(min_value=5, max_value=24 * 60),
+)
+def test_fitted_durations_are_5_to_15_minutes_and_cover_exactly(
+    wanted: list[int], total: int
+) -> None:
+    durations = fit_durations(wanted, total)
+    assert sum(durations) == total
+    assert all(5 <= d <= 15 for d in durations)

@@ -1,0 +1,94 @@
+"""Perception and reaction: routine sights cost nothing; salient ones get one decision."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from simulacra.llm import Request, ScriptedModel
+from simulacra.mind import converse
+from simulacra.runlog import EventWriter, read_events
+from simulacra.worlds.base import Observation
+
+from .conftest import ISABELLA_DAY, KLAUS, MONDAY, MakeAgent, calls
+
+NOON = MONDAY + timedelta(hours=12)
+CAFE = "Hobbs Cafe"
+SCENERY = ("the coffee machine in the kitchen of Hobbs Cafe is brewing",)
+KLAUS_ARRIVES = "Klaus Mueller is in the cafe of Hobbs Cafe: reading a book"
+
+
+def _talk(request: Request) -> dict[str, object]:
+    return {"choice": "talk", "target": "klaus", "reason": "say hello to a regular"}
+
+
+async def test_routine_observations_cost_no_model_call(
+    model: ScriptedModel, make_agent: MakeAgent
+) -> None:
+    model.on("plan.daily", lambda r: ISABELLA_DAY)
+    agent = make_agent()
+    await agent.plan_day(MONDAY)
+    before = calls(model)
+    for tick in range(12):
+        now = NOON + timedelta(minutes=10 * tick)
+        salient = await agent.perceive(now, Observation("isabella", CAFE, SCENERY))
+        decision = await agent.react(now, salient, nearby=())
+        assert decision.choice == "continue" and not decision.fallback
+    assert calls(model) == before
+    observations = [r for r in agent.memory.recent(50) if r.kind == "observation"]
+    assert [r.text for r in observations] == list(SCENERY)  # stored once, not every tick
+    assert observations[0].importance_source == "given"
+
+
+async def test_a_salient_observation_gives_a_decision(
+    model: ScriptedModel, make_agent: MakeAgent, events: EventWriter
+) -> None:
+    model.on("react.decide", _talk)
+    agent = make_agent()
+    await agent.perceive(NOON, Observation("isabella", CAFE, SCENERY))
+    later = NOON + timedelta(minutes=10)
+    seen = Observation("isabella", CAFE, (*SCENERY, KLAUS_ARRIVES), ("klaus",))
+    salient = await agent.perceive(later, seen)
+    assert [r.text for r in salient] == [KLAUS_ARRIVES]
+    decision = await agent.react(later, salient, nearby=("klaus",))
+    assert (decision.choice, decision.target) == ("talk", "klaus")
+    assert calls(model, "react.decide") == 1
+    events.flush()
+    (logged,) = [e for e in read_events(events.path) if e.kind == "decision"]
+    assert logged.data["choice"] == "talk" and logged.data["raw"]
+    assert logged.agent == "isabella"
+
+
+async def test_someone_talked_to_recently_is_not_worth_a_call(
+    model: ScriptedModel, make_agent: MakeAgent
+) -> None:
+    model.on("react.decide", _talk)
+    isabella, klaus = make_agent(), make_agent(KLAUS)
+    await converse(isabella, klaus, NOON, topic="the weather", max_turns=2)
+    later = NOON + timedelta(minutes=30)
+    await isabella.perceive(later, Observation("isabella", "Park", ()))
+    salient = await isabella.perceive(
+        later + timedelta(minutes=10),
+        Observation(
+            "isabella", "Park", ("Klaus Mueller is in the lawn of Park: jogging",), ("klaus",)
+        ),
+    )
+    assert salient  # Klaus appearing is news ...
+    decision = await isabella.react(later, salient, nearby=("klaus",))
+    assert decision.choice == "continue"  # ... but they just talked: no call
+    assert calls(model, "react.decide") == 0
+
+
+async def test_a_replan_decision_rebuilds_the_rest_of_the_day(
+    model: ScriptedModel, make_agent: MakeAgent
+) -> None:
+    model.on("plan.daily", lambda r: ISABELLA_DAY)
+    model.on("react.decide", lambda r: {"choice": "replan", "reason": "the cafe is on fire"})
+    agent = make_agent()
+    await agent.plan_day(MONDAY)
+    fire = Observation("isabella", CAFE, (), (), {"events": ["a fire breaks out in Hobbs Cafe"]})
+    salient = await agent.perceive(NOON, fire)
+    assert salient and salient[0].meta["event"] is True
+    decision = await agent.react(NOON, salient, nearby=())
+    assert decision.choice == "replan"
+    assert calls(model, "plan.replan") == 1
+    assert agent.planner.schedule.block_at(NOON) is not None
