@@ -1,0 +1,106 @@
+"""Plots as inline SVG, drawn by matplotlib without pyplot (no global figure state)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+import matplotlib
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from simulacra.report.budget import BudgetLine
+
+_INK = "#1f2430"
+_ACCENT = "#00798c"
+
+
+@dataclass(frozen=True)
+class DiffusionPoint:
+    t: datetime | None
+    aware: float
+    agents: float
+    link: str  # into the viewer at this time
+
+
+def diffusion_svg(points: Sequence[DiffusionPoint]) -> str:
+    with _style():
+        fig = Figure(figsize=(9, 3))
+        ax = fig.add_subplot()
+        times = [p.t for p in points]
+        timed = all(t is not None for t in times)
+        xs = [_hours(t, times[0]) if timed else float(i) for i, t in enumerate(times)]
+        aware = [p.aware for p in points]
+        ax.step(xs, aware, where="post", color=_ACCENT, linewidth=1.6, label="aware of it")
+        dots = ax.scatter(xs, aware, color=_ACCENT, zorder=3, s=28)
+        dots.set_urls([p.link for p in points])  # each point opens the viewer at its time
+        ax.plot(xs, [p.agents for p in points], color="#9aa0ad", linestyle="--", label="agents")
+        ax.set_ylim(0, max([p.agents for p in points] + aware + [1]) * 1.08)
+        ax.set_ylabel("agents")
+        ax.set_xlabel("simulated time" if timed else "interview round")
+        if timed:
+            ax.xaxis.set_major_formatter(_clock)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
+        _tidy(ax)
+        return _svg(fig)
+
+
+def budget_svg(lines: Sequence[BudgetLine]) -> str:
+    with _style():
+        height = 1.0 + 0.28 * len(lines)
+        fig = Figure(figsize=(9, height))
+        calls_ax, tokens_ax = fig.subplots(1, 2, sharey=True)
+        names = [line.key for line in lines][::-1]
+        calls_ax.barh(names, [line.calls for line in lines][::-1], color=_ACCENT)
+        calls_ax.set_xlabel("calls")
+        prompt = [line.prompt_tokens for line in lines][::-1]
+        tokens_ax.barh(names, prompt, color="#30638e", label="prompt")
+        tokens_ax.barh(
+            names,
+            [line.completion_tokens for line in lines][::-1],
+            left=prompt,
+            color="#edae49",
+            label="completion",
+        )
+        tokens_ax.set_xlabel("tokens")
+        tokens_ax.legend(loc="lower right", frameon=False)
+        for ax in (calls_ax, tokens_ax):
+            _tidy(ax)
+        fig.tight_layout()
+        return _svg(fig)
+
+
+def _style() -> contextlib.AbstractContextManager[None]:
+    # Text stays text (smaller, selectable) and ids are stable, so a report is reproducible.
+    return matplotlib.rc_context(
+        {"svg.fonttype": "none", "svg.hashsalt": "simulacra", "font.size": 9}
+    )
+
+
+def _hours(t: datetime | None, first: datetime | None) -> float:
+    """Hours since midnight of the first day: simple numbers for matplotlib's axis."""
+    if t is None or first is None:
+        return 0.0
+    midnight = first.replace(hour=0, minute=0, second=0, microsecond=0)
+    return (t - midnight).total_seconds() / 3600
+
+
+def _clock(hours: float, _position: float) -> str:
+    minutes = round(hours * 60)
+    return f"{minutes // 60 % 24:02d}:{minutes % 60:02d}"
+
+
+def _tidy(ax: Axes) -> None:
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    ax.tick_params(colors=_INK)
+
+
+def _svg(fig: Figure) -> str:
+    buffer = io.StringIO()
+    fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
+    text = buffer.getvalue()
+    return text[text.index("<svg") :]  # drop the XML prolog and doctype: it sits inside HTML

@@ -1,0 +1,381 @@
+"""Build the replay from a run's events (docs/events.md), tolerating missing fields."""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections import ChainMap, defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from typing import Any
+
+from simulacra.report.evidence import evidence_tree
+from simulacra.report.replay_model import (
+    AgentTrack,
+    Conversation,
+    Frame,
+    Insight,
+    Marker,
+    Memory,
+    Message,
+    Note,
+    Place,
+    Plan,
+    PlanItem,
+    Position,
+    Reflection,
+    Replay,
+    Retrieval,
+    RunSummary,
+    Score,
+)
+from simulacra.runlog import Event
+
+_FRAME_KEYS = {"tick", "agents"}  # every other key of a world event is a world-specific extra
+
+
+def build_replay(events: Iterable[Event], run_info: Mapping[str, Any] | None = None) -> Replay:
+    events = list(events)
+    info = dict(run_info or {})
+    start = next((e.data for e in events if e.kind == "run" and "world" in e.data), {})
+    statuses = [e.data["status"] for e in events if e.kind == "run" and "status" in e.data]
+    world_seqs = [e.seq for e in events if e.kind == "world"]
+    frames = tuple(_frame(e, i) for i, e in enumerate(x for x in events if x.kind == "world"))
+
+    def frame_of(event: Event) -> int:
+        # An event belongs to the tick whose world state is written after it.
+        return min(bisect_left(world_seqs, event.seq), max(len(frames) - 1, 0))
+
+    tracks = _agent_tracks(start.get("agents"), frames)
+    parts: dict[str, dict[str, list[Any]]] = defaultdict(lambda: defaultdict(list))
+    messages: list[Message] = []
+    conversations: list[Conversation] = []
+    notes: list[Note] = []
+    cites: dict[str, dict[str, tuple[str, ...]]] = defaultdict(dict)
+    reflection_events: list[tuple[str, Event]] = []
+    for event in events:
+        frame, agent = frame_of(event), event.agent
+        data = event.data
+        if agent is not None and agent not in tracks and event.kind != "llm.call":
+            tracks[agent] = _track(agent, {})
+        if event.kind == "memory.add" and agent is not None:
+            memory = _memory(data, frame)
+            cites[agent][memory.id] = memory.evidence_ids
+            parts[agent]["memories"].append(memory)
+        elif event.kind == "retrieval" and agent is not None:
+            parts[agent]["retrievals"].append(_retrieval(data, frame, event.t))
+        elif event.kind == "reflection" and agent is not None:
+            reflection_events.append((agent, event))
+        elif event.kind == "plan" and agent is not None:
+            parts[agent]["plans"].append(_plan(data, frame, event.t))
+        elif event.kind == "message" and agent is not None:
+            messages.append(_message(data, frame, event.t, agent))
+        elif event.kind == "conversation":
+            conversations.append(_conversation(data, frame, event.t))
+        elif event.kind in ("intervention", "interview") or (
+            event.kind == "action" and data.get("ok") is False
+        ):
+            note = _note(event, frame)
+            (parts[agent]["notes"] if agent is not None else notes).append(note)
+            if event.kind == "intervention" and agent is not None:
+                notes.append(note)
+
+    everyone: dict[str, tuple[str, ...]] = {}
+    for agent_cites in cites.values():
+        everyone.update(agent_cites)
+    for agent, event in reflection_events:
+        lookup = ChainMap(cites[agent], everyone)  # an agent's own records first
+        frame = frame_of(event)
+        parts[agent]["reflections"].append(_reflection(event.data, frame, event.t, lookup))
+
+    agents = {
+        agent_id: replace(
+            track,
+            memories=tuple(parts[agent_id]["memories"]),
+            retrievals=tuple(parts[agent_id]["retrievals"]),
+            reflections=tuple(parts[agent_id]["reflections"]),
+            plans=tuple(parts[agent_id]["plans"]),
+            notes=tuple(parts[agent_id]["notes"]),
+        )
+        for agent_id, track in tracks.items()
+    }
+    places = _places(start.get("world"))
+    return Replay(
+        run=_summary(info, start, statuses, len(events)),
+        places=places,
+        layers=_layers(start.get("world")),
+        bounds=_bounds(places, frames, start.get("world")),
+        frames=frames,
+        agents=agents,
+        messages=tuple(messages),
+        conversations=tuple(conversations),
+        notes=tuple(notes),
+    )
+
+
+def _summary(
+    info: dict[str, Any], start: Mapping[str, Any], statuses: list[Any], count: int
+) -> RunSummary:
+    seed = info.get("seed", start.get("seed"))
+    return RunSummary(
+        scenario=str(info.get("scenario") or start.get("scenario") or "unnamed"),
+        model=str(info.get("model") or start.get("model") or "unknown"),
+        seed=int(seed) if isinstance(seed, int | float | str) and str(seed).isdigit() else None,
+        status=str(info.get("status") or (statuses[-1] if statuses else "unknown")),
+        started=_num(info.get("started")),
+        ended=_num(info.get("ended")),
+        events=count,
+    )
+
+
+def _frame(event: Event, index: int) -> Frame:
+    data = event.data
+    positions = {}
+    raw_agents = data.get("agents")
+    for agent_id, raw in (raw_agents if isinstance(raw_agents, Mapping) else {}).items():
+        raw = raw if isinstance(raw, Mapping) else {}
+        positions[str(agent_id)] = Position(
+            place=_text(raw.get("place")),
+            area=_text(raw.get("area")),
+            x=_num(raw.get("x")),
+            y=_num(raw.get("y")),
+            action=_text(raw.get("action")),
+        )
+    tick = data.get("tick")
+    extras = {k: v for k, v in data.items() if k not in _FRAME_KEYS}
+    tick_number = tick if isinstance(tick, int) else index
+    return Frame(tick=tick_number, t=event.t, agents=positions, extras=extras)
+
+
+def _agent_tracks(personas: Any, frames: tuple[Frame, ...]) -> dict[str, AgentTrack]:
+    if isinstance(personas, list):  # tolerate a list of personas with ids
+        personas = {str(p.get("id")): p for p in personas if isinstance(p, Mapping)}
+    tracks = {
+        str(agent_id): _track(str(agent_id), persona if isinstance(persona, Mapping) else {})
+        for agent_id, persona in (personas if isinstance(personas, Mapping) else {}).items()
+    }
+    for frame in frames:
+        for agent_id in frame.agents:
+            tracks.setdefault(agent_id, _track(agent_id, {}))
+    return tracks
+
+
+def _track(agent_id: str, persona: Mapping[str, Any]) -> AgentTrack:
+    name = _text(persona.get("name")) or agent_id
+    return AgentTrack(id=agent_id, name=name, initials=initials(name), persona=dict(persona))
+
+
+def initials(name: str) -> str:
+    words = [w for w in name.replace("_", " ").replace("-", " ").split() if w]
+    if len(words) >= 2:
+        return (words[0][0] + words[1][0]).upper()
+    return (words[0][:2] if words else "?").upper()
+
+
+def _memory(data: Mapping[str, Any], frame: int) -> Memory:
+    return Memory(
+        id=_text(data.get("id")),
+        kind=_text(data.get("kind")),
+        text=_text(data.get("text")),
+        importance=_num(data.get("importance")),
+        importance_source=_text(data.get("importance_source")),
+        evidence_ids=_ids(data.get("evidence_ids")),
+        created_at=_opt_text(data.get("created_at")),
+        frame=frame,
+    )
+
+
+def _retrieval(data: Mapping[str, Any], frame: int, t: str | None) -> Retrieval:
+    results = tuple(
+        Score(
+            id=_text(r.get("id")),
+            recency=_score(r.get("recency")),
+            importance=_score(r.get("importance")),
+            relevance=_score(r.get("relevance")),
+            total=_score(r.get("total")),
+        )
+        for r in _dicts(data.get("results"))
+    )
+    k = data.get("k")
+    return Retrieval(
+        frame, t, _text(data.get("query")), k if isinstance(k, int) else len(results), results
+    )
+
+
+def _score(value: Any) -> float:
+    # Four decimals are more than the viewer shows, and keep a day's replay small.
+    return round(_num(value) or 0.0, 4)
+
+
+def _reflection(
+    data: Mapping[str, Any], frame: int, t: str | None, cites: Mapping[str, tuple[str, ...]]
+) -> Reflection:
+    insights = []
+    for raw in _dicts(data.get("insights")):
+        evidence = _ids(raw.get("evidence_ids"))
+        tree = evidence_tree(evidence, cites)
+        insights.append(Insight(_text(raw.get("id")), _text(raw.get("text")), evidence, tree))
+    return Reflection(
+        frame=frame,
+        t=t,
+        questions=tuple(_text(q) for q in _list(data.get("questions"))),
+        insights=tuple(insights),
+        rejected=tuple(_text(r) for r in _list(data.get("rejected"))),
+    )
+
+
+def _plan(data: Mapping[str, Any], frame: int, t: str | None) -> Plan:
+    items = tuple(
+        PlanItem(
+            start=_text(r.get("start")),
+            duration_min=_num(r.get("duration_min")) or 0.0,
+            place=_text(r.get("place")),
+            description=_text(r.get("description")),
+        )
+        for r in _dicts(data.get("items"))
+    )
+    return Plan(frame=frame, t=t, level=_text(data.get("level")), items=items)
+
+
+def _message(data: Mapping[str, Any], frame: int, t: str | None, agent: str) -> Message:
+    turn = data.get("turn")
+    return Message(
+        frame,
+        t,
+        agent,
+        _ids(data.get("to")),
+        _text(data.get("text")),
+        _text(data.get("conversation")),
+        turn if isinstance(turn, int) else 0,
+    )
+
+
+def _conversation(data: Mapping[str, Any], frame: int, t: str | None) -> Conversation:
+    turns = data.get("turns")
+    count = turns if isinstance(turns, int) else len(turns) if isinstance(turns, list) else 0
+    return Conversation(
+        frame,
+        t,
+        _text(data.get("id")),
+        _ids(data.get("participants")),
+        _text(data.get("topic")),
+        count,
+        _text(data.get("ended_by")),
+    )
+
+
+def _note(event: Event, frame: int) -> Note:
+    data = event.data
+    if event.kind == "interview":
+        return Note(
+            frame,
+            event.t,
+            event.agent,
+            "interview",
+            _text(data.get("question")),
+            _text(data.get("answer")),
+        )
+    if event.kind == "action":
+        return Note(
+            frame,
+            event.t,
+            event.agent,
+            "rejected action",
+            _text(data.get("description")),
+            _text(data.get("reason")),
+        )
+    return Note(
+        frame,
+        event.t,
+        event.agent,
+        f"intervention: {_text(data.get('type'))}",
+        _text(data.get("text")),
+    )
+
+
+def _places(world: Any) -> tuple[Place, ...]:
+    raw_places = world.get("places") if isinstance(world, Mapping) else None
+    places = []
+    for raw in _dicts(raw_places):
+        x, y, w, h = (_num(raw.get(key)) for key in ("x", "y", "w", "h"))
+        if x is None or y is None:
+            continue  # a place with no position cannot be drawn
+        places.append(
+            Place(_text(raw.get("name")), _text(raw.get("kind")), x, y, w or 1.0, h or 1.0)
+        )
+    return tuple(places)
+
+
+def _layers(world: Any) -> dict[str, tuple[Marker, ...]]:
+    """Lists of named points in the layout, e.g. fires: [{name, position: [x, y], radius}]."""
+    layers = {}
+    for key, value in world.items() if isinstance(world, Mapping) else ():
+        markers = [_marker(raw) for raw in _dicts(value)] if key != "places" else []
+        found = tuple(m for m in markers if m is not None)
+        if found:
+            layers[str(key)] = found
+    return layers
+
+
+def _marker(raw: Mapping[str, Any]) -> Marker | None:
+    point = raw.get("position")
+    pair = point if isinstance(point, list) and len(point) == 2 else [raw.get("x"), raw.get("y")]
+    x, y = _num(pair[0]), _num(pair[1])
+    if x is None or y is None:
+        return None
+    radius = _num(raw.get("r", raw.get("radius")))
+    return Marker(_text(raw.get("name")), x, y, radius)
+
+
+def _bounds(
+    places: tuple[Place, ...], frames: tuple[Frame, ...], world: Any
+) -> tuple[float, float, float, float]:
+    xs: list[float] = []
+    ys: list[float] = []
+    for place in places:
+        xs += [place.x, place.x + place.w]
+        ys += [place.y, place.y + place.h]
+    for frame in frames:
+        for pos in frame.agents.values():
+            if pos.x is not None and pos.y is not None:
+                xs.append(pos.x)
+                ys.append(pos.y)
+        for value in frame.extras.values():
+            for point in _dicts(value):
+                px, py = _num(point.get("x")), _num(point.get("y"))
+                if px is not None and py is not None:
+                    xs.append(px)
+                    ys.append(py)
+    if isinstance(world, Mapping) and _num(world.get("width")) and _num(world.get("height")):
+        xs += [0.0, float(world["width"])]
+        ys += [0.0, float(world["height"])]
+    if not xs:
+        return (0.0, 0.0, 100.0, 100.0)
+    width, height = max(max(xs) - min(xs), 1.0), max(max(ys) - min(ys), 1.0)
+    pad = 0.04 * max(width, height)
+    return (min(xs) - pad, min(ys) - pad, width + 2 * pad, height + 2 * pad)
+
+
+def _num(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
+def _opt_text(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _dicts(value: Any) -> list[Mapping[str, Any]]:
+    return [v for v in _list(value) if isinstance(v, Mapping)]
+
+
+def _ids(value: Any) -> tuple[str, ...]:
+    return tuple(str(v) for v in _list(value))

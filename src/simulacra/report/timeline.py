@@ -1,0 +1,168 @@
+"""Each agent's day as a Gantt-like SVG: one bar per agent, a segment per place and action."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from html import escape
+from urllib.parse import quote
+
+from simulacra.report.replay_model import Replay
+
+PALETTE = (
+    "#8ecae6", "#f4a261", "#90be6d", "#e9c46a", "#cdb4db", "#f28482", "#84a59d",
+    "#a3c4f3", "#ffcb77", "#b5e48c", "#ffafcc", "#bde0fe", "#d4a373", "#c9ada7",
+)  # fmt: skip
+ON_THE_WAY = "between places"  # a frame with no place: travelling, or outside every place
+_LABEL_W, _PLOT_W, _ROW_H, _GAP, _TOP = 150.0, 740.0, 20.0, 6.0, 24.0
+
+
+@dataclass(frozen=True)
+class Segment:
+    agent: str
+    place: str
+    action: str
+    first: int  # frame index where it starts
+    last: int  # frame index where it ends (inclusive)
+
+
+def segments(replay: Replay, agent: str) -> list[Segment]:
+    """Runs of consecutive frames in which `agent` stays at one place doing one thing."""
+    out: list[Segment] = []
+    for i, frame in enumerate(replay.frames):
+        pos = frame.agents.get(agent)
+        if pos is None:
+            continue
+        previous = out[-1] if out else None
+        place = pos.place or ON_THE_WAY
+        if (
+            previous
+            and previous.last == i - 1
+            and (previous.place, previous.action)
+            == (
+                place,
+                pos.action,
+            )
+        ):
+            out[-1] = Segment(agent, place, pos.action, previous.first, i)
+        else:
+            out.append(Segment(agent, place, pos.action, i, i))
+    return out
+
+
+def place_colours(replay: Replay) -> dict[str, str]:
+    names = [p.name for p in replay.places]
+    for frame in replay.frames:
+        names += [pos.place or ON_THE_WAY for pos in frame.agents.values()]
+    ordered = [name for name in dict.fromkeys(names) if name != ON_THE_WAY]
+    colours = {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(ordered)}
+    if ON_THE_WAY in names:
+        colours[ON_THE_WAY] = "#d9dbe0"
+    return colours
+
+
+def day_timeline_svg(replay: Replay, viewer: str = "viewer.html") -> str:
+    if not replay.frames:
+        return '<p class="empty">No world frames were logged, so there is no timeline.</p>'
+    scale = _Scale.of(replay)
+    colours = place_colours(replay)
+    agents = list(replay.agents)
+    parts: list[str] = []
+    for row, agent in enumerate(agents):
+        y = _TOP + row * (_ROW_H + _GAP)
+        name = replay.agents[agent].name
+        href = f"{viewer}#t={replay.tick_of_frame(0)}&agent={quote(agent, safe='')}"
+        parts.append(
+            f'<a href="{escape(href)}"><text x="{_LABEL_W - 8}" y="{y + _ROW_H * 0.7}" '
+            f'text-anchor="end" class="agent-name">{escape(name)}</text></a>'
+        )
+        for seg in segments(replay, agent):
+            x0, x1 = scale.x(seg.first), scale.x(seg.last + 1)
+            when = f"{scale.label(seg.first)}–{scale.label(seg.last + 1)}"
+            tip = f"{name} {when} · {seg.place}: {seg.action or 'idle'}"
+            link = f"{viewer}#t={replay.tick_of_frame(seg.first)}&agent={quote(agent, safe='')}"
+            parts.append(
+                f'<a href="{escape(link)}"><rect x="{x0:.1f}" y="{y}" width="{max(x1 - x0, 1):.1f}"'
+                f' height="{_ROW_H}" fill="{colours.get(seg.place, "#ddd")}" class="segment">'
+                f"<title>{escape(tip)}</title></rect></a>"
+            )
+    height = _TOP + len(agents) * (_ROW_H + _GAP)
+    legend, legend_h = _legend(colours, height + 8)
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="timeline" viewBox="0 0 '
+        f'{_LABEL_W + _PLOT_W + 30} {height + 8 + legend_h}" width="100%" role="img" '
+        f'aria-label="each agent\'s day">{scale.axis(height)}{"".join(parts)}{legend}</svg>'
+    )
+
+
+@dataclass(frozen=True)
+class _Scale:
+    """Frame index -> x, in simulated minutes when every frame has a time, else in ticks."""
+
+    start: datetime | None
+    minutes: tuple[float, ...]  # each frame's start, plus the end of the last one
+
+    @classmethod
+    def of(cls, replay: Replay) -> _Scale:
+        times = [_parse(f.t) for f in replay.frames]
+        first = times[0]
+        if first is None or len(times) < 2 or any(t is None for t in times):
+            return cls(None, tuple(float(i) for i in range(len(times) + 1)))
+        minutes = [(t - first).total_seconds() / 60 for t in times if t is not None]
+        step = (minutes[-1] - minutes[0]) / (len(minutes) - 1) or 1.0
+        return cls(first, (*minutes, minutes[-1] + step))
+
+    def x_of_minute(self, minute: float) -> float:
+        span = (self.minutes[-1] - self.minutes[0]) or 1.0
+        return _LABEL_W + _PLOT_W * (minute - self.minutes[0]) / span
+
+    def x(self, frame: int) -> float:
+        return self.x_of_minute(self.minutes[frame])
+
+    def label(self, frame: int) -> str:
+        if self.start is None:
+            return f"tick {frame}"
+        return f"{self.start + timedelta(minutes=self.minutes[frame]):%H:%M}"
+
+    def axis(self, height: float) -> str:
+        if self.start is None:
+            return f'<text x="{_LABEL_W}" y="{_TOP - 8}" class="tick">ticks</text>'
+        every = max(1, math.ceil((self.minutes[-1] - self.minutes[0]) / 60 / 12))
+        hour = self.start.replace(minute=0, second=0, microsecond=0)
+        end = self.start + timedelta(minutes=self.minutes[-1])
+        lines = []
+        while hour <= end:
+            minute = (hour - self.start).total_seconds() / 60
+            if minute >= 0:
+                x = self.x_of_minute(minute)
+                lines.append(
+                    f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{_TOP - 4}" y2="{height}" class="grid"/>'
+                    f'<text x="{x:.1f}" y="{_TOP - 8}" text-anchor="middle" class="tick">'
+                    f"{hour:%H:%M}</text>"
+                )
+            hour += timedelta(hours=every)
+        return "".join(lines)
+
+
+def _legend(colours: dict[str, str], top: float) -> tuple[str, float]:
+    parts, x, y = [], _LABEL_W, top
+    for name, colour in colours.items():
+        width = 26 + 6.5 * len(name)
+        if x + width > _LABEL_W + _PLOT_W:
+            x, y = _LABEL_W, y + 18
+        parts.append(
+            f'<rect x="{x:.1f}" y="{y}" width="12" height="12" fill="{colour}"/>'
+            f'<text x="{x + 16:.1f}" y="{y + 10}" class="legend">{escape(name)}</text>'
+        )
+        x += width
+    return "".join(parts), y - top + 20
+
+
+def _parse(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        return None

@@ -1,0 +1,385 @@
+// simulacra replay viewer. Agent text is untrusted: it only ever enters the page through
+// textContent, createTextNode and setAttribute on fixed attribute names; never innerHTML.
+"use strict";
+(function () {
+  const R = JSON.parse(document.getElementById("replay-data").textContent);
+  const SVGNS = "http://www.w3.org/2000/svg";
+  const AGENT_COLOURS = ["#d1495b", "#00798c", "#edae49", "#66a182", "#8e6c8a",
+    "#30638e", "#e07a5f", "#3d405b", "#81b29a", "#b5838d"];
+  const PLACE_COLOURS = { home: "#f3e9d2", cafe: "#f6d6ad", park: "#cfe8c4", college: "#d6e0f5",
+    store: "#f5d0d0", bar: "#e3d3f0", library: "#d9ecf2", school: "#d6e0f5", office: "#e6e6e6" };
+  const EXTRA_COLOURS = { fires: "#e4572e", fire: "#e4572e" };
+  const LIMITS = { memories: 60, retrievals: 3, messages: 30 };
+  const ids = Object.keys(R.agents);
+  const colour = {};
+  ids.forEach((id, i) => {
+    colour[id] = i < AGENT_COLOURS.length ? AGENT_COLOURS[i] : `hsl(${(i * 137.5) % 360},55%,45%)`;
+  });
+  const memoryById = {};
+  ids.forEach((id) => R.agents[id].memories.forEach((m) => {
+    memoryById[id + "\u0000" + m.id] = m;
+    if (!(m.id in memoryById)) memoryById[m.id] = m;
+  }));
+  const placeByName = {};
+  R.places.forEach((p) => { placeByName[p.name] = p; });
+  const [bx, by, bw, bh] = R.bounds;
+  const unit = Math.max(bw, bh) / 100;
+  const state = { frame: 0, agent: null, timer: null, open: {}, showAll: {} };
+
+  // ---- tiny DOM helpers --------------------------------------------------------------
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    setAttrs(node, attrs);
+    children.forEach((c) => { if (c !== null && c !== undefined) node.append(typeof c === "string" || typeof c === "number" ? document.createTextNode(String(c)) : c); });
+    return node;
+  }
+  function sv(tag, attrs, text) {
+    const node = document.createElementNS(SVGNS, tag);
+    setAttrs(node, attrs);
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+  function setAttrs(node, attrs) {
+    Object.entries(attrs || {}).forEach(([k, v]) => { if (v !== null && v !== undefined) node.setAttribute(k, String(v)); });
+  }
+  const $ = (id) => document.getElementById(id);
+  const clock = (t) => (t ? t.replace("T", " ").slice(0, 16) : "");
+  const hhmm = (t) => (t && t.length >= 16 ? t.slice(11, 16) : t || "");
+  const num = (v) => (typeof v === "number" ? v.toFixed(3) : "");
+  const nameOf = (id) => (R.agents[id] ? R.agents[id].name : id);
+  const upTo = (items) => items.filter((x) => x.frame <= state.frame);
+  function memory(agent, id) { return memoryById[agent + "\u0000" + id] || memoryById[id] || null; }
+  function cut(text, n) { return text.length > n ? text.slice(0, n - 1) + "\u2026" : text; }
+  function placeColour(kind) {
+    if (PLACE_COLOURS[kind]) return PLACE_COLOURS[kind];
+    let h = 0;
+    for (const ch of kind || "") h = (h * 31 + ch.charCodeAt(0)) % 360;
+    return `hsl(${h},45%,88%)`;
+  }
+
+  // ---- the map -------------------------------------------------------------------------
+  const map = $("map");
+  // Extra room on top: speech bubbles rise above the agents.
+  setAttrs(map, { viewBox: `${bx} ${by - unit * 6} ${bw} ${bh + unit * 6}`, preserveAspectRatio: "xMidYMid meet" });
+  const layers = {};
+  ["places", "extras", "agents", "bubbles"].forEach((name) => { layers[name] = map.appendChild(sv("g", { id: "layer-" + name })); });
+  R.places.forEach((p) => {
+    const g = sv("g", { class: "place", "data-place": p.name });
+    g.append(sv("rect", { x: p.x, y: p.y, width: p.w, height: p.h, rx: unit * 0.8, fill: placeColour(p.kind) }));
+    // Shrink a long name to fit its place, down to a readable minimum.
+    const size = Math.max(unit * 1.2, Math.min(unit * 2.4, (p.w - unit) / (0.62 * Math.max(p.name.length, 1))));
+    g.append(sv("text", { x: p.x + unit * 0.6, y: p.y + size * 1.25, "font-size": size, class: "place-name" }, p.name));
+    if (p.kind) g.append(sv("text", { x: p.x + unit * 0.6, y: p.y + size * 1.25 + unit * 2.2, "font-size": Math.min(size, unit * 1.8), class: "place-kind" }, p.kind));
+    g.append(sv("title", {}, p.kind ? `${p.name} (${p.kind})` : p.name));
+    layers.places.append(g);
+  });
+  const dots = {};
+  ids.forEach((id) => {
+    const g = sv("g", { class: "agent", "data-agent": id, tabindex: 0, role: "button" });
+    g.append(sv("circle", { r: unit * 2.4, fill: colour[id] }));
+    g.append(sv("text", { "font-size": unit * 1.9, "text-anchor": "middle", dy: "0.35em" }, R.agents[id].initials));
+    const title = sv("title", {});
+    g.append(title);
+    g.addEventListener("click", () => select(id));
+    g.addEventListener("keydown", (e) => { if (e.key === "Enter") select(id); });
+    layers.agents.append(g);
+    dots[id] = { g, title };
+  });
+
+  function positions(frame) {
+    // Agents standing on the same spot are fanned out on a small ring so each stays clickable;
+    // `top` is the point above the ring (or the lone dot) where their speech bubbles go.
+    const spots = {};
+    const out = {};
+    const top = {};
+    Object.entries(frame.agents).forEach(([id, pos]) => {
+      let x = pos.x, y = pos.y;
+      if ((x === null || y === null) && placeByName[pos.place]) {
+        const p = placeByName[pos.place];
+        x = p.x + p.w / 2; y = p.y + p.h / 2;
+      }
+      if (x === null || y === null) return;
+      const key = x.toFixed(2) + "," + y.toFixed(2);
+      (spots[key] = spots[key] || []).push(id);
+      out[id] = [x, y];
+    });
+    Object.values(spots).forEach((group) => {
+      const [x, y] = out[group[0]];
+      const radius = group.length < 2 ? 0 : unit * 2.6 * Math.max(1, group.length / 4);
+      group.forEach((id, i) => {
+        const a = (2 * Math.PI * i) / group.length - Math.PI / 2;
+        out[id] = [x + radius * Math.cos(a), y + radius * Math.sin(a)];
+        top[id] = [x, y - radius - unit * 3.2];
+      });
+    });
+    return { at: out, top };
+  }
+
+  function drawFrame() {
+    const frame = R.frames[state.frame];
+    const placed = frame ? positions(frame) : { at: {}, top: {} };
+    const where = placed.at;
+    ids.forEach((id) => {
+      const { g, title } = dots[id];
+      const pos = frame && frame.agents[id];
+      if (!where[id]) { g.setAttribute("visibility", "hidden"); return; }
+      const [x, y] = where[id];
+      setAttrs(g, { visibility: "visible", transform: `translate(${x} ${y})`, "data-x": x, "data-y": y });
+      g.classList.toggle("selected", id === state.agent);
+      title.textContent = `${R.agents[id].name}: ${pos.action || "idle"} (${pos.place || "between places"})`;
+    });
+    layers.extras.replaceChildren();
+    // An extra is drawn when it lists points ({x, y, r}) or names markers of the layout.
+    Object.entries(frame ? frame.extras : {}).forEach(([key, value]) => {
+      if (!Array.isArray(value)) return;
+      const named = R.layers[key] || [];
+      value.forEach((item) => {
+        const point = typeof item === "string" ? named.find((m) => m.name === item) : item;
+        if (!point || typeof point.x !== "number" || typeof point.y !== "number") return;
+        const radius = typeof point.r === "number" ? point.r : typeof point.radius === "number" ? point.radius : null;
+        const colour = EXTRA_COLOURS[key] || "#7768ae";
+        const g = sv("g", { class: "extra", "data-layer": key });
+        if (radius) g.append(sv("circle", { cx: point.x, cy: point.y, r: radius, class: "reach", fill: colour }));
+        g.append(sv("circle", { cx: point.x, cy: point.y, r: unit * 1.4, class: "core", fill: colour }));
+        const label = point.label || point.name;
+        g.append(sv("title", {}, label ? `${key}: ${label}` : key));
+        layers.extras.append(g);
+      });
+    });
+    layers.bubbles.replaceChildren();
+    const said = R.messages.filter((m) => m.frame === state.frame && where[m.agent]);
+    const spot = (m) => placed.top[m.agent].map((v) => v.toFixed(2)).join(",");
+    const left = {};
+    said.forEach((m) => { left[spot(m)] = (left[spot(m)] || 0) + 1; });
+    said.forEach((m) => {
+      const [tx, ty] = placed.top[m.agent];
+      const y = ty - unit * 3.6 * --left[spot(m)];  // the first thing said sits highest
+      const g = sv("g", { class: "bubble", "data-agent": m.agent });
+      const text = sv("text", { x: tx - unit * 2, y, "font-size": unit * 1.9 });
+      text.append(sv("tspan", { class: "who" }, R.agents[m.agent] ? R.agents[m.agent].initials + ": " : ""), document.createTextNode(cut(m.text, 48)));
+      const box = sv("rect", { rx: unit * 0.8 });
+      const [sx, sy] = where[m.agent];
+      g.append(sv("line", { x1: sx, y1: sy, x2: tx - unit, y2: y, class: "tail" }), box, text, sv("title", {}, `${nameOf(m.agent)}: ${m.text}`));
+      layers.bubbles.append(g);
+      const b = text.getBBox();
+      setAttrs(box, { x: b.x - unit * 0.7, y: b.y - unit * 0.5, width: b.width + unit * 1.4, height: b.height + unit });
+    });
+  }
+
+  // ---- what everyone is doing now ------------------------------------------------------
+  function drawNow() {
+    const frame = R.frames[state.frame];
+    const list = $("now-list");
+    list.replaceChildren();
+    ids.forEach((id) => {
+      const pos = frame && frame.agents[id];
+      const item = el("li", { class: id === state.agent ? "now-agent selected" : "now-agent", "data-agent": id });
+      const button = el("button", { type: "button", class: "agent-link" }, el("span", { class: "swatch" }), R.agents[id].name);
+      button.firstChild.style.background = colour[id];
+      button.addEventListener("click", () => select(id));
+      item.append(button, el("span", { class: "where" }, pos ? (pos.place || "between places") + (pos.area ? " \u00b7 " + pos.area : "") : "not on the map"));
+      if (pos && pos.action) item.append(el("div", { class: "action" }, pos.action));
+      R.messages.filter((m) => m.frame === state.frame && m.agent === id).forEach((m) => {
+        item.append(el("div", { class: "speech" }, `\u201c${m.text}\u201d`, el("span", { class: "to" }, m.to.length ? " \u2192 " + m.to.map(nameOf).join(", ") : "")));
+      });
+      list.append(item);
+    });
+    R.notes.filter((n) => n.frame === state.frame).forEach((n) => {
+      list.append(el("li", { class: "note" }, el("b", {}, n.kind + ": "), n.text, n.detail ? " \u2014 " + n.detail : ""));
+    });
+    const other = Object.entries(frame ? frame.extras : {}).filter(([, v]) => !Array.isArray(v));
+    other.forEach(([k, v]) => list.append(el("li", { class: "note" }, el("b", {}, k + ": "), cut(JSON.stringify(v), 300))));
+  }
+
+  // ---- the agent panel -----------------------------------------------------------------
+  function section(key, title, count, body) {
+    const open = state.open[key] !== undefined ? state.open[key] : true;
+    const d = el("details", { class: "section", "data-section": key }, el("summary", {}, title, count !== null ? el("span", { class: "count" }, ` ${count}`) : null), body);
+    d.open = open;
+    d.addEventListener("toggle", () => { state.open[key] = d.open; });
+    return d;
+  }
+
+  function limited(key, items, limit, render) {
+    const wrap = el("div", {});
+    const shown = state.showAll[key] ? items : items.slice(0, limit);
+    wrap.append(...shown.map(render));
+    if (items.length > shown.length) {
+      const more = el("button", { type: "button", class: "more" }, `show all ${items.length}`);
+      more.addEventListener("click", () => { state.showAll[key] = true; drawPanel(); });
+      wrap.append(more);
+    }
+    return wrap;
+  }
+
+  function personaView(persona) {
+    const dl = el("dl", { class: "persona" });
+    Object.entries(persona).forEach(([k, v]) => dl.append(el("dt", {}, k), el("dd", {}, typeof v === "string" ? v : JSON.stringify(v))));
+    return dl;
+  }
+
+  function planView(agent) {
+    const latest = {};
+    upTo(R.agents[agent].plans).forEach((p) => { latest[p.level] = p; });
+    const now = R.frames[state.frame] ? R.frames[state.frame].t : null;
+    const wrap = el("div", {});
+    Object.values(latest).forEach((plan) => {
+      const rows = plan.items.map((it) => {
+        const end = it.start && Date.parse(it.start) + it.duration_min * 60000;
+        const current = now && it.start <= now && Date.parse(now) < end;
+        return el("tr", { class: current ? "current" : "" }, el("td", {}, hhmm(it.start)), el("td", {}, `${it.duration_min} min`), el("td", {}, it.place), el("td", {}, it.description));
+      });
+      wrap.append(el("div", { class: "plan", "data-level": plan.level }, el("h4", {}, `${plan.level} plan`, el("span", { class: "when" }, ` made ${clock(plan.t)}`)), el("table", {}, el("tbody", {}, ...rows))));
+    });
+    if (!wrap.childNodes.length) wrap.append(el("p", { class: "empty" }, "No plan yet."));
+    return wrap;
+  }
+
+  function memoryView(agent, retrievals) {
+    const hits = {};
+    // A result is a row: [id, recency, importance, relevance, total].
+    retrievals.forEach((r) => r.results.forEach(([id, , , , total]) => { (hits[id] = hits[id] || []).push(total); }));
+    const items = upTo(R.agents[agent].memories).slice().reverse();
+    return limited(agent + "/memories", items, LIMITS.memories, (m) => {
+      const seen = hits[m.id];
+      return el("div", { class: "memory", "data-memory": m.id, "data-kind": m.kind },
+        el("div", { class: "meta" }, el("code", {}, m.id), ` ${m.kind} \u00b7 importance ${m.importance ?? "?"}`, m.importance_source ? ` (${m.importance_source})` : "", ` \u00b7 ${clock(m.created_at || (R.frames[m.frame] || {}).t)}`),
+        el("div", { class: "text" }, m.text),
+        seen ? el("div", { class: "retrieved" }, `retrieved ${seen.length}\u00d7, last total ${num(seen[seen.length - 1])}`) : null);
+    });
+  }
+
+  function retrievalView(agent, retrievals) {
+    const items = retrievals.slice().reverse();
+    return limited(agent + "/retrievals", items, LIMITS.retrievals, (r) => {
+      const head = el("tr", {}, ...["memory", "recency", "importance", "relevance", "total"].map((h, i) => el("th", { class: i ? "score" : "" }, h)));
+      const rows = r.results.map(([id, ...scores]) => {
+        const m = memory(agent, id);
+        return el("tr", { "data-memory": id }, el("td", { title: m ? m.text : "" }, el("code", {}, id), " ", m ? cut(m.text, 80) : "(unknown)"),
+          ...scores.map((v) => el("td", { class: "score" }, num(v))));
+      });
+      const cols = el("colgroup", {}, el("col", {}), ...[1, 2, 3, 4].map(() => el("col", { class: "score" })));
+      return el("div", { class: "retrieval" }, el("div", { class: "meta" }, `${clock(r.t)} \u00b7 k=${r.k} \u00b7 query: `, el("q", {}, r.query)), el("table", { class: "scores" }, cols, el("thead", {}, head), el("tbody", {}, ...rows)));
+    });
+  }
+
+  function evidenceList(agent, nodes, path) {
+    const ul = el("ul", { class: "evidence-list" });
+    nodes.forEach((node, i) => {
+      const m = memory(agent, node.id);
+      const label = [el("code", {}, node.id), " ", m ? `${m.kind}: ${m.text}` : "(no such record in the log)"];
+      if (node.stop) label.push(el("em", {}, ` (${node.stop === "cycle" ? "cites itself" : "deeper evidence not shown"})`));
+      const li = el("li", { class: node.found ? "evidence" : "evidence missing", "data-memory": node.id });
+      if (node.children.length) {
+        const key = path + "/" + i;
+        const d = el("details", {}, el("summary", {}, ...label), evidenceList(agent, node.children, key));
+        d.open = !!state.open[key];
+        d.addEventListener("toggle", () => { state.open[key] = d.open; });
+        li.append(d);
+      } else li.append(...label);
+      ul.append(li);
+    });
+    return ul;
+  }
+
+  function reflectionView(agent) {
+    const items = upTo(R.agents[agent].reflections).slice().reverse();
+    if (!items.length) return el("p", { class: "empty" }, "No reflection yet.");
+    return el("div", {}, ...items.map((r, ri) => el("div", { class: "reflection" },
+      el("div", { class: "meta" }, clock(r.t), r.questions.length ? " \u00b7 asked: " + r.questions.join(" / ") : ""),
+      ...r.insights.map((ins, ii) => el("div", { class: "insight", "data-memory": ins.id },
+        el("div", { class: "text" }, el("code", {}, ins.id), " ", ins.text),
+        el("div", { class: "evidence-tree" }, el("span", { class: "label" }, `evidence (${ins.evidence_ids.length})`), evidenceList(agent, ins.tree, `${agent}/ev/${r.frame}/${ri}/${ii}`)))),
+      r.rejected.length ? el("div", { class: "rejected" }, "rejected citations: " + r.rejected.join(", ")) : null)));
+  }
+
+  function talkView(agent) {
+    const items = upTo(R.messages).filter((m) => m.agent === agent || m.to.includes(agent)).reverse();
+    if (!items.length) return el("p", { class: "empty" }, "Nothing said yet.");
+    return limited(agent + "/talk", items, LIMITS.messages, (m) => el("div", { class: "message" },
+      el("span", { class: "meta" }, `${hhmm(m.t)} ${nameOf(m.agent)} \u2192 ${m.to.map(nameOf).join(", ")}: `), m.text));
+  }
+
+  function drawPanel() {
+    const panel = $("panel");
+    if (!state.agent || !R.agents[state.agent]) {
+      panel.replaceChildren(el("p", { class: "hint" }, "Click an agent on the map or in the list to see its persona, plan, memory, retrievals and reflections."));
+      return;
+    }
+    const scroll = panel.scrollTop;
+    const a = R.agents[state.agent];
+    const frame = R.frames[state.frame];
+    const pos = frame && frame.agents[a.id];
+    const retrievals = upTo(a.retrievals);
+    const swatch = el("span", { class: "swatch big" });
+    swatch.style.background = colour[a.id];
+    const notes = upTo(a.notes).reverse();
+    const parts = [
+      el("div", { class: "panel-head" }, swatch, el("h2", { id: "agent-name" }, a.name), el("code", {}, a.id)),
+      el("p", { class: "doing" }, pos ? `${pos.action || "idle"} \u2014 ${pos.place || "between places"}${pos.area ? " \u00b7 " + pos.area : ""}` : "not on the map now"),
+      section("persona", "Persona", null, personaView(a.persona)),
+      section("plan", "Plan", null, planView(a.id)),
+      section("memories", "Memory stream", upTo(a.memories).length, memoryView(a.id, retrievals)),
+      section("retrievals", "Retrievals", retrievals.length, retrievalView(a.id, retrievals)),
+      section("reflections", "Reflections", upTo(a.reflections).length, reflectionView(a.id)),
+      section("talk", "Conversation", null, talkView(a.id)),
+      notes.length ? section("notes", "Interviews, interventions, rejected actions", notes.length, el("div", {}, ...notes.map((n) => el("div", { class: "note" }, el("b", {}, `${hhmm(n.t)} ${n.kind}: `), n.text, n.detail ? " \u2014 " + n.detail : "")))) : null];
+    panel.replaceChildren(...parts.filter(Boolean));  // a null would show as the text "null"
+    panel.scrollTop = scroll;
+  }
+
+  // ---- time, selection, URL ------------------------------------------------------------
+  const scrubber = $("scrubber");
+  setAttrs(scrubber, { min: 0, max: Math.max(R.frames.length - 1, 0), value: 0 });
+  if (!R.frames.length) scrubber.disabled = true;
+
+  function render() {
+    const frame = R.frames[state.frame];
+    scrubber.value = String(state.frame);
+    $("clock").textContent = frame ? `tick ${frame.tick}` + (frame.t ? ` \u00b7 ${clock(frame.t)}` : "") : "no world frames in this run";
+    drawFrame();
+    drawNow();
+    drawPanel();
+    const hash = `#t=${frame ? frame.tick : 0}` + (state.agent ? `&agent=${encodeURIComponent(state.agent)}` : "");
+    if (location.hash !== hash) history.replaceState(null, "", hash);
+  }
+  function goTo(index) { state.frame = Math.min(Math.max(index, 0), Math.max(R.frames.length - 1, 0)); render(); }
+  function select(id) { state.agent = id; render(); }
+  function frameOfTick(tick) {
+    let index = 0;
+    R.frames.forEach((f, i) => { if (f.tick <= tick) index = i; });
+    return index;
+  }
+  function applyHash() {
+    const params = new URLSearchParams(location.hash.slice(1));
+    const tick = parseInt(params.get("t"), 10);
+    if (!Number.isNaN(tick)) state.frame = frameOfTick(tick);
+    const agent = params.get("agent");
+    if (agent && R.agents[agent]) state.agent = agent;
+    render();
+  }
+  function play() {
+    if (state.timer || R.frames.length < 2) return;
+    if (state.frame >= R.frames.length - 1) state.frame = 0;
+    state.timer = setInterval(() => {
+      if (state.frame >= R.frames.length - 1) { pause(); return; }
+      goTo(state.frame + 1);
+    }, 1000 / Number($("speed").value));
+    $("play").disabled = true; $("pause").disabled = false;
+  }
+  function pause() {
+    clearInterval(state.timer); state.timer = null;
+    $("play").disabled = false; $("pause").disabled = true;
+  }
+  scrubber.addEventListener("input", () => goTo(Number(scrubber.value)));
+  $("play").addEventListener("click", play);
+  $("pause").addEventListener("click", pause);
+  $("speed").addEventListener("change", () => { if (state.timer) { pause(); play(); } });
+  $("step-back").addEventListener("click", () => goTo(state.frame - 1));
+  $("step-forward").addEventListener("click", () => goTo(state.frame + 1));
+  window.addEventListener("hashchange", applyHash);
+  const run = R.run;
+  $("run-meta").textContent = `${run.scenario} \u00b7 model ${run.model}${run.scripted ? " (scripted: canned answers, not a language model)" : ""} \u00b7 seed ${run.seed ?? "?"} \u00b7 ${run.status}`;
+  pause();
+  applyHash();
+})();

@@ -1,0 +1,70 @@
+"""viewer.html: one self-contained page (inline CSS, JS and replay data) that replays a run."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from html import escape
+from importlib.resources import files
+
+from simulacra.report.replay_model import Replay
+from simulacra.report.safe_json import json_for_script
+
+_PAGE = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="{csp}">
+<title>{title}</title>
+<link rel="icon" href="data:,">
+<style>{css}</style>
+</head>
+<body>
+<header><h1>{title}</h1><span id="run-meta"></span></header>
+<main>
+<section id="stage">
+<svg id="map" xmlns="http://www.w3.org/2000/svg" role="img" aria-label="map of the world"></svg>
+<div id="now"><h2>At this time</h2><ul id="now-list"></ul></div>
+</section>
+<aside id="panel" aria-live="polite"></aside>
+</main>
+<footer id="controls">
+<button type="button" id="play">Play</button>
+<button type="button" id="pause">Pause</button>
+<button type="button" id="step-back" title="previous tick">&#9664;</button>
+<button type="button" id="step-forward" title="next tick">&#9654;</button>
+<input type="range" id="scrubber" min="0" max="0" value="0" aria-label="time">
+<span id="clock"></span>
+<label>speed <select id="speed">
+<option value="1">1 tick/s</option><option value="2" selected>2 ticks/s</option>
+<option value="4">4 ticks/s</option><option value="8">8 ticks/s</option>
+</select></label>
+</footer>
+<script type="application/json" id="replay-data">{data}</script>
+<script>{js}</script>
+</body>
+</html>
+"""
+
+
+def render_viewer(replay: Replay) -> str:
+    assets = files("simulacra.report")
+    js = assets.joinpath("viewer.js").read_text(encoding="utf-8")
+    css = assets.joinpath("viewer.css").read_text(encoding="utf-8")
+    if "</" in js or "</" in css:
+        raise ValueError("viewer.js and viewer.css must not contain '</': it would end the tag")
+    # Only this exact script may run; injected markup could never execute even if it got in.
+    digest = base64.b64encode(hashlib.sha256(js.encode("utf-8")).digest()).decode("ascii")
+    csp = (
+        f"default-src 'none'; script-src 'sha256-{digest}'; style-src 'unsafe-inline'; "
+        "img-src data:; base-uri 'none'; form-action 'none'"
+    )
+    title = f"simulacra replay: {replay.run.scenario}"
+    return _PAGE.format(
+        csp=csp,
+        title=escape(title),
+        css=css,
+        data=json_for_script(replay.to_dict()),
+        js=js,
+    )

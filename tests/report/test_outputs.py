@@ -1,0 +1,112 @@
+import json
+import re
+import urllib.error
+import urllib.request
+
+import pytest
+
+from simulacra.report import build_outputs, build_replay, serve_run
+from simulacra.runlog import read_events
+
+from .conftest import IMG_PAYLOAD, SCRIPT_PAYLOAD, write_town_run
+
+# Any attribute or CSS that would fetch from elsewhere: src=, href=, url(), @import.
+OUTSIDE = re.compile(
+    r"""(?:\b(?:src|href|action|poster)\s*=\s*["']?\s*(?:https?:)?//)|url\(\s*["']?\s*(?:https?:)?//|@import""",
+    re.IGNORECASE,
+)
+
+
+def test_build_outputs_writes_the_report_and_the_viewer_into_the_run(town_run):
+    paths = build_outputs(town_run)
+    assert paths == {"report": town_run / "report.html", "viewer": town_run / "viewer.html"}
+    assert all(path.stat().st_size > 1000 for path in paths.values())
+
+
+def test_both_pages_are_self_contained(built_run):
+    for path in (built_run / "report.html", built_run / "viewer.html"):
+        page = path.read_text(encoding="utf-8")
+        assert not OUTSIDE.search(page), f"{path.name} loads something from outside"
+        assert "<script src" not in page and 'rel="stylesheet"' not in page
+
+
+def test_the_viewer_embeds_the_replay_so_that_agent_text_cannot_close_the_tag(built_run):
+    page = (built_run / "viewer.html").read_text(encoding="utf-8")
+    assert page.count("</script>") == 2  # the data block and the viewer's own code, nothing else
+    assert SCRIPT_PAYLOAD not in page and IMG_PAYLOAD not in page
+    data_tag = r'<script type="application/json" id="replay-data">(.*?)</script>'
+    match = re.search(data_tag, page, re.S)
+    assert match is not None
+    replay = build_replay(
+        read_events(built_run / "events.jsonl"), json.loads((built_run / "run.json").read_text())
+    )
+    embedded = json.loads(match.group(1))
+    assert embedded == json.loads(json.dumps(replay.to_dict()))
+    assert SCRIPT_PAYLOAD in embedded["agents"]["cy"]["persona"]["traits"]
+
+
+def test_the_report_escapes_agent_text_and_links_into_the_viewer(built_run):
+    page = (built_run / "report.html").read_text(encoding="utf-8")
+    assert SCRIPT_PAYLOAD not in page
+    assert "no &lt;script&gt;window.__pwned=1&lt;/script&gt;" in page
+    assert 'href="viewer.html#t=0&amp;agent=ada"' in page  # from the agent's name
+    assert 'href="viewer.html#t=11"' in page  # from the last diffusion point
+    assert "<script" not in page  # the report runs no code at all
+
+
+def test_the_report_shows_the_summary_plots_timeline_and_tables(built_run):
+    page = (built_run / "report.html").read_text(encoding="utf-8")
+    for text in (
+        "scripted: canned answers, not a language model",
+        "seed",
+        "completed",
+        "12.5 s",
+        "Diffusion over time",
+        "Each agent&#x27;s day",
+        "Conversations per pair",
+        "react.decide",
+        "Juniper Cafe: serving coffee",  # a timeline segment's tooltip
+    ):
+        assert text in page, text
+    assert page.count("<svg") >= 3  # diffusion, timeline, budget
+
+
+def test_a_run_without_metrics_still_gets_a_report(tmp_path):
+    run = write_town_run(tmp_path / "run", with_metrics=False)
+    page = build_outputs(run)["report"].read_text(encoding="utf-8")
+    assert "missing (not written)" in page
+    assert "No diffusion measured." in page
+    assert "Model budget" in page
+
+
+def test_outputs_are_identical_when_built_twice(built_run):
+    first = {k: p.read_bytes() for k, p in build_outputs(built_run).items()}
+    second = {k: p.read_bytes() for k, p in build_outputs(built_run).items()}
+    assert first == second
+
+
+def test_a_folder_without_events_is_refused_with_a_reason(tmp_path):
+    with pytest.raises(FileNotFoundError, match=r"no events\.jsonl"):
+        build_outputs(tmp_path)
+
+
+@pytest.mark.slow
+def test_serve_run_serves_the_run_read_only_on_loopback(town_run):
+    server, url = serve_run(town_run)  # builds the pages first: none exist yet
+    try:
+        assert url.startswith("http://127.0.0.1:") and url.endswith("/viewer.html")
+        with urllib.request.urlopen(url, timeout=5) as reply:
+            assert reply.status == 200
+            assert b"replay-data" in reply.read()
+        post = urllib.request.Request(url, data=b"x", method="POST")
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(post, timeout=5)
+        assert refused.value.code == 501
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_serve_run_refuses_to_listen_beyond_this_machine(town_run):
+    with pytest.raises(ValueError, match=r"127\.0\.0\.1 only"):
+        serve_run(town_run, host="0.0.0.0")

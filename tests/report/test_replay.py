@@ -1,0 +1,161 @@
+import json
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from simulacra.report import EvidenceNode, build_replay, evidence_tree, json_for_script
+from simulacra.report.replay_model import Marker
+from simulacra.report.timeline import ON_THE_WAY, segments
+from simulacra.runlog import Event, read_events
+
+from .conftest import DAYS, SCRIPT_PAYLOAD, TICKS, at
+
+
+def _replay(run):
+    info = json.loads((run / "run.json").read_text())
+    return build_replay(read_events(run / "events.jsonl"), info)
+
+
+def test_there_is_one_frame_per_world_event_with_every_agents_place_and_action(town_run):
+    replay = _replay(town_run)
+    assert [f.tick for f in replay.frames] == list(range(TICKS))
+    assert replay.frames[3].t == at(3).isoformat()
+    for tick, frame in enumerate(replay.frames):
+        for agent, day in DAYS.items():
+            assert (frame.agents[agent].place, frame.agents[agent].action) == day[tick]
+    assert replay.frames[9].extras == {"fires": [{"x": 72, "y": 57, "r": 3, "label": "bonfire"}]}
+    assert replay.frames[0].extras == {}
+
+
+def test_an_event_belongs_to_the_tick_whose_world_state_is_written_after_it(town_run):
+    replay = _replay(town_run)
+    assert {m.frame for m in replay.messages if m.conversation == "c1"} == {7}
+    assert replay.agents["ada"].retrievals[0].frame == 2
+    assert [c.frame for c in replay.conversations] == [7, 10]
+
+
+def test_memories_until_a_frame_are_those_the_agent_had_stored_by_then(town_run):
+    replay = _replay(town_run)
+    ids = lambda frame: [m.id for m in replay.memories_until("ada", frame)]  # noqa: E731
+    assert ids(0) == ["ada-1", "ada-2"]
+    assert ids(3) == ["ada-1", "ada-2", "ada-3"]
+    assert ids(4) == ["ada-1", "ada-2", "ada-3", "ada-r1"]
+    assert ids(TICKS - 1)[-1] == "ada-r2"
+    assert [m.id for m in replay.memories_until("bo", 6)] == ["bo-1"]
+
+
+def test_a_reflections_evidence_is_resolved_through_the_reflections_it_cites(town_run):
+    replay = _replay(town_run)
+    later = replay.agents["ada"].reflections[1]
+    (insight,) = later.insights
+    assert insight.tree == (
+        EvidenceNode("ada-r1", True, (EvidenceNode("ada-1", True), EvidenceNode("ada-2", True))),
+        EvidenceNode("ada-3", True),
+        EvidenceNode("ghost-9", False),
+    )
+    assert later.rejected == ("ghost-9",)
+
+
+def test_evidence_that_cites_itself_is_cut_at_the_cycle():
+    cites = {"a": ("b",), "b": ("a",)}
+    again = EvidenceNode("a", True, stop="cycle")
+    assert evidence_tree(["a"], cites) == (
+        EvidenceNode("a", True, (EvidenceNode("b", True, (again,)),)),
+    )
+
+
+def test_evidence_deeper_than_the_limit_is_marked_not_dropped():
+    cites = {"r3": ("r2",), "r2": ("r1",), "r1": ("o",), "o": ()}
+    (root,) = evidence_tree(["r3"], cites, max_depth=2)
+    assert root.children == (EvidenceNode("r2", True, stop="depth"),)
+
+
+def _depth(nodes):
+    return 1 + max((_depth(n.children) for n in nodes), default=0) if nodes else 0
+
+
+@given(
+    st.dictionaries(
+        st.sampled_from("abcdefgh"), st.lists(st.sampled_from("abcdefghz"), max_size=4), max_size=8
+    ),
+    st.integers(min_value=1, max_value=5),
+)
+def test_an_evidence_tree_always_ends_within_its_depth_limit(graph, max_depth):
+    cites = {k: tuple(v) for k, v in graph.items()}
+    tree = evidence_tree(list("abcz"), cites, max_depth=max_depth)
+    assert _depth(tree) <= max_depth
+    assert [n.found for n in tree] == [k in cites for k in "abcz"]
+
+
+def test_frame_of_tick_picks_the_frame_at_or_just_before_that_tick(town_run):
+    replay = _replay(town_run)
+    assert replay.frame_of_tick(5) == 5
+    assert replay.frame_of_tick(-3) == 0
+    assert replay.frame_of_tick(999) == TICKS - 1
+
+
+def test_the_run_summary_says_when_the_model_was_scripted(town_run):
+    replay = _replay(town_run)
+    assert replay.run.scripted
+    assert (replay.run.scenario, replay.run.seed, replay.run.status) == ("town", 7, "completed")
+    assert replay.run.duration_s == 12.5
+    assert replay.to_dict()["run"]["scripted"] is True
+
+
+def test_events_with_missing_fields_still_make_a_replay():
+    events = [
+        Event(0, None, 0.0, "run", None, {"world": {"places": [{"name": "nowhere"}]}}),
+        Event(1, None, 0.0, "memory.add", "x", {}),
+        Event(2, None, 0.0, "retrieval", "x", {"results": [{"id": "m"}, "junk"]}),
+        Event(3, None, 0.0, "reflection", "x", {"insights": [{"text": "hm"}]}),
+        Event(4, None, 0.0, "world", None, {"agents": {"x": {"place": "p"}}}),
+        Event(5, None, 0.0, "message", "x", {"text": None}),
+    ]
+    replay = build_replay(events)
+    assert replay.places == ()  # a place without x and y cannot be drawn
+    assert replay.frames[0].agents["x"].x is None
+    assert replay.agents["x"].retrievals[0].results[0].total == 0.0
+    assert replay.run.status == "unknown"
+    assert json.loads(json_for_script(replay.to_dict()))["frames"][0]["tick"] == 0
+
+
+@given(st.text())
+def test_embedded_json_can_never_close_its_script_tag(text):
+    embedded = json_for_script({"persona": text, "list": [text]})
+    assert "<" not in embedded and ">" not in embedded and "&" not in embedded
+    assert "\u2028" not in embedded and "\u2029" not in embedded
+    assert json.loads(embedded) == {"persona": text, "list": [text]}
+
+
+def test_script_payloads_survive_embedding_as_text():
+    embedded = json_for_script({"traits": SCRIPT_PAYLOAD, "score": float("nan")})
+    assert "</script" not in embedded.lower()
+    assert json.loads(embedded) == {"traits": SCRIPT_PAYLOAD, "score": None}
+
+
+def test_an_agent_between_places_is_on_the_way_in_its_timeline():
+    def world(tick, place):
+        return Event(
+            tick, None, 0.0, "world", None, {"tick": tick, "agents": {"x": {"place": place}}}
+        )
+
+    replay = build_replay([world(0, "Cafe"), world(1, None), world(2, None), world(3, "Park")])
+    assert [(s.place, s.first, s.last) for s in segments(replay, "x")] == [
+        ("Cafe", 0, 0),
+        (ON_THE_WAY, 1, 2),
+        ("Park", 3, 3),
+    ]
+
+
+def test_markers_of_the_layout_are_kept_so_frames_can_name_them():
+    world = {
+        "places": [{"name": "cafe", "x": -20, "y": -5, "w": 11, "h": 11}],
+        "fires": [{"name": "fire1", "position": [15, 10], "radius": 15.0}, {"name": "no place"}],
+    }
+    events = [
+        Event(0, None, 0.0, "run", None, {"world": world}),
+        Event(1, None, 0.0, "world", None, {"tick": 0, "agents": {}, "fires": ["fire1"]}),
+    ]
+    replay = build_replay(events)
+    assert replay.layers == {"fires": (Marker("fire1", 15.0, 10.0, 15.0),)}
+    assert replay.frames[0].extras["fires"] == ["fire1"]
