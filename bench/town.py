@@ -1,0 +1,87 @@
+"""The town engine's speed and model budget: 25 agents, one simulated day, the scripted model.
+
+The scripted model is made sociable (agents who meet talk, news of the party spreads) so that
+conversations and interviews cost what they would; embeddings are hashed, so the figures are
+the engine's own. `overhead_share` is the share of wall time when no backend call is running
+(with the scripted backend, nearly all of it: the gateway, memory, world, log and report).
+Prints one JSON line.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from simulacra.engine import run_scenario
+from simulacra.experiments import load_scenario
+from simulacra.llm import RawReply, Request, load_model
+from simulacra.runlog import read_events
+from simulacra.worlds.town.scripted import sociable
+
+AGENTS = 25
+SCENARIO = Path(__file__).resolve().parent.parent / "scenarios" / "town.yaml"
+
+
+class InFlight:
+    """Wraps a backend and sums the wall time during which at least one call is running."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.busy_s = 0.0
+        self._running = 0
+        self._since = 0.0
+
+    async def generate(
+        self, request: Request, schema: dict[str, Any] | None, seed: int
+    ) -> RawReply:
+        if self._running == 0:
+            self._since = time.perf_counter()
+        self._running += 1
+        try:
+            reply: RawReply = await self.inner.generate(request, schema, seed)
+            return reply
+        finally:
+            self._running -= 1
+            if self._running == 0:
+                self.busy_s += time.perf_counter() - self._since
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory(prefix="bench-town-") as root:
+        scenario = load_scenario(
+            SCENARIO,
+            [f"agents.count={AGENTS}", "embedder.kind=hashing", f"output.root={root}"],
+        )
+        model = sociable(load_model("scripted"))
+        timer = InFlight(model.backend)
+        model.backend = timer
+        started = time.perf_counter()
+        run = run_scenario(scenario, model=model, progress=False)
+        wall = time.perf_counter() - started
+        events = list(read_events(run.events_path))
+    calls = [e for e in events if e.kind == "llm.call"]
+    ticks = sum(1 for e in events if e.kind == "world")
+    hours = ticks * scenario.schedule.tick_minutes / 60
+    print(
+        json.dumps(
+            {
+                "agents": AGENTS,
+                "simulated_hours": hours,
+                "wall_s": round(wall, 2),
+                "agent_ticks_per_s": round(AGENTS * ticks / wall, 1),
+                "calls": len(calls),
+                "calls_per_agent_hour": round(len(calls) / (AGENTS * hours), 2),
+                "conversations": sum(1 for e in events if e.kind == "conversation"),
+                "events": len(events),
+                "overhead_share": round(1 - timer.busy_s / wall, 4),
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

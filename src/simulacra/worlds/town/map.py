@@ -1,0 +1,124 @@
+"""The town map a scenario writes: places with areas and objects, and roads between them."""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class ThingSpec(BaseModel):
+    """An object in an area. `state` is its resting state, which it returns to when left alone."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(min_length=1)
+    state: str = "idle"
+
+
+class AreaSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(min_length=1)
+    objects: list[ThingSpec] = Field(default_factory=list)
+
+
+class PlaceSpec(BaseModel):
+    """A building or open space; `x, y, w, h` is its rectangle on the drawn map."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(min_length=1)
+    kind: str = Field(min_length=1)
+    x: float
+    y: float
+    w: float = Field(gt=0)
+    h: float = Field(gt=0)
+    areas: list[AreaSpec] = Field(min_length=1)
+
+    def area(self, name: str) -> AreaSpec | None:
+        return next((a for a in self.areas if a.name == name), None)
+
+
+class RoadSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    between: tuple[str, str]
+    minutes: int = Field(ge=1)
+
+
+class TownMap(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = "town"
+    width: float = Field(default=100, gt=0)
+    height: float = Field(default=100, gt=0)
+    places: list[PlaceSpec] = Field(min_length=1)
+    roads: list[RoadSpec] = Field(default_factory=list)
+
+    @property
+    def place_names(self) -> list[str]:
+        return [p.name for p in self.places]
+
+    def place(self, name: str) -> PlaceSpec | None:
+        return next((p for p in self.places if p.name == name), None)
+
+    def problems(self) -> list[tuple[str, str]]:
+        """Faults as (field path, message): duplicates, unknown or cut-off places."""
+        found: list[tuple[str, str]] = []
+        seen: set[str] = set()
+        for i, place in enumerate(self.places):
+            if place.name in seen:
+                found.append((f"places[{i}].name", f'duplicate place "{place.name}"'))
+            seen.add(place.name)
+            areas: set[str] = set()
+            for j, area in enumerate(place.areas):
+                if area.name in areas:
+                    found.append((f"places[{i}].areas[{j}].name", f'duplicate area "{area.name}"'))
+                areas.add(area.name)
+            things = [t.name for a in place.areas for t in a.objects]
+            for name in sorted({t for t in things if things.count(t) > 1}):
+                found.append((f"places[{i}]", f'object "{name}" appears in more than one area'))
+        for i, road in enumerate(self.roads):
+            for end in road.between:
+                if end not in seen:
+                    found.append((f"roads[{i}].between", unknown("place", end, self.place_names)))
+        if not found:
+            found.extend(self._unreachable())
+        return found
+
+    def _unreachable(self) -> list[tuple[str, str]]:
+        links: dict[str, set[str]] = {p.name: set() for p in self.places}
+        for road in self.roads:
+            a, b = road.between
+            links[a].add(b)
+            links[b].add(a)
+        first = self.places[0].name
+        reached, frontier = {first}, [first]
+        while frontier:
+            for nxt in links[frontier.pop()] - reached:
+                reached.add(nxt)
+                frontier.append(nxt)
+        cut_off = [p for p in self.place_names if p not in reached]
+        if not cut_off:
+            return []
+        return [("roads", f"no road reaches {', '.join(cut_off)} from {first}; add a road")]
+
+
+def unknown(what: str, name: str, known: list[str]) -> str:
+    """The house error for a bad reference: what was asked, what exists, the likeliest fix."""
+    close = difflib.get_close_matches(name, known, n=1)
+    hint = f' (did you mean "{close[0]}"?)' if close else ""
+    listed = ", ".join(known[:30]) + (", ..." if len(known) > 30 else "")
+    return f'unknown {what} "{name}"{hint}; known {what}s: {listed}'
+
+
+def read_map(path: str | Path) -> dict[str, Any]:
+    """The raw map mapping from a YAML file (validated by the scenario loader, not here)."""
+    data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: a town map must be a YAML mapping with places and roads")
+    return data

@@ -1,0 +1,357 @@
+"""The town: agents walk between places along roads, see who and what is around them, use objects.
+
+Actions (`simulacra.worlds.Action`):
+- `do`: go to `target` (a place; None means stay) and do `description`, optionally using
+  `args["object"]` and setting it to `args["state"]`; `args["area"]` picks an area.
+- `talk`: stay and talk with `args["with"]` (an agent id).
+A fault (an unknown place, area or object, an object in use) is rejected with a reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from typing import Any
+
+from simulacra.worlds.base import Action, Observation, Outcome, WorldEvent
+from simulacra.worlds.town.layout import Rect, along, area_rects, static_layout
+from simulacra.worlds.town.map import TownMap, unknown
+from simulacra.worlds.town.roads import RoadGraph
+
+
+@dataclass(frozen=True)
+class Trip:
+    """An agent on the way: where from, where to, and what it will do on arrival."""
+
+    stops: tuple[str, ...]
+    departed: datetime
+    arrives: datetime
+    area: str
+    description: str
+    object: str | None
+    state: str | None
+
+
+@dataclass(frozen=True)
+class Whereabouts:
+    name: str
+    place: str
+    area: str
+    action: str = ""
+    object: str | None = None
+    trip: Trip | None = None
+
+
+class TownWorld:
+    """The World protocol over a TownMap, on a simulated clock it is told to advance."""
+
+    def __init__(self, town: TownMap, now: datetime) -> None:
+        self.town = town
+        self.roads = RoadGraph(town)
+        self.now = now
+        self.agents: dict[str, Whereabouts] = {}
+        # Object states by (place, object); resting states are the map's.
+        self._resting = {
+            (p.name, t.name): t.state for p in town.places for a in p.areas for t in a.objects
+        }
+        self._area_of = {
+            (p.name, t.name): a.name for p in town.places for a in p.areas for t in a.objects
+        }
+        self.objects: dict[tuple[str, str], str] = dict(self._resting)
+        self._users: dict[tuple[str, str], str] = {}
+        self._rects = {p.name: area_rects(p) for p in town.places}
+        self._news: dict[str, list[str]] = {}
+
+    # --- set-up -------------------------------------------------------------------------
+
+    def add_agent(self, agent_id: str, name: str, place: str) -> None:
+        spec = self.town.place(place)
+        if spec is None:
+            raise ValueError(unknown("place", place, self.town.place_names))
+        self.agents[agent_id] = Whereabouts(name, place, spec.areas[0].name, "starting the day")
+
+    def layout(self) -> dict[str, Any]:
+        return static_layout(self.town)
+
+    # --- the World protocol -------------------------------------------------------------
+
+    def observe(self, agent_id: str) -> Observation:
+        """People at the same place, changed objects in the same area, and what just happened.
+
+        `facts`: `area`, `objects` (the object names at this place, for planning), `names`
+        (id -> name of the people here) and `events` (world events announced at this place).
+        """
+        me = self.agents[agent_id]
+        if me.trip is not None:
+            return Observation(agent_id, f"on the way to {me.trip.stops[-1]}")
+        others = sorted(
+            (i, w)
+            for i, w in self.agents.items()
+            if i != agent_id and w.place == me.place and w.trip is None
+        )
+        texts = [f"{w.name} is at {w.place} ({w.area}): {w.action}" for _, w in others]
+        texts += [
+            f"the {name} in the {me.area} of {me.place} is {state}"
+            for (place, name), state in sorted(self.objects.items())
+            if place == me.place
+            and self._area_of[(place, name)] == me.area
+            and state != self._resting[(place, name)]
+        ]
+        spec = self.town.place(me.place)
+        assert spec is not None
+        return Observation(
+            agent_id,
+            me.place,
+            tuple(texts),
+            tuple(i for i, _ in others),
+            {
+                "area": me.area,
+                "objects": [t.name for a in spec.areas for t in a.objects],
+                "names": {i: w.name for i, w in others},
+                "events": list(self._news.get(me.place, [])),
+            },
+        )
+
+    def announce(self, place: str, text: str) -> None:
+        """Something everyone at `place` notices on their next look (until the clock moves)."""
+        self._news.setdefault(place, []).append(text)
+
+    def apply(self, agent_id: str, action: Action) -> Outcome:
+        me = self.agents[agent_id]
+        if action.kind == "talk":
+            other = str(action.args.get("with", ""))
+            if other not in self.agents or self.agents[other].place != me.place:
+                return Outcome(False, f"{other or 'nobody'} is not at {me.place} to talk with")
+            self.agents[agent_id] = replace(me, action=action.description)
+            return Outcome(True)
+        if action.kind != "do":
+            return Outcome(False, f'unknown action kind "{action.kind}"; the town knows do, talk')
+        place = action.target or (me.trip.stops[-1] if me.trip else me.place)
+        fault = self._check(place, action.args)
+        if fault:
+            return Outcome(False, fault)
+        if me.trip is not None:
+            # Someone on the way finishes the walk; a changed destination is taken up on arrival.
+            return Outcome(True, facts={"on_the_way_to": me.trip.stops[-1]})
+        thing = _text(action.args.get("object"))
+        area = self._area_for(place, action.args, thing, me)
+        if place != me.place:
+            return self._depart(agent_id, place, area, action, thing)
+        return self._settle(
+            agent_id, area, action.description, thing, _text(action.args.get("state"))
+        )
+
+    def advance(self, dt: timedelta) -> list[WorldEvent]:
+        self.now += dt
+        self._news.clear()
+        happened: list[WorldEvent] = []
+        for agent_id, me in sorted(self.agents.items()):
+            trip = me.trip
+            if trip is None or trip.arrives > self.now:
+                continue
+            place = trip.stops[-1]
+            self.agents[agent_id] = Whereabouts(me.name, place, trip.area, trip.description)
+            happened.append(
+                WorldEvent(
+                    "arrival", f"{me.name} arrived at {place}", {"agent": agent_id, "place": place}
+                )
+            )
+            outcome = self._settle(agent_id, trip.area, trip.description, trip.object, trip.state)
+            if not outcome.ok:
+                # The object was taken while on the way: do the activity without it.
+                self._settle(agent_id, trip.area, trip.description, None, None)
+                happened.append(WorldEvent("busy", outcome.reason, {"agent": agent_id}))
+        return happened
+
+    def snapshot(self) -> dict[str, Any]:
+        return {
+            "time": self.now.isoformat(),
+            "agents": {i: _whereabouts_json(w) for i, w in sorted(self.agents.items())},
+            "objects": [[p, o, s] for (p, o), s in sorted(self.objects.items())],
+            "users": [[p, o, a] for (p, o), a in sorted(self._users.items())],
+        }
+
+    def restore(self, snapshot: dict[str, Any]) -> None:
+        self.now = datetime.fromisoformat(snapshot["time"])
+        self.agents = {i: _whereabouts_from(w) for i, w in snapshot["agents"].items()}
+        self.objects = {(p, o): s for p, o, s in snapshot["objects"]}
+        self._users = {(p, o): a for p, o, a in snapshot["users"]}
+
+    # --- what the engine and the viewer read --------------------------------------------
+
+    def frame(self) -> dict[str, Any]:
+        """Everyone's place, area, point and action, plus changed objects and occupancy."""
+        agents: dict[str, Any] = {}
+        for agent_id, me in sorted(self.agents.items()):
+            x, y = self.position(agent_id)
+            agents[agent_id] = {
+                "place": None if me.trip else me.place,
+                "area": None if me.trip else me.area,
+                "x": x,
+                "y": y,
+                "action": me.action,
+            }
+        occupancy: dict[str, int] = {}
+        for me in self.agents.values():
+            if me.trip is None:
+                occupancy[me.place] = occupancy.get(me.place, 0) + 1
+        changed = {
+            f"{p}: {o}": s
+            for (p, o), s in sorted(self.objects.items())
+            if s != self._resting[(p, o)]
+        }
+        return {"agents": agents, "objects": changed, "occupancy": dict(sorted(occupancy.items()))}
+
+    def position(self, agent_id: str) -> tuple[float, float]:
+        me = self.agents[agent_id]
+        if me.trip is not None:
+            trip = me.trip
+            total = (trip.arrives - trip.departed).total_seconds()
+            share = (self.now - trip.departed).total_seconds() / total if total else 1.0
+            centres = [self._place_rect(p).centre for p in trip.stops]
+            return along(centres, share)
+        here = sorted(
+            i
+            for i, w in self.agents.items()
+            if w.trip is None and w.place == me.place and w.area == me.area
+        )
+        return self._rects[me.place][me.area].spot(here.index(agent_id), len(here))
+
+    def travel_minutes(self, origin: str, destination: str) -> int:
+        return self.roads.minutes(origin, destination)
+
+    def set_object(self, place: str, name: str, state: str) -> Outcome:
+        """A world event from outside (an intervention): an object changes state on its own."""
+        fault = self._check(place, {"object": name})
+        if fault:
+            return Outcome(False, fault)
+        self.objects[(place, name)] = state
+        return Outcome(True)
+
+    # --- inside -------------------------------------------------------------------------
+
+    def _place_rect(self, place: str) -> Rect:
+        spec = self.town.place(place)
+        assert spec is not None
+        return Rect(spec.x, spec.y, spec.w, spec.h)
+
+    def _check(self, place: str, args: dict[str, Any]) -> str:
+        spec = self.town.place(place)
+        if spec is None:
+            return unknown("place", place, self.town.place_names)
+        area = _text(args.get("area"))
+        if area and spec.area(area) is None:
+            return unknown("area", area, [a.name for a in spec.areas]) + f" (at {place})"
+        thing = _text(args.get("object"))
+        if thing and (place, thing) not in self.objects:
+            there = [t.name for a in spec.areas for t in a.objects]
+            return unknown("object", thing, there) + f" (at {place})"
+        return ""
+
+    def _area_for(
+        self, place: str, args: dict[str, Any], thing: str | None, me: Whereabouts
+    ) -> str:
+        if thing:
+            return self._area_of[(place, thing)]
+        area = _text(args.get("area"))
+        if area:
+            return area
+        spec = self.town.place(place)
+        assert spec is not None
+        return me.area if place == me.place else spec.areas[0].name
+
+    def _depart(
+        self, agent_id: str, place: str, area: str, action: Action, thing: str | None
+    ) -> Outcome:
+        me = self._release(agent_id)
+        route = self.roads.route(me.place, place)
+        trip = Trip(
+            route.stops,
+            self.now,
+            self.now + timedelta(minutes=route.minutes),
+            area,
+            action.description,
+            thing,
+            _text(action.args.get("state")),
+        )
+        self.agents[agent_id] = replace(me, action=f"walking to {place}", trip=trip)
+        return Outcome(True, facts={"travel_minutes": route.minutes, "route": list(route.stops)})
+
+    def _settle(
+        self, agent_id: str, area: str, description: str, thing: str | None, state: str | None
+    ) -> Outcome:
+        me = self.agents[agent_id]
+        if thing and me.object != thing:
+            user = self._users.get((me.place, thing))
+            if user is not None and user != agent_id:
+                who = self.agents[user].name
+                return Outcome(False, f"the {thing} at {me.place} is in use by {who}")
+        if me.object != thing:
+            me = self._release(agent_id)
+        if thing:
+            self._users[(me.place, thing)] = agent_id
+            if state:
+                self.objects[(me.place, thing)] = state
+        self.agents[agent_id] = replace(me, area=area, action=description, object=thing)
+        return Outcome(True)
+
+    def _release(self, agent_id: str) -> Whereabouts:
+        """Stop using the current object, which returns to its resting state."""
+        me = self.agents[agent_id]
+        if me.object is not None:
+            key = (me.place, me.object)
+            if self._users.get(key) == agent_id:
+                del self._users[key]
+                self.objects[key] = self._resting[key]
+            me = replace(me, object=None)
+            self.agents[agent_id] = me
+        return me
+
+
+def _text(value: object) -> str | None:
+    return str(value) if value not in (None, "") else None
+
+
+def _whereabouts_json(w: Whereabouts) -> dict[str, Any]:
+    trip = None
+    if w.trip is not None:
+        t = w.trip
+        trip = {
+            "stops": list(t.stops),
+            "departed": t.departed.isoformat(),
+            "arrives": t.arrives.isoformat(),
+            "area": t.area,
+            "description": t.description,
+            "object": t.object,
+            "state": t.state,
+        }
+    return {
+        "name": w.name,
+        "place": w.place,
+        "area": w.area,
+        "action": w.action,
+        "object": w.object,
+        "trip": trip,
+    }
+
+
+def _whereabouts_from(raw: dict[str, Any]) -> Whereabouts:
+    trip = raw.get("trip")
+    return Whereabouts(
+        raw["name"],
+        raw["place"],
+        raw["area"],
+        raw["action"],
+        raw["object"],
+        None
+        if trip is None
+        else Trip(
+            tuple(trip["stops"]),
+            datetime.fromisoformat(trip["departed"]),
+            datetime.fromisoformat(trip["arrives"]),
+            trip["area"],
+            trip["description"],
+            trip["object"],
+            trip["state"],
+        ),
+    )

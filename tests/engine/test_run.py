@@ -1,0 +1,303 @@
+import hashlib
+import json
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from simulacra.engine import Progress, interview_agent, resume_run, run_scenario
+from simulacra.experiments import Scenario, load_scenario, validate_scenario
+from simulacra.llm import ScriptedModel, load_model
+from simulacra.runlog import Event, RunDir, read_events
+from simulacra.worlds.town.scripted import sociable
+
+TOWN = Path(__file__).resolve().parents[2] / "scenarios" / "town.yaml"
+PARTY = (
+    "I want to host a Valentine's party at Hobbs Cafe today at 17:00 and invite everyone I meet."
+)
+QUESTION = "Do you know of any party or event happening today? Where and when?"
+# A thought for the host at 07:30, a phone call from the host to Theo at 08:00, a smoke alarm
+# at Theo's dormitory at 07:40 (he is at home then).
+INTERVENTIONS = (
+    "interventions=["
+    f'{{at: "07:30", type: thought, agent: marta_okafor, text: "{PARTY}"}},'
+    '{at: "07:40", type: event, place: Grove Dormitory, object: stove, state: smoking,'
+    " text: the smoke alarm goes off in the dormitory},"
+    '{at: "08:00", type: conversation, agents: [marta_okafor, theo_brandt], text: the weather}]'
+)
+
+
+def tiny(root: Path, *extra: str) -> list[str]:
+    """Three agents, 07:00-10:00, checkpoints every four ticks: a run of a few seconds."""
+    return [
+        "agents.count=3",
+        "schedule.duration=3h",
+        "schedule.checkpoint_every=4",
+        "embedder.kind=hashing",
+        f"output.root={root}",
+        'interviews.times=["07:50", "09:30"]',
+        'attendance.start="09:00"',
+        'attendance.end="10:00"',
+        INTERVENTIONS,
+        *extra,
+    ]
+
+
+def model() -> ScriptedModel:
+    return sociable(load_model("scripted"))
+
+
+def run(root: Path, *extra: str, **options: Any) -> RunDir:
+    scenario = load_scenario(TOWN, tiny(root, *extra))
+    return run_scenario(scenario, model=model(), progress=False, report=False, **options)
+
+
+def comparable(path: Path) -> list[tuple[Any, ...]]:
+    """The log without wall-clock fields (wall, latency_s, and the byte offsets of checkpoints,
+    which count the bytes those fields take): what two equal runs must share."""
+    rows = []
+    for e in read_events(path):
+        data = {k: v for k, v in e.data.items() if k not in ("latency_s", "offset")}
+        rows.append((e.seq, e.t, e.kind, e.agent, json.dumps(data, sort_keys=True)))
+    return rows
+
+
+def memories(db: Path) -> int:
+    with sqlite3.connect(db) as connection:
+        count: int = connection.execute("SELECT count(*) FROM memories").fetchone()[0]
+    return count
+
+
+def events(run_dir: RunDir, kind: str) -> list[Event]:
+    return list(read_events(run_dir.events_path, {kind}))
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> RunDir:
+    return run(tmp_path_factory.mktemp("reference"))
+
+
+def test_a_run_writes_its_directory_and_a_log_that_starts_with_the_map(reference: RunDir) -> None:
+    info = reference.info()
+    assert info["status"] == "completed" and info["model"] == "scripted"
+    first = next(read_events(reference.events_path))
+    assert first.kind == "run" and first.data["seed"] == 7
+    assert {p["name"] for p in first.data["world"]["places"]} >= {"Hobbs Cafe", "Alder Cottage"}
+    assert set(first.data["agents"]) == {"marta_okafor", "theo_brandt", "priya_nair"}
+    worlds = events(reference, "world")
+    assert [w.data["tick"] for w in worlds] == list(range(18))
+    assert set(worlds[0].data["agents"]["theo_brandt"]) >= {"place", "area", "x", "y", "action"}
+    assert validate_scenario(reference.config(), "config").agents.count == 3
+    assert (reference.path / "memory.sqlite").exists()
+
+
+def test_two_runs_with_the_same_seed_write_identical_logs(
+    reference: RunDir, tmp_path: Path
+) -> None:
+    again = run(tmp_path)
+    assert comparable(again.events_path) == comparable(reference.events_path)
+
+
+def test_interventions_fire_at_their_time(reference: RunDir) -> None:
+    fired = {(e.t, e.data["type"]) for e in events(reference, "intervention")}
+    assert fired == {
+        ("2024-02-14T07:30:00", "thought"),
+        ("2024-02-14T07:40:00", "event"),
+        ("2024-02-14T08:00:00", "conversation"),
+    }
+    thought = [e for e in events(reference, "memory.add") if e.data["text"] == PARTY]
+    assert [(e.t, e.agent, e.data["importance"]) for e in thought] == [
+        ("2024-02-14T07:30:00", "marta_okafor", 9.0)
+    ]
+    replans = [e for e in events(reference, "plan") if e.data["level"] == "replan"]
+    assert [(e.t, e.agent) for e in replans][:1] == [("2024-02-14T07:30:00", "marta_okafor")]
+    alarm = [e for e in events(reference, "observation") if "smoke alarm" in e.data["text"]]
+    assert [(e.t, e.agent, e.data["salient"]) for e in alarm] == [
+        ("2024-02-14T07:40:00", "theo_brandt", True)
+    ]
+    frame = next(e for e in events(reference, "world") if e.t == "2024-02-14T07:40:00")
+    assert frame.data["objects"]["Grove Dormitory: stove"] == "smoking"
+    calls = [e for e in events(reference, "conversation") if e.t == "2024-02-14T08:00:00"]
+    assert calls[0].data["participants"] == ["marta_okafor", "theo_brandt"]
+
+
+def test_the_diffusion_metric_comes_from_interviews(reference: RunDir) -> None:
+    metrics = json.loads((reference.path / "metrics.json").read_text())
+    asked = events(reference, "interview")
+    assert {e.data["question"] for e in asked} == {QUESTION}
+    answers: dict[str, dict[str, str]] = {}
+    for e in asked:
+        answers.setdefault(e.t or "", {})[e.agent or ""] = e.data["answer"]
+    assert [d["t"] for d in metrics["diffusion"]] == ["2024-02-14T07:50:00", "2024-02-14T09:30:00"]
+    assert [d["answers"] for d in metrics["diffusion"]] == [answers[t] for t in sorted(answers)]
+    for entry in metrics["diffusion"]:
+        told = [a for a, text in entry["answers"].items() if "party at hobbs cafe" in text.lower()]
+        assert entry["agents"] == told and entry["aware"] == len(told)
+    # The host knows from her thought; Theo heard it on the phone at 08:00; anyone else who
+    # knows by 09:30 was told in a conversation that mentioned the party.
+    first, second = metrics["diffusion"]
+    assert first["agents"] == ["marta_okafor"]
+    assert {"marta_okafor", "theo_brandt"} <= set(second["agents"])
+    for agent in set(second["agents"]) - {"marta_okafor", "theo_brandt"}:
+        assert any(
+            agent in e.data["participants"] and "party" in json.dumps(e.data["turns"])
+            for e in events(reference, "conversation")
+            if (e.t or "") < second["t"]
+        )
+    logged = [e.data["value"] for e in events(reference, "metric") if e.data["name"] == "aware"]
+    assert logged == [first["aware"], second["aware"]]
+
+
+def test_attendance_conversations_and_budget_are_read_from_the_log(reference: RunDir) -> None:
+    metrics = json.loads((reference.path / "metrics.json").read_text())
+    present = {
+        agent
+        for e in events(reference, "world")
+        if "2024-02-14T09:00:00" <= (e.t or "") <= "2024-02-14T10:00:00"
+        for agent, where in e.data["agents"].items()
+        if where["place"] == "Hobbs Cafe"
+    }
+    assert metrics["attendance"]["attended"] == sorted(present)
+    assert metrics["conversations"]["marta_okafor|theo_brandt"] >= 1
+    calls = events(reference, "llm.call")
+    budget = metrics["budget"]
+    assert budget["total"]["calls"] == len(calls)
+    assert sum(v["calls"] for v in budget["by_purpose"].values()) == len(calls)
+    assert budget["per_agent_day"]["theo_brandt"]["2024-02-14"]["calls"] == sum(
+        1 for e in calls if e.agent == "theo_brandt"
+    )
+    assert budget["calls_per_agent_hour"] == round(len(calls) / (3 * 3), 3)
+
+
+_KILLER = textwrap.dedent(
+    """
+    import json, os, signal, sys
+    from simulacra.engine import run_scenario
+    from simulacra.experiments import load_scenario
+    from simulacra.llm import load_model
+    from simulacra.worlds.town.scripted import sociable
+
+    def kill(progress):
+        if progress.tick == int(sys.argv[2]):
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    scenario = load_scenario(sys.argv[1], json.loads(sys.argv[3]))
+    model = sociable(load_model("scripted"))
+    run_scenario(scenario, model=model, progress=False, on_progress=kill, report=False)
+    """
+)
+
+
+def test_a_run_killed_with_sigkill_resumes_to_the_same_log(
+    reference: RunDir, tmp_path: Path
+) -> None:
+    overrides = tiny(tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-c", _KILLER, str(TOWN), "10", json.dumps(overrides)],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert done.returncode == -9, done.stderr
+    (killed,) = [RunDir(p) for p in tmp_path.iterdir() if p.is_dir()]
+    assert killed.info()["status"] == "running"
+    state = json.loads((killed.path / "checkpoint" / "state.json").read_text())
+    assert state["tick"] == 8
+    # The killed process went on writing memories after its checkpoint: those must go.
+    saved = killed.path / "checkpoint" / state["memory"]
+    assert memories(killed.path / "memory.sqlite") > memories(saved)
+    resumed = resume_run(killed.path, model=model(), progress=False, report=False)
+    assert resumed.info()["status"] == "completed"
+    assert comparable(resumed.events_path) == comparable(reference.events_path)
+
+
+def test_a_failed_run_resumes_from_its_checkpoint_to_the_same_log(
+    reference: RunDir, tmp_path: Path
+) -> None:
+    def fail(progress: Progress) -> None:
+        if progress.tick == 11:
+            raise RuntimeError("power cut")
+
+    with pytest.raises(RuntimeError, match="power cut"):
+        run(tmp_path, on_progress=fail)
+    (failed,) = [RunDir(p) for p in tmp_path.iterdir() if p.is_dir()]
+    assert failed.info()["status"] == "failed"
+    resumed = resume_run(failed.path, model=model(), progress=False, report=False)
+    assert comparable(resumed.events_path) == comparable(reference.events_path)
+    with pytest.raises(ValueError, match="already completed"):
+        resume_run(failed.path, model=model(), progress=False, report=False)
+
+
+def test_interviewing_an_agent_answers_from_its_saved_memory(reference: RunDir) -> None:
+    db = reference.path / "memory.sqlite"
+    before = hashlib.sha256(db.read_bytes()).hexdigest()
+    answer = interview_agent(reference.path, "theo_brandt", QUESTION, model=model())
+    assert "party" in answer.answer.lower()
+    assert answer.memory_ids and all(i.startswith("theo_brandt-") for i in answer.memory_ids)
+    assert hashlib.sha256(db.read_bytes()).hexdigest() == before
+    with pytest.raises(KeyError, match="no agent 'nobody'"):
+        interview_agent(reference.path, "nobody", QUESTION, model=model())
+
+
+def test_a_rejected_action_is_logged_with_its_reason_and_the_agent_keeps_to_its_plan(
+    tmp_path: Path,
+) -> None:
+    kettle = {"minutes": 15, "action": "boiling water", "object": "stove", "object_state": "on"}
+    scripted = model()
+    scripted.on("plan.actions", lambda request: {"actions": [kettle]})
+    # Marta and Daniel share Alder Cottage and its one stove.
+    scenario: Scenario = load_scenario(TOWN, tiny(tmp_path, "agents.count=6"))
+    done = run_scenario(scenario, model=scripted, progress=False, report=False)
+    actions = events(done, "action")
+    refused = [e for e in actions if not e.data["ok"]]
+    assert refused and "in use by" in refused[0].data["reason"]
+    after = actions[actions.index(refused[0]) + 1]
+    assert after.agent == refused[0].agent and after.data["ok"]
+    assert after.data["description"] == "boiling water" and after.data["object"] is None
+    metrics = json.loads((done.path / "metrics.json").read_text())
+    assert metrics["rejected_actions"] == len(refused)
+
+
+def test_each_simulated_day_is_planned_and_the_night_is_skipped(tmp_path: Path) -> None:
+    overrides = [
+        "agents.count=2",
+        "schedule.start=2024-02-14T20:00",
+        "schedule.duration=14h",
+        'schedule.wake="07:00"',
+        'schedule.sleep="21:00"',
+        "schedule.tick_minutes=30",
+        "embedder.kind=hashing",
+        f"output.root={tmp_path}",
+        "interventions=[]",
+        "interviews=null",
+        "attendance=null",
+    ]
+    scenario = load_scenario(TOWN, overrides)
+    done = run_scenario(scenario, model=model(), progress=False, report=False)
+    ticks = [e.t for e in events(done, "world")]
+    assert ticks == [
+        "2024-02-14T20:00:00",
+        "2024-02-14T20:30:00",
+        "2024-02-15T07:00:00",
+        "2024-02-15T07:30:00",
+        "2024-02-15T08:00:00",
+        "2024-02-15T08:30:00",
+        "2024-02-15T09:00:00",
+        "2024-02-15T09:30:00",
+    ]
+    days = [(e.t, e.agent) for e in events(done, "plan") if e.data["level"] == "day"]
+    assert days == [
+        ("2024-02-14T20:00:00", "marta_okafor"),
+        ("2024-02-14T20:00:00", "theo_brandt"),
+        ("2024-02-15T07:00:00", "marta_okafor"),
+        ("2024-02-15T07:00:00", "theo_brandt"),
+    ]
+    summaries = [e for e in events(done, "llm.call") if e.data["purpose"] == "summarize.day"]
+    assert {(e.t, e.agent) for e in summaries} == {
+        ("2024-02-14T20:30:00", "marta_okafor"),
+        ("2024-02-14T20:30:00", "theo_brandt"),
+    }

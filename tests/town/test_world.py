@@ -1,0 +1,183 @@
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from simulacra.experiments.load import validate_scenario
+from simulacra.worlds.base import Action, World
+from simulacra.worlds.town import RoadGraph, TownMap, TownWorld
+from simulacra.worlds.town.map import read_map
+
+MAP = Path(__file__).resolve().parents[2] / "scenarios" / "town" / "map.yaml"
+START = datetime(2024, 2, 14, 7, 0)
+TOWN = TownMap.model_validate(read_map(MAP))
+ROADS = RoadGraph(TOWN)
+
+
+@pytest.fixture
+def town() -> TownMap:
+    return TOWN
+
+
+@pytest.fixture
+def world(town: TownMap) -> TownWorld:
+    w = TownWorld(town, START)
+    w.add_agent("marta", "Marta Okafor", "Alder Cottage")
+    w.add_agent("daniel", "Daniel Okafor", "Alder Cottage")
+    w.add_agent("theo", "Theo Brandt", "Grove Dormitory")
+    return w
+
+
+def go(place: str | None, description: str = "", **args: str) -> Action:
+    return Action("do", description or "doing something", target=place, args=args)
+
+
+def test_town_world_follows_the_world_protocol(world: TownWorld) -> None:
+    assert isinstance(world, World)
+
+
+def test_the_shipped_map_has_no_faults(town: TownMap) -> None:
+    assert town.problems() == []
+    assert {"home", "cafe", "college", "store", "park", "bar"} <= {p.kind for p in town.places}
+
+
+def test_travel_time_is_the_quickest_route_over_the_roads(town: TownMap) -> None:
+    roads = RoadGraph(town)
+    route = roads.route("Alder Cottage", "Hobbs Cafe")
+    # Via Birch House 3 + 6 = 9 beats Hazel House and Ivy House 3 + 3 + 4 = 10.
+    assert route.stops == ("Alder Cottage", "Birch House", "Hobbs Cafe")
+    assert route.minutes == 9
+    assert roads.minutes("Hobbs Cafe", "Hobbs Cafe") == 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_travel_times_are_symmetric_and_obey_the_triangle_inequality(data: st.DataObject) -> None:
+    a, b, c = (data.draw(st.sampled_from(TOWN.place_names)) for _ in range(3))
+    assert ROADS.minutes(a, b) == ROADS.minutes(b, a)
+    assert ROADS.minutes(a, c) <= ROADS.minutes(a, b) + ROADS.minutes(b, c)
+
+
+def test_an_agent_is_on_the_way_for_the_travel_minutes_then_arrives(world: TownWorld) -> None:
+    outcome = world.apply("marta", go("Hobbs Cafe", "opening the cafe", object="espresso machine"))
+    assert outcome.ok and outcome.facts["travel_minutes"] == 9
+    assert world.frame()["agents"]["marta"]["place"] is None
+    assert world.observe("marta").place == "on the way to Hobbs Cafe"
+    world.advance(timedelta(minutes=5))
+    midway = world.frame()["agents"]["marta"]
+    assert midway["place"] is None and midway["action"] == "walking to Hobbs Cafe"
+    world.advance(timedelta(minutes=5))
+    arrived = world.frame()["agents"]["marta"]
+    assert (arrived["place"], arrived["area"], arrived["action"]) == (
+        "Hobbs Cafe",
+        "counter",
+        "opening the cafe",
+    )
+    cafe = next(p for p in world.layout()["places"] if p["name"] == "Hobbs Cafe")
+    assert cafe["x"] <= arrived["x"] <= cafe["x"] + cafe["w"]
+
+
+def test_an_unknown_place_is_rejected_with_a_reason(world: TownWorld) -> None:
+    outcome = world.apply("marta", go("Hobs Cafe"))
+    assert not outcome.ok
+    assert 'unknown place "Hobs Cafe"' in outcome.reason
+    assert 'did you mean "Hobbs Cafe"' in outcome.reason
+    assert world.agents["marta"].place == "Alder Cottage"
+
+
+def test_an_object_that_is_not_there_is_rejected_with_what_is_there(world: TownWorld) -> None:
+    outcome = world.apply("marta", go("Alder Cottage", object="espresso machine"))
+    assert not outcome.ok
+    assert 'unknown object "espresso machine"' in outcome.reason
+    assert "stove" in outcome.reason
+
+
+def test_an_unknown_action_kind_is_rejected(world: TownWorld) -> None:
+    outcome = world.apply("marta", Action("fly", target="Hobbs Cafe"))
+    assert not outcome.ok and "fly" in outcome.reason
+
+
+def test_using_an_object_changes_its_state_until_the_agent_stops(world: TownWorld) -> None:
+    assert world.apply("marta", go(None, "cooking breakfast", object="stove", state="cooking")).ok
+    assert world.frame()["objects"] == {"Alder Cottage: stove": "cooking"}
+    assert world.apply("marta", go(None, "reading", object="sofa")).ok
+    assert "Alder Cottage: stove" not in world.frame()["objects"]
+
+
+def test_an_object_in_use_by_someone_else_is_rejected(world: TownWorld) -> None:
+    assert world.apply("marta", go(None, "cooking", object="stove", state="cooking")).ok
+    outcome = world.apply("daniel", go(None, "frying eggs", object="stove", state="frying"))
+    assert not outcome.ok and "in use by Marta Okafor" in outcome.reason
+
+
+def test_agents_perceive_people_at_their_place_and_object_states_in_their_area(
+    world: TownWorld,
+) -> None:
+    world.apply("marta", go(None, "cooking breakfast", object="stove", state="cooking"))
+    world.apply("daniel", go(None, "making coffee", area="kitchen"))
+    seen = world.observe("daniel")
+    assert seen.nearby_agents == ("marta",)
+    assert "Marta Okafor is at Alder Cottage (kitchen): cooking breakfast" in seen.texts
+    assert "the stove in the kitchen of Alder Cottage is cooking" in seen.texts
+    assert seen.facts["names"] == {"marta": "Marta Okafor"}
+    assert "stove" in seen.facts["objects"]
+    assert world.observe("theo").nearby_agents == ()
+
+
+def test_a_world_event_is_announced_to_those_present_until_the_clock_moves(
+    world: TownWorld,
+) -> None:
+    assert world.set_object("Alder Cottage", "stove", "on fire").ok
+    world.announce("Alder Cottage", "smoke pours out of the kitchen")
+    assert world.observe("daniel").facts["events"] == ["smoke pours out of the kitchen"]
+    assert world.observe("theo").facts["events"] == []
+    world.advance(timedelta(minutes=10))
+    assert world.observe("daniel").facts["events"] == []
+    assert world.frame()["objects"] == {"Alder Cottage: stove": "on fire"}
+
+
+def test_snapshot_and_restore_give_back_the_same_world(world: TownWorld, town: TownMap) -> None:
+    world.apply("marta", go("Hobbs Cafe", object="oven", state="baking"))
+    world.apply("daniel", go(None, "cooking", object="stove", state="cooking"))
+    world.advance(timedelta(minutes=4))
+    copy = TownWorld(town, START)
+    copy.restore(world.snapshot())
+    assert copy.snapshot() == world.snapshot()
+    assert copy.frame() == world.frame()
+
+
+def test_map_faults_name_the_field_and_the_fix(town: TownMap) -> None:
+    raw = town.model_dump()
+    raw["roads"].append({"between": ["Hobbs Cafe", "Moon Base"], "minutes": 3})
+    raw["places"].append({**raw["places"][0], "name": "Lonely Hut"})
+    problems = TownMap.model_validate(raw).problems()
+    assert any(path.startswith("roads[") and "Moon Base" in msg for path, msg in problems)
+    raw["roads"].pop()
+    problems = TownMap.model_validate(raw).problems()
+    assert problems == [("roads", "no road reaches Lonely Hut from Alder Cottage; add a road")]
+
+
+def test_a_scenario_with_a_map_fault_is_refused(town: TownMap) -> None:
+    raw_map = town.model_dump()
+    raw_map["places"].append({**raw_map["places"][1]})
+    scenario = {
+        "name": "t",
+        "world": {"map": raw_map},
+        "agents": {
+            "personas": [
+                {
+                    "id": "a",
+                    "name": "A",
+                    "age": 1,
+                    "traits": [],
+                    "background": "",
+                    "home": "Alder Cottage",
+                }
+            ]
+        },
+        "schedule": {"start": "2024-02-14T07:00", "duration": "1h"},
+    }
+    with pytest.raises(ValueError, match=r"scenario.world.map.places\[16\].name: duplicate place"):
+        validate_scenario(scenario, "test")
