@@ -1,0 +1,221 @@
+"""`run_commute(config, model, executor)`: commuters over working days on one executor.
+
+Each day: new weekly plans on the cycle's first day; then, concurrently for every agent, a
+reflection on yesterday (same cycle only) and a daily re-plan; then the executor runs the day.
+On the cycle's last day the outcome is reflected on and abstracted (Full), and short-term
+memory is cleared. Given the seed and a deterministic model, two runs are identical.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from simulacra.commuter.agent import CommuterAgent, Decision, Variant
+from simulacra.commuter.plans import PLAN_DAYS, DayPlan, plan_models
+from simulacra.llm import LanguageModel
+from simulacra.runlog import EventWriter
+from simulacra.worlds.commute import (
+    City,
+    CityConfig,
+    ProfileBook,
+    ProfileCount,
+    PunctualitySummary,
+    TripExecutor,
+    TripOutcome,
+    build_population,
+    load_profiles,
+    summarize,
+)
+
+
+class CommuteConfig(BaseModel):
+    """The commute experiment: city, profiles, population mix, days, variant and seed."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    city: CityConfig = CityConfig()
+    profiles: ProfileBook
+    population: tuple[ProfileCount, ...] = Field(min_length=1)
+    days: int = Field(default=20, ge=1)
+    variant: Variant = "Full"
+    seed: int = 0
+    # What agents are told each day; the strike is not announced (source 6.2).
+    environment: dict[int, str] = Field(default_factory=dict)
+    default_environment: str = "A normal working day; no announcements."
+
+    @model_validator(mode="after")
+    def _profiles_fit_city(self) -> CommuteConfig:
+        city = City(self.city)
+        for line in self.population:
+            profile = self.profiles.get(line.profile)
+            for zone in (profile.home, profile.destination):
+                city.position(zone)
+            gap = city.distance_km(profile.home, profile.destination)
+            if abs(gap - profile.distance_km) > 0.05:
+                raise ValueError(
+                    f"profile {line.profile}: distance_km {profile.distance_km} but the city puts "
+                    f"{profile.home} and {profile.destination} {gap:g} km apart; move the zones "
+                    "or fix the distance"
+                )
+        return self
+
+    def environment_on(self, day: int) -> str:
+        return self.environment.get(day, self.default_environment)
+
+
+def load_commute_config(path: str | Path, **overrides: Any) -> CommuteConfig:
+    """Read a commute scenario; `profiles:` may be a file path relative to the scenario."""
+    path = Path(path)
+    with path.open(encoding="utf-8") as fh:
+        data: dict[str, Any] = yaml.safe_load(fh)
+    section = dict(data.get("commute", data))
+    if isinstance(section.get("profiles"), str):
+        section["profiles"] = load_profiles(path.parent / section["profiles"]).model_dump()
+    section.update(overrides)
+    return CommuteConfig.model_validate(section)
+
+
+@dataclass(frozen=True)
+class DayRecord:
+    """One agent's day: the plan executed, what happened, and whether it came from a fallback."""
+
+    agent: str
+    profile: str
+    day: int
+    plan: DayPlan
+    outcome: TripOutcome
+    replanned: bool
+    plan_fallback: bool
+
+
+@dataclass
+class CommuteResults:
+    variant: Variant
+    agents: int
+    days: int
+    records: list[DayRecord] = field(default_factory=list)
+    calls: Counter[str] = field(default_factory=Counter)
+    fallbacks: Counter[str] = field(default_factory=Counter)
+
+    def summary(self) -> PunctualitySummary:
+        return summarize(r.outcome for r in self.records)
+
+    def calls_per_agent_day(self) -> float:
+        return sum(self.calls.values()) / max(1, self.agents * self.days)
+
+    def modal_split(self) -> dict[str, dict[int, dict[str, float]]]:
+        """Percent of each profile's trips per mode, per day (the source's Figure 6)."""
+        counts: dict[str, dict[int, Counter[str]]] = {}
+        for r in self.records:
+            counts.setdefault(r.profile, {}).setdefault(r.day, Counter())[r.plan.mode] += 1
+        return {
+            profile: {
+                day: {mode: 100.0 * n / sum(c.values()) for mode, n in sorted(c.items())}
+                for day, c in sorted(days.items())
+            }
+            for profile, days in sorted(counts.items())
+        }
+
+    def taxi_wait_by_day(self) -> dict[int, float]:
+        """Mean taxi wait in minutes per day (the source's Figure 7), over taxi trips."""
+        waits: dict[int, list[float]] = {}
+        for r in self.records:
+            if r.outcome.mode == "taxi":
+                waits.setdefault(r.day, []).append(r.outcome.wait_min)
+        return {day: sum(w) / len(w) for day, w in sorted(waits.items())}
+
+
+def _emit(log: EventWriter | None, kind: str, agent: str, data: dict[str, Any]) -> None:
+    if log is not None:
+        log.emit(kind, data, agent=agent)
+
+
+def _log_decision(log: EventWriter | None, agent: str, day: int, decision: Decision) -> None:
+    """Every decision keeps the raw output, the parsed value and whether a fallback was used."""
+    data = {"day": day, "purpose": decision.purpose, "value": decision.value.model_dump()}
+    data |= {"fallback": decision.fallback, "raw": decision.raw, "error": decision.error}
+    _emit(log, "decision", agent, data)
+
+
+async def run_commute(
+    config: CommuteConfig,
+    model: LanguageModel,
+    executor: TripExecutor,
+    log: EventWriter | None = None,
+) -> CommuteResults:
+    """Drive every agent over `config.days` working days and collect their outcomes."""
+    city = City(config.city)
+    people = build_population(config.profiles, config.population)
+    models = {name: plan_models(p, city.window) for name, p in config.profiles.profiles.items()}
+    agents = [CommuterAgent(p, models[p.profile_name], config.variant, config.seed) for p in people]
+    results = CommuteResults(config.variant, len(agents), config.days)
+    yesterday: dict[str, TripOutcome] = {}
+    plan_fallback: dict[str, bool] = {}
+
+    async def start_day(agent: CommuterAgent, day: int, weekday: int) -> tuple[bool, bool]:
+        if not agent.faculties.short_term:
+            agent.keep_initial(weekday)
+            return False, plan_fallback[agent.id]
+        if weekday > 0:
+            _log_decision(
+                log, agent.id, day, await agent.reflect(model, day - 1, yesterday[agent.id])
+            )
+        decision = await agent.replan(model, day, weekday, config.environment_on(day))
+        _log_decision(log, agent.id, day, decision)
+        return True, decision.fallback
+
+    async def end_week(agent: CommuterAgent, day: int, week: int) -> None:
+        if agent.faculties.long_term:
+            _log_decision(log, agent.id, day, await agent.reflect(model, day, yesterday[agent.id]))
+            _log_decision(log, agent.id, day, await agent.abstract(model, week))
+        else:
+            agent.end_week()
+
+    for day in range(1, config.days + 1):
+        weekday, week = (day - 1) % PLAN_DAYS, (day - 1) // PLAN_DAYS + 1
+        if weekday == 0:
+            weekly = await asyncio.gather(*(a.plan_week(model, week) for a in agents))
+            for agent, decision in zip(agents, weekly, strict=True):
+                _log_decision(log, agent.id, day, decision)
+                plan_fallback[agent.id] = decision.fallback
+        starts = await asyncio.gather(*(start_day(a, day, weekday) for a in agents))
+        outcomes = executor.execute_day(day, [a.trip() for a in agents])
+        for agent, (replanned, fallback), outcome in zip(agents, starts, outcomes, strict=True):
+            assert agent.plan is not None
+            yesterday[agent.id] = outcome
+            results.records.append(
+                DayRecord(
+                    agent.id,
+                    agent.person.profile_name,
+                    day,
+                    agent.plan,
+                    outcome,
+                    replanned,
+                    fallback,
+                )
+            )
+            _emit(log, "world", agent.id, {"day": day, "outcome": outcome.__dict__})
+        if weekday == PLAN_DAYS - 1 or day == config.days:
+            await asyncio.gather(*(end_week(a, day, week) for a in agents))
+    for agent in agents:
+        results.calls.update(agent.calls)
+        results.fallbacks.update(agent.fallbacks)
+    return results
+
+
+def ablation_table(results: Sequence[CommuteResults]) -> list[dict[str, float | str]]:
+    """One Table-5 row per result: variant, early, late, on_time, incomplete, completion."""
+    rows: list[dict[str, float | str]] = []
+    for r in results:
+        row: dict[str, float | str] = {"variant": r.variant}
+        row.update({k: round(v, 2) for k, v in r.summary().as_dict().items()})
+        rows.append(row)
+    return rows
