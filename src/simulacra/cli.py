@@ -139,5 +139,148 @@ def inspect(run: Annotated[Path, typer.Argument(help="a run directory")]) -> Non
         console.print_json(json.dumps(json.loads(metrics.read_text())))
 
 
+@app.command()
+def run(
+    scenario: Annotated[
+        Path | None, typer.Argument(help="a scenario YAML, e.g. scenarios/town.yaml")
+    ] = None,
+    set_: Annotated[
+        list[str] | None,
+        typer.Option("--set", help="override a field: key.path=value (repeatable)"),
+    ] = None,
+    model: Annotated[str | None, typer.Option(help="model spec; overrides the scenario's")] = None,
+    seed: Annotated[
+        int | None, typer.Option(help="the run's seed; overrides the scenario's")
+    ] = None,
+    resume: Annotated[
+        Path | None, typer.Option(help="continue a stopped run from its last checkpoint")
+    ] = None,
+) -> None:
+    """Run a scenario to the end (or resume a stopped run) and say where its outputs are."""
+    from simulacra.experiments import ScenarioError
+    from simulacra.experiments.launch import run_scenario_file
+
+    if (scenario is None) == (resume is None):
+        raise _fail("give either a SCENARIO file or --resume RUN")
+    try:
+        if resume is not None:
+            from simulacra.engine import resume_run
+
+            run_dir = resume_run(resume)
+        else:
+            assert scenario is not None
+            run_dir = run_scenario_file(scenario, set_, model_spec=model, seed=seed)
+    except ScenarioError as exc:
+        raise _fail(str(exc)) from exc
+    except (FileNotFoundError, ValueError) as exc:
+        raise _fail(str(exc)) from exc
+    _print_outputs(run_dir)
+
+
+def _print_outputs(run_dir: RunDir) -> None:
+    console.print(f"[bold green]run finished:[/] {run_dir.path}")
+    for name in ("report.html", "viewer.html", "metrics.json", "events.jsonl"):
+        path = run_dir.path / name
+        if path.exists():
+            console.print(f"  {name:13} {path}")
+    console.print(f"  inspect it:    simulacra inspect {run_dir.path}")
+    console.print(f"  watch it:      simulacra view {run_dir.path}")
+
+
+@app.command()
+def sweep(
+    scenario: Annotated[Path, typer.Argument(help="a scenario with a sweep section")],
+    set_: Annotated[
+        list[str] | None,
+        typer.Option("--set", help="override a field: key.path=value (repeatable)"),
+    ] = None,
+    model: Annotated[str | None, typer.Option(help="model spec; overrides the scenario's")] = None,
+    executor: Annotated[str, typer.Option(help="local (process pool) or ray")] = "local",
+    workers: Annotated[int | None, typer.Option(help="parallel runs (default: 2)")] = None,
+) -> None:
+    """Run every variant x replicate of a scenario's sweep; write ablation.csv and a report."""
+    from simulacra.experiments import ScenarioError
+    from simulacra.experiments.sweep import run_sweep
+
+    if executor not in ("local", "ray"):
+        raise _fail(f"--executor: expected local or ray, got {executor!r}")
+    try:
+        out = run_sweep(
+            scenario,
+            set_,
+            model_spec=model,
+            executor="ray" if executor == "ray" else "local",
+            workers=workers,
+        )
+    except (ScenarioError, FileNotFoundError, ValueError, RuntimeError) as exc:
+        raise _fail(str(exc)) from exc
+    console.print(f"[bold green]sweep finished:[/] {out}")
+    for name in ("ablation.csv", "summary.md", "report.html"):
+        if (out / name).exists():
+            console.print(f"  {name:13} {out / name}")
+
+
+@app.command()
+def view(
+    run: Annotated[Path, typer.Argument(help="a run directory")],
+    port: Annotated[int, typer.Option(help="port on 127.0.0.1 (0 picks a free one)")] = 0,
+) -> None:
+    """Serve a run's viewer and report on 127.0.0.1 until interrupted."""
+    from simulacra.report import serve_run
+
+    try:
+        RunDir.open(run)
+        server, url = serve_run(run, port=port)
+    except (FileNotFoundError, ValueError) as exc:
+        raise _fail(str(exc)) from exc
+    console.print(f"viewer: [bold]{url}[/]   report: {url.rsplit('/', 1)[0]}/report.html")
+    console.print("press Ctrl+C to stop")
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@app.command()
+def interview(
+    run: Annotated[Path, typer.Argument(help="a town run directory")],
+    agent: Annotated[str, typer.Argument(help="the agent's id, e.g. marta_okafor")],
+    question: Annotated[str, typer.Argument(help="what to ask")],
+) -> None:
+    """Ask an agent a question; it answers from its saved memory and names what it used."""
+    from simulacra.engine import interview_agent
+
+    try:
+        answer = interview_agent(run, agent, question)
+    except (FileNotFoundError, KeyError, ValueError) as exc:
+        raise _fail(str(exc)) from exc
+    console.print(f"[bold]{agent}:[/] {answer.answer}")
+    if answer.fallback:
+        console.print("[yellow](the model failed; this is the declared fallback answer)[/]")
+    console.print(f"memories used: {', '.join(answer.memory_ids) or '(none)'}")
+
+
+@app.command()
+def frames(
+    run: Annotated[Path, typer.Argument(help="a grid run directory")],
+    video: Annotated[bool, typer.Option(help="assemble the frames into a video or GIF")] = False,
+) -> None:
+    """Draw a grid run's PNG frames from its log; with --video, join them into one file."""
+    from simulacra.worlds.grid import assemble_video, render_frames
+
+    try:
+        run_dir = RunDir.open(run)
+        drawn = render_frames(run_dir)
+        console.print(f"{len(drawn)} frames in {run_dir.path / 'frames'}")
+        if video:
+            console.print(f"video: {assemble_video(run_dir.path)}")
+    except (FileNotFoundError, ValueError) as exc:
+        raise _fail(str(exc)) from exc
+
+
 def main() -> None:
     app()

@@ -23,10 +23,11 @@ from simulacra.engine.progress import console_progress
 from simulacra.engine.sink import EventRouter
 from simulacra.experiments.config import Scenario
 from simulacra.experiments.load import validate_scenario
-from simulacra.llm import Gateway, Ledger, load_model
+from simulacra.llm import Gateway, Ledger, ScriptedModel, load_model
 from simulacra.memory import MemoryStream
 from simulacra.mind import Agent, InterviewAnswer
 from simulacra.runlog import EventWriter, RunDir
+from simulacra.worlds.town.scripted import sociable
 from simulacra.worlds.town.world import TownWorld
 
 log = logging.getLogger(__name__)
@@ -294,7 +295,10 @@ def _load_model(scenario: Scenario, run: RunDir) -> Gateway:
     # report cache hits that an uninterrupted run does not have.
     if spec != "scripted" and not spec.startswith("replay:"):
         options["cache"] = run.path / LLM_CACHE
-    return load_model(spec, **options)
+    model = load_model(spec, **options)
+    if isinstance(model, ScriptedModel):
+        sociable(model)  # a scripted town should talk and spread news, not only fall back
+    return model
 
 
 @contextmanager

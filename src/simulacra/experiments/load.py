@@ -22,7 +22,8 @@ class ScenarioError(ValueError):
         super().__init__(f"{source} is not a valid scenario:\n{lines}")
 
 
-def load_scenario(path: str | Path, overrides: list[str] | None = None) -> Scenario:
+def read_raw(path: str | Path) -> dict[str, Any]:
+    """A scenario file's fields, unvalidated; a missing file or a non-mapping says so."""
     path = Path(path)
     if not path.is_file():
         raise ScenarioError(
@@ -31,6 +32,12 @@ def load_scenario(path: str | Path, overrides: list[str] | None = None) -> Scena
     raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     if not isinstance(raw, dict):
         raise ScenarioError(str(path), ["scenario: expected a YAML mapping of fields"])
+    return raw
+
+
+def load_scenario(path: str | Path, overrides: list[str] | None = None) -> Scenario:
+    path = Path(path)
+    raw = read_raw(path)
     # Files are read before overrides, so that `--set agents.personas.3.home=...` reaches them.
     problems = _read_named_files(raw, path.parent)
     if problems:

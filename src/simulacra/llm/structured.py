@@ -5,9 +5,12 @@ from __future__ import annotations
 import functools
 import json
 import re
+from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, GetCoreSchemaHandler, GetJsonSchemaHandler, ValidationError
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import core_schema
 
 
 class OutputError(ValueError):
@@ -153,3 +156,27 @@ def output_schema(output: type[BaseModel]) -> dict[str, Any]:
     """The JSON schema sent to backends that constrain decoding. Cached: building it costs
     about a millisecond, more than the gateway's own work on a call. Treat it as read-only."""
     return output.model_json_schema()
+
+
+@dataclass(frozen=True)
+class MaxChars:
+    """Marks a str field `Annotated[str, MaxChars(60)]`: constrained decoding stops at the
+    limit (the schema's maxLength), and validation trims rather than rejects, so a small model
+    cannot ramble to max_tokens and a served model that says more is cut, not failed."""
+
+    limit: int
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        def trim(value: Any) -> Any:
+            return value[: self.limit] if isinstance(value, str) else value
+
+        return core_schema.no_info_before_validator_function(trim, handler(source))
+
+    def __get_pydantic_json_schema__(
+        self, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        found = handler(schema)
+        found["maxLength"] = self.limit
+        return found

@@ -1,6 +1,5 @@
 """The memory stream: records with provenance, three-factor retrieval, reflection, invalidation."""
 
-from simulacra.memory.events import EventSink
 from simulacra.memory.importance import ImportancePolicy, rule_importance
 from simulacra.memory.record import (
     DIALOGUE,
@@ -14,6 +13,7 @@ from simulacra.memory.record import (
 from simulacra.memory.reflection import ReflectionConfig, ReflectionOutcome, RejectedInsight
 from simulacra.memory.scoring import Weights, approx_tokens, min_max, recency, score, sim_hours
 from simulacra.memory.stream import MemoryStream
+from simulacra.runlog import EventSink
 
 __all__ = [
     "DIALOGUE",

@@ -3,23 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
-from typing import Any, Protocol
+from typing import Any
 
 from simulacra.memory.record import MemoryRecord, Retrieved
-
-
-class EventSink(Protocol):
-    """Where the stream reports what it does; `runlog.EventWriter` is one."""
-
-    def emit(
-        self,
-        kind: str,
-        data: dict[str, Any],
-        *,
-        t: datetime | None = None,
-        agent: str | None = None,
-    ) -> object: ...
 
 
 def added(record: MemoryRecord) -> dict[str, Any]:

@@ -4,10 +4,11 @@ declared fallback, turned into a Request by one function."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Annotated
 
 from pydantic import BaseModel, Field
 
-from simulacra.llm import Request, chat
+from simulacra.llm import MaxChars, Request, chat
 
 IMPORTANCE_PURPOSE = "memory.importance"
 QUESTIONS_PURPOSE = "reflect.questions"
@@ -42,7 +43,7 @@ def importance_request(agent: str, text: str, fallback: int, seed: int = 0) -> R
 class ReflectionQuestions(BaseModel):
     # No length limit in the schema: a served model that asks four questions is trimmed, not
     # failed.
-    questions: list[str]
+    questions: list[Annotated[str, MaxChars(120)]]
 
 
 QUESTIONS_SYSTEM = (
@@ -72,7 +73,7 @@ def questions_request(
 
 
 class Insight(BaseModel):
-    text: str = Field(min_length=1)
+    text: Annotated[str, MaxChars(200)] = Field(min_length=1)
     evidence: list[int] = Field(description="numbers of the statements that support it")
 
 

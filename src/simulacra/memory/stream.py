@@ -15,7 +15,7 @@ import numpy as np
 from simulacra.embed import Embedder
 from simulacra.llm import LanguageModel
 from simulacra.memory.columns import Columns
-from simulacra.memory.events import EventSink, added, retrieved
+from simulacra.memory.events import added, retrieved
 from simulacra.memory.importance import ImportancePolicy, given_importance, rate_all
 from simulacra.memory.record import REFLECTION, MemoryRecord, Retrieved
 from simulacra.memory.reflection import ReflectionConfig, reflect
@@ -32,6 +32,7 @@ from simulacra.memory.scoring import (
     top_k,
 )
 from simulacra.memory.store import Store, StreamState
+from simulacra.runlog import EventSink
 
 # Last-access times are written back to SQLite in batches of about this many.
 _TOUCH_BATCH = 1024

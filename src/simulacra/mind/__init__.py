@@ -2,12 +2,13 @@
 
 from simulacra.mind.ablation import Ablation
 from simulacra.mind.agent import Agent
-from simulacra.mind.context import EventSink, call_seed
+from simulacra.mind.context import call_seed
 from simulacra.mind.converse import Conversation, Utterance, converse
 from simulacra.mind.interview import InterviewAnswer
 from simulacra.mind.persona import Persona
 from simulacra.mind.react import Decision
 from simulacra.mind.schedule import PlanStep
+from simulacra.runlog import EventSink
 
 __all__ = [
     "Ablation",

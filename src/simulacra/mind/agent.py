@@ -20,7 +20,7 @@ from typing import Any
 from simulacra.llm import LanguageModel
 from simulacra.memory import MemoryRecord, MemoryStream
 from simulacra.mind.ablation import Ablation
-from simulacra.mind.context import EventSink, MindContext, clock
+from simulacra.mind.context import MindContext, clock
 from simulacra.mind.converse import Conversation
 from simulacra.mind.interview import InterviewAnswer, interview
 from simulacra.mind.perceive import Perception, perceive
@@ -28,6 +28,7 @@ from simulacra.mind.persona import Persona
 from simulacra.mind.plan import Planner
 from simulacra.mind.react import Decision, decide
 from simulacra.mind.schedule import PlanStep, Schedule
+from simulacra.runlog import EventSink
 from simulacra.worlds.base import Observation
 
 REACTION_MINUTES = 10

@@ -10,7 +10,7 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
@@ -18,21 +18,9 @@ from simulacra.llm import LanguageModel, Request, chat
 from simulacra.memory import MemoryStream, Retrieved
 from simulacra.mind.ablation import Ablation
 from simulacra.mind.persona import Persona
+from simulacra.runlog import EventSink
 
 T = TypeVar("T", bound=BaseModel)
-
-
-class EventSink(Protocol):
-    """Anything that records events; `runlog.EventWriter` is one."""
-
-    def emit(
-        self,
-        kind: str,
-        data: dict[str, Any],
-        *,
-        t: datetime | None = None,
-        agent: str | None = None,
-    ) -> object: ...
 
 
 @dataclass(frozen=True)

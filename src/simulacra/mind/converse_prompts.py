@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from pydantic import BaseModel
+
+from simulacra.llm import MaxChars
 
 
 class TurnOutput(BaseModel):
-    text: str
+    text: Annotated[str, MaxChars(240)]
     end: bool = False
 
 

@@ -9,17 +9,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Annotated
 
 from pydantic import BaseModel
 
+from simulacra.llm import MaxChars
 from simulacra.mind.context import MindContext, memory_lines
 
 INTERVIEW_MEMORIES = 12
 
 
 class InterviewOutput(BaseModel):
-    answer: str
-    memory_ids: list[str] = []
+    answer: Annotated[str, MaxChars(320)]
+    memory_ids: list[Annotated[str, MaxChars(24)]] = []
 
 
 FALLBACK = InterviewOutput(answer="I'm not sure how to answer that.")

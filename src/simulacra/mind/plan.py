@@ -108,7 +108,7 @@ class Planner:
         )
         fallback = routine_plan(self.ctx.persona, self.places)
         answer = await self.ctx.ask(
-            "plan.daily", now, p.DAILY_SYSTEM, user, p.DailyPlanOutput, fallback, max_tokens=512
+            "plan.daily", now, p.DAILY_SYSTEM, user, p.DailyPlanOutput, fallback, max_tokens=320
         )
         asleep = p.PlannedBlock(start=clock(now), place=self.ctx.persona.home, activity="sleeping")
         steps = self._blocks(answer.value.blocks, now, asleep)
@@ -141,7 +141,7 @@ class Planner:
             reason=why,
         )
         answer = await self.ctx.ask(
-            "plan.replan", now, p.REPLAN_SYSTEM, user, p.ReplanOutput, fallback, max_tokens=512
+            "plan.replan", now, p.REPLAN_SYSTEM, user, p.ReplanOutput, fallback, max_tokens=320
         )
         running = remaining[0] if remaining else None
         carry_on = p.PlannedBlock(
@@ -182,8 +182,15 @@ class Planner:
                 hours=len(lengths),
             )
             fallback = p.HourlyOutput(activities=[block.description] * len(lengths))
+            # A token budget sized to the answer: a small model otherwise fills 24 slots.
             answer = await self.ctx.ask(
-                "plan.hourly", now, p.HOURLY_SYSTEM, user, p.HourlyOutput, fallback
+                "plan.hourly",
+                now,
+                p.HOURLY_SYSTEM,
+                user,
+                p.HourlyOutput,
+                fallback,
+                max_tokens=16 * len(lengths) + 24,
             )
             activities = [a.strip() or block.description for a in answer.value.activities]
         chunks: list[PlanStep] = []
@@ -218,7 +225,13 @@ class Planner:
             actions=[p.PlannedAction(minutes=m, action=hour.description) for m in wanted]
         )
         answer = await self.ctx.ask(
-            "plan.actions", now, p.ACTIONS_SYSTEM, user, p.ActionsOutput, fallback
+            "plan.actions",
+            now,
+            p.ACTIONS_SYSTEM,
+            user,
+            p.ActionsOutput,
+            fallback,
+            max_tokens=24 * len(wanted) + 24,
         )
         steps = _actions(answer.value.actions, hour, objects)
         self.schedule.actions += steps

@@ -6,15 +6,19 @@ so that a serving engine can reuse the cached prompt prefix across calls.
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from pydantic import BaseModel, Field
+
+from simulacra.llm import MaxChars
 
 CLOCK = r"^([01]?[0-9]|2[0-3]):[0-5][0-9]$"
 
 
 class PlannedBlock(BaseModel):
     start: str = Field(pattern=CLOCK, description="24-hour clock time, HH:MM")
-    place: str
-    activity: str
+    place: Annotated[str, MaxChars(32)]
+    activity: Annotated[str, MaxChars(40)]
 
 
 class DailyPlanOutput(BaseModel):
@@ -26,14 +30,14 @@ class ReplanOutput(BaseModel):
 
 
 class HourlyOutput(BaseModel):
-    activities: list[str] = Field(min_length=1, max_length=24)
+    activities: list[Annotated[str, MaxChars(40)]] = Field(min_length=1, max_length=24)
 
 
 class PlannedAction(BaseModel):
     minutes: int = Field(ge=5, le=15)
-    action: str
-    object: str = ""
-    object_state: str = ""
+    action: Annotated[str, MaxChars(40)]
+    object: Annotated[str, MaxChars(20)] = ""
+    object_state: Annotated[str, MaxChars(20)] = ""
 
 
 class ActionsOutput(BaseModel):
@@ -41,13 +45,13 @@ class ActionsOutput(BaseModel):
 
 
 class NextStepOutput(BaseModel):
-    place: str
-    activity: str
+    place: Annotated[str, MaxChars(32)]
+    activity: Annotated[str, MaxChars(40)]
     minutes: int = Field(ge=5, le=60)
 
 
 class DaySummaryOutput(BaseModel):
-    summary: str
+    summary: Annotated[str, MaxChars(400)]
 
 
 DAILY_SYSTEM = (

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel
+
+from simulacra.llm import MaxChars
 
 Choice = Literal["continue", "react", "replan", "talk"]
 
 
 class ReactionOutput(BaseModel):
     choice: Choice
-    target: str = ""
-    reason: str = ""
+    target: Annotated[str, MaxChars(40)] = ""
+    reason: Annotated[str, MaxChars(120)] = ""
 
 
 FALLBACK = ReactionOutput(choice="continue", reason="no decision could be read; carrying on")

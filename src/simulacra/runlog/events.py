@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from datetime import datetime
+from typing import Any, Protocol
 
 # The kinds the design names; worlds may add their own.
 KINDS = frozenset(
@@ -62,3 +63,16 @@ class Event:
             agent=raw.get("agent"),
             data=dict(raw.get("data") or {}),
         )
+
+
+class EventSink(Protocol):
+    """Anything that records events: `EventWriter` is one; tests pass a list-backed one."""
+
+    def emit(
+        self,
+        kind: str,
+        data: dict[str, Any],
+        *,
+        t: datetime | None = None,
+        agent: str | None = None,
+    ) -> object: ...

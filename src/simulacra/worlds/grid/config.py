@@ -46,6 +46,7 @@ class CommunicationSpec(_Strict):
 
 
 class WorldSpec(_Strict):
+    kind: Literal["grid"] = "grid"
     half_size: int = Field(default=25, ge=1, description="the grid spans -half_size..half_size")
     communication: CommunicationSpec = CommunicationSpec()
     places: tuple[PlaceSpec, ...] = ()

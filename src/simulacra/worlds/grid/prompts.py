@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-from simulacra.llm import Message, chat
+from simulacra.llm import MaxChars, Message, chat
 from simulacra.worlds.grid.world import Cell, FireSighting, Persona, Place
 
 MESSAGE_SYSTEM = """\
@@ -80,8 +80,10 @@ with "move"), "memory" (string: what you want to remember next step), "reasoning
 class MessageChoice(BaseModel):
     """The answer to the message prompt; an empty message sends nothing."""
 
-    message: str = Field(default="", description="the message, or empty to send none")
-    reasoning: str = ""
+    message: Annotated[str, MaxChars(300)] = Field(
+        default="", description="the message, or empty to send none"
+    )
+    reasoning: Annotated[str, MaxChars(160)] = ""
 
     @field_validator("message", "reasoning", mode="before")
     @classmethod
@@ -94,8 +96,8 @@ class MoveChoice(BaseModel):
 
     action: Literal["move", "stay"]
     direction: Literal["up", "down", "left", "right"] | None = None
-    memory: str = ""
-    reasoning: str = ""
+    memory: Annotated[str, MaxChars(200)] = ""
+    reasoning: Annotated[str, MaxChars(160)] = ""
 
     @field_validator("action", "direction", mode="before")
     @classmethod
