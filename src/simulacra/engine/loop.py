@@ -20,7 +20,7 @@ from simulacra.engine.clock import Clock
 from simulacra.engine.interventions import Interventions
 from simulacra.engine.sink import EventRouter
 from simulacra.experiments.config import Scenario
-from simulacra.llm import Completion, Gateway, Request
+from simulacra.llm import Completion, Gateway, Request, call_record
 from simulacra.mind import Agent, Decision, PlanStep, converse
 from simulacra.worlds.base import Action, Observation
 from simulacra.worlds.town.world import TownWorld
@@ -192,17 +192,7 @@ class Simulation:
     def record_call(self, request: Request, completion: Completion) -> None:
         self.router.sink(request.agent).emit(
             "llm.call",
-            {
-                "purpose": request.purpose,
-                "model": completion.model,
-                "prompt_tokens": completion.usage.prompt_tokens,
-                "completion_tokens": completion.usage.completion_tokens,
-                "latency_s": round(completion.latency_s, 4),
-                "cached": completion.cached,
-                "attempts": completion.attempts,
-                "fallback": completion.fallback,
-                "error": completion.error,
-            },
+            call_record(request, completion),
             t=self.clock.now,
             agent=request.agent,
         )

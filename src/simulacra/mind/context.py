@@ -57,6 +57,15 @@ def memory_lines(found: Sequence[Retrieved], *, with_ids: bool = False) -> str:
     return "\n".join(f"- {rec.text}" for rec in records)
 
 
+# Every faculty shares one system message and its user message opens with the persona, the
+# task last: all of an agent's calls then share a long prompt prefix that llama.cpp-style
+# servers reuse, and prompt processing is most of a small model's time on a CPU.
+CHARACTER_SYSTEM = (
+    "You simulate one character of a small-town simulation. Do the task at the end of the "
+    "message and reply only in JSON."
+)
+
+
 @dataclass(frozen=True)
 class MindContext:
     persona: Persona
@@ -83,7 +92,7 @@ class MindContext:
         salt: str = "",
     ) -> Answer[T]:
         request = Request(
-            messages=chat(system, user),
+            messages=chat(CHARACTER_SYSTEM, f"{user}\n\nTask: {system}"),
             output=output,
             fallback=fallback,
             max_tokens=max_tokens,

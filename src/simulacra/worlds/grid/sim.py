@@ -17,7 +17,7 @@ from typing import IO, Any
 
 from pydantic import BaseModel
 
-from simulacra.llm import Completion, Gateway, Request
+from simulacra.llm import Completion, Gateway, Request, call_record
 from simulacra.runlog import EventWriter
 from simulacra.worlds.base import Action
 from simulacra.worlds.grid.config import GridScenario
@@ -264,7 +264,7 @@ class GridSimulation:
         }
         completions = await asyncio.gather(*(self.model.complete(r) for r in requests.values()))
         for request, completion in self.calls.drain():
-            self.writer.emit("llm.call", _call_data(request, completion), agent=request.agent)
+            self.writer.emit("llm.call", call_record(request, completion), agent=request.agent)
         chosen: dict[str, BaseModel] = {}
         for agent, completion in zip(requests, completions, strict=True):
             value = completion.value
@@ -312,17 +312,3 @@ def _choice(value: BaseModel) -> str:
     if isinstance(value, MessageChoice):
         return value.message
     return value.model_dump_json()
-
-
-def _call_data(request: Request, completion: Completion) -> dict[str, Any]:
-    return {
-        "purpose": request.purpose,
-        "model": completion.model,
-        "prompt_tokens": completion.usage.prompt_tokens,
-        "completion_tokens": completion.usage.completion_tokens,
-        "latency_s": round(completion.latency_s, 6),
-        "cached": completion.cached,
-        "attempts": completion.attempts,
-        "fallback": completion.fallback,
-        "error": completion.error,
-    }
