@@ -93,7 +93,7 @@ async def test_lazy_decomposition_yields_contiguous_5_to_15_minute_actions_cover
     assert _contiguous(actions)
     assert actions[0].start == block.start and actions[-1].end == block.end
     assert all(a.place == "Hobbs Cafe" for a in actions)
-    assert calls(model, "plan.hourly") == 1  # one call per block
+    assert calls(model, "plan.hourly") == 2  # a 5-hour block is broken down 3 hours at a time
     assert calls(model, "plan.actions") == 5  # one call per hour of the block
 
 

@@ -51,6 +51,9 @@ def _day(now: datetime) -> str:
     return now.strftime("%A %B %d, %Y")
 
 
+HOURS_AHEAD = 3  # hours of a block broken down in one call
+
+
 class Planner:
     """One agent's planning faculty and the schedule it keeps."""
 
@@ -169,16 +172,22 @@ class Planner:
         return self.schedule.action_at(now) or await self._decompose_hour(hour, now, objects)
 
     async def _decompose_block(self, block: PlanStep, now: datetime) -> PlanStep:
-        lengths = split_hours(block.duration_min)
-        if len(lengths) == 1:  # a block of an hour or less is its own hour chunk: no call
+        # Lazily: only the next few hours of a block; the rest waits until the agent gets there.
+        start = max(
+            (h.end for h in self.schedule.hours if block.start <= h.start < block.end),
+            default=block.start,
+        )
+        remaining = int((block.end - start).total_seconds() // 60)
+        lengths = split_hours(remaining)[:HOURS_AHEAD]
+        if len(lengths) == 1:  # an hour or less left: its own hour chunk, no call
             activities = [block.description]
         else:
             user = p.HOURLY_USER.format(
                 **self._prefix(),
                 activity=block.description,
                 place=block.place,
-                start=clock(block.start),
-                end=clock(block.end),
+                start=clock(start),
+                end=clock(start + timedelta(minutes=sum(lengths))),
                 hours=len(lengths),
             )
             fallback = p.HourlyOutput(activities=[block.description] * len(lengths))
@@ -194,7 +203,7 @@ class Planner:
             )
             activities = [a.strip() or block.description for a in answer.value.activities]
         chunks: list[PlanStep] = []
-        at = block.start
+        at = start
         for i, minutes in enumerate(lengths):
             activity = activities[i] if i < len(activities) else block.description
             chunks.append(PlanStep(at, minutes, block.place, activity))
