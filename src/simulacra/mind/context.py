@@ -66,6 +66,10 @@ CHARACTER_SYSTEM = (
 )
 
 
+# What one prompt may spend on memories: the best-scored that fit, never the whole stream.
+RECALL_TOKENS = 300
+
+
 @dataclass(frozen=True)
 class MindContext:
     persona: Persona
@@ -111,7 +115,7 @@ class MindContext:
         kinds = self.ablation.recalled_kinds
         if kinds == ():
             return []
-        return self.memory.retrieve(query, now, k=k, kinds=kinds)
+        return self.memory.retrieve(query, now, k=k, kinds=kinds, token_budget=RECALL_TOKENS)
 
     def emit(self, kind: str, data: dict[str, Any], now: datetime) -> None:
         if self.events is not None:

@@ -240,7 +240,7 @@ class Planner:
             user,
             p.ActionsOutput,
             fallback,
-            max_tokens=24 * len(wanted) + 24,
+            max_tokens=18 * len(wanted) + 16,
         )
         steps = _actions(answer.value.actions, hour, objects)
         self.schedule.actions += steps
