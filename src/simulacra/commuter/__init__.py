@@ -3,6 +3,7 @@ memory, daily reflection and re-planning with short-term memory, weekly pattern 
 the fallbacks of section 4.4, and the A1/B1/Full ablation."""
 
 from simulacra.commuter.agent import VARIANTS, CommuterAgent, Decision, Faculties, Variant
+from simulacra.commuter.experiment import run_commute_scenario
 from simulacra.commuter.memory import Episode, LongTermMemory, Pattern, ShortTermMemory
 from simulacra.commuter.plans import (
     PLAN_DAYS,
@@ -23,6 +24,7 @@ from simulacra.commuter.run import (
     load_commute_config,
     run_commute,
 )
+from simulacra.commuter.scenario import CommuteScenario, SweepPlan, load_commute_scenario
 from simulacra.commuter.scripted import script_commuters
 
 __all__ = [
@@ -31,6 +33,7 @@ __all__ = [
     "WEEKDAYS",
     "CommuteConfig",
     "CommuteResults",
+    "CommuteScenario",
     "CommuterAgent",
     "DayPlan",
     "DayRecord",
@@ -44,12 +47,15 @@ __all__ = [
     "PlanRules",
     "Reflection",
     "ShortTermMemory",
+    "SweepPlan",
     "Variant",
     "WeeklyPlan",
     "ablation_table",
     "load_commute_config",
+    "load_commute_scenario",
     "plan_models",
     "random_week",
     "run_commute",
+    "run_commute_scenario",
     "script_commuters",
 ]

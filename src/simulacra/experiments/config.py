@@ -130,6 +130,11 @@ class AttendanceConfig(_Strict):
     end: Moment
 
 
+class MemoryConfig(_Strict):
+    # "model" rates each memory 1-10 as the source does; "rule" or a fixed number save calls.
+    importance: Literal["model", "rule"] | float = "model"
+
+
 class OutputConfig(_Strict):
     root: str = "runs"
 
@@ -147,6 +152,7 @@ class Scenario(_Strict):
     interviews: InterviewConfig | None = None
     attendance: AttendanceConfig | None = None
     ablation: Ablation = Ablation.FULL
+    memory: MemoryConfig = Field(default_factory=MemoryConfig)
     output: OutputConfig = Field(default_factory=OutputConfig)
 
     @property

@@ -12,6 +12,7 @@ from typing import Any
 from urllib.parse import quote
 
 from simulacra.report.budget import BudgetLine, budget_lines, by_agent, by_purpose, total
+from simulacra.report.figures import FigureImage
 from simulacra.report.plots import DiffusionPoint, budget_svg, diffusion_svg
 from simulacra.report.replay_model import Replay
 from simulacra.report.tables import AgentLink, rows_table, scalar_html, value_html
@@ -19,17 +20,23 @@ from simulacra.report.timeline import day_timeline_svg
 from simulacra.runlog import Event
 
 VIEWER = "viewer.html"
-_SHOWN_ABOVE = ("diffusion", "attendance")  # drawn in their own sections, not repeated
+# Drawn in their own sections, not repeated.
+_SHOWN_ABOVE = ("diffusion", "attendance", "figures", "tables")
 _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'"
 
 
 def render_report(
-    replay: Replay, events: Sequence[Event], metrics: Mapping[str, Any] | None
+    replay: Replay,
+    events: Sequence[Event],
+    metrics: Mapping[str, Any] | None,
+    figures: Sequence[FigureImage] = (),
 ) -> str:
     css = files("simulacra.report").joinpath("report.css").read_text(encoding="utf-8")
     title = f"simulacra report: {replay.run.scenario}"
     sections = [
         _summary(replay, metrics),
+        _tables(replay, metrics),
+        _figures(figures),
         _agents(replay, events),
         _diffusion(replay, metrics),
         _section("Each agent's day", day_timeline_svg(replay, VIEWER), "timeline"),
@@ -92,6 +99,31 @@ def _summary(replay: Replay, metrics: Mapping[str, Any] | None) -> str:
     ]
     cells = "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows)
     return _section("Run", f'<table class="pairs summary">{cells}</table>', "summary")
+
+
+def _tables(replay: Replay, metrics: Mapping[str, Any] | None) -> str:
+    raw = metrics.get("tables") if metrics else None
+    tables = [t for t in raw if isinstance(t, Mapping)] if isinstance(raw, list) else []
+    body = ""
+    for table in tables:
+        rows = [r for r in table.get("rows") or () if isinstance(r, Mapping)]
+        body += f"<h3>{escape(str(table.get('title') or 'table'))}</h3>"
+        body += rows_table(rows, _link(replay)) if rows else '<p class="empty">No rows.</p>'
+        if table.get("note"):
+            body += f"<p>{escape(str(table['note']))}</p>"
+    return _section("Results", body, "tables") if body else ""
+
+
+def _figures(figures: Sequence[FigureImage]) -> str:
+    body = ""
+    for figure in figures:
+        if figure.uri:
+            image = f'<img src="{figure.uri}" alt="{escape(figure.title)}" style="max-width:100%">'
+        else:
+            image = f'<p class="empty">Not shown: {escape(figure.problem)}</p>'
+        caption = f"<figcaption>{escape(figure.caption)}</figcaption>" if figure.caption else ""
+        body += f'<figure class="plot"><h3>{escape(figure.title)}</h3>{image}{caption}</figure>'
+    return _section("Figures", body, "figures") if body else ""
 
 
 def _agents(replay: Replay, events: Sequence[Event]) -> str:

@@ -1,0 +1,158 @@
+"""The commute sweep: variants x replicates on a process pool (or Ray), ablation.csv, and the
+confidence intervals over replicates."""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import json
+import math
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from simulacra.experiments.sweep import (
+    CSV_COLUMNS,
+    SweepError,
+    mean_ci,
+    run_sweep,
+    t_quantile,
+)
+
+from .conftest import SCENARIO
+
+# 1 agent of each profile x 5 days, the strike on days 3-4, 2 replicates.
+TINY = [
+    "commute.population=[{profile: student, count: 1}, {profile: administrative_worker, "
+    "count: 1}, {profile: elderly_resident, count: 1}, {profile: factory_worker, count: 1}]",
+    "commute.days=5",
+    "commute.city.taxi_strikes=[{days: [3, 4], out_of_service: 0.8}]",
+    "sweep.replicates=2",
+    "sweep.seed=10",
+]
+RAY = importlib.util.find_spec("ray") is not None
+
+
+@pytest.fixture(scope="module")
+def sweep(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("runs")
+    return run_sweep(SCENARIO, TINY, model_spec="scripted", workers=2, root=root, progress=False)
+
+
+def test_ablation_csv_has_one_row_per_variant_and_replicate(sweep: Path) -> None:
+    assert sweep.name.startswith("commute-sweep-")
+    with (sweep / "ablation.csv").open() as fh:
+        rows = list(csv.DictReader(fh))
+    assert (
+        tuple(rows[0])
+        == CSV_COLUMNS
+        == (
+            "variant",
+            "replicate",
+            "seed",
+            "early",
+            "late",
+            "on_time",
+            "incomplete",
+            "completion",
+        )
+    )
+    assert [(r["variant"], r["replicate"], r["seed"]) for r in rows] == [
+        (v, str(rep), str(seed)) for v in ("A1", "B1", "Full") for rep, seed in ((1, 10), (2, 11))
+    ]
+    for row in rows:
+        shares = [float(row[k]) for k in ("early", "late", "on_time", "incomplete")]
+        assert sum(shares) == pytest.approx(100, abs=0.05)
+        assert float(row["completion"]) == pytest.approx(100 - float(row["incomplete"]))
+
+
+def test_the_sweep_directory_holds_each_run_and_the_summaries(sweep: Path) -> None:
+    runs = sorted(p for p in sweep.iterdir() if (p / "run.json").is_file())
+    assert len(runs) == 6
+    infos = [json.loads((p / "run.json").read_text()) for p in runs]
+    assert all(i["status"] == "completed" for i in infos)
+    assert sorted((i["variant"], i["replicate"], i["seed"]) for i in infos) == sorted(
+        (v, r, 9 + r) for v in ("A1", "B1", "Full") for r in (1, 2)
+    )
+    summary = json.loads((sweep / "ablation.json").read_text())
+    assert list(summary["variants"]) == ["A1", "B1", "Full"]
+    full = summary["variants"]["Full"]
+    assert full["replicates"] == 2
+    assert full["late"]["low"] <= full["late"]["mean"] <= full["late"]["high"]
+    assert summary["strike_days"] == [3, 4]
+    assert "| Full | 2 |" in (sweep / "summary.md").read_text()
+    sweep_info = json.loads((sweep / "sweep.json").read_text())
+    assert sweep_info["status"] == "completed" and sweep_info["seeds"] == [10, 11]
+
+
+def test_the_sweep_report_is_one_file_with_the_table_and_per_variant_figures(
+    sweep: Path,
+) -> None:
+    page = (sweep / "report.html").read_text()
+    assert "Ablation (Table 5)" in page and "The source's Table 5" in page
+    assert page.count('src="data:image/svg+xml;base64,') == 6  # 2 figures x 3 variants
+    assert "<script" not in page and 'src="http' not in page
+
+
+def test_ray_needs_ray_or_says_how_to_install_it(tmp_path: Path) -> None:
+    if RAY:
+        pytest.skip("Ray is installed: the missing-Ray message cannot be shown")
+    with pytest.raises(SweepError, match="pip install"):
+        run_sweep(SCENARIO, TINY, model_spec="scripted", executor="ray", root=tmp_path)
+    assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.skipif(not RAY, reason="Ray is not installed (the optional ray extra)")
+@pytest.mark.slow
+def test_the_sweep_runs_on_a_local_ray(tmp_path: Path) -> None:
+    out = run_sweep(SCENARIO, TINY, model_spec="scripted", executor="ray", workers=2, root=tmp_path)
+    with (out / "ablation.csv").open() as fh:
+        assert len(list(csv.DictReader(fh))) == 6
+
+
+def test_t_quantiles_match_the_tables() -> None:
+    for df, expected in ((1, 12.706), (2, 4.303), (4, 2.776), (9, 2.262), (30, 2.042)):
+        assert t_quantile(0.975, df) == pytest.approx(expected, abs=5e-4)
+    assert t_quantile(0.975, 100_000) == pytest.approx(1.960, abs=5e-4)
+
+
+def test_mean_ci_on_hand_made_numbers() -> None:
+    ci = mean_ci([1.0, 2.0, 3.0])  # sd 1, n 3: half-width 4.303 / sqrt(3)
+    assert ci.mean == 2.0 and ci.n == 3
+    assert ci.high is not None and ci.low is not None
+    assert ci.high - ci.mean == pytest.approx(4.3027 / math.sqrt(3), abs=1e-4)
+    assert ci.mean - ci.low == pytest.approx(ci.high - ci.mean)
+    one = mean_ci([42.5])
+    assert (one.mean, one.low, one.high) == (42.5, None, None)
+    assert one.text() == "42.50 (CI n/a)"
+    same = mean_ci([7.0, 7.0, 7.0])
+    assert (same.low, same.high) == (7.0, 7.0)
+
+
+percent = st.floats(min_value=0, max_value=100, allow_nan=False)
+
+
+@given(st.lists(percent, min_size=2, max_size=12))
+def test_the_mean_lies_inside_its_interval(values: list[float]) -> None:
+    ci = mean_ci(values)
+    assert ci.low is not None and ci.high is not None
+    assert ci.low - 1e-9 <= ci.mean <= ci.high + 1e-9
+    assert min(values) - 1e-9 <= ci.mean <= max(values) + 1e-9
+
+
+@given(st.lists(percent, min_size=2, max_size=6), st.integers(min_value=2, max_value=5))
+def test_the_interval_narrows_as_the_same_replicates_repeat(
+    values: list[float], times: int
+) -> None:
+    def width(xs: list[float]) -> float:
+        ci = mean_ci(xs)
+        assert ci.low is not None and ci.high is not None
+        return ci.high - ci.low
+
+    once, repeated = width(values), width(values * times)
+    assert mean_ci(values * times).mean == pytest.approx(mean_ci(values).mean)
+    assert repeated <= once + 1e-9
+    if once > 1e-6:
+        assert repeated < once
