@@ -118,7 +118,14 @@ def interview_agent(
         copy = Path(scratch) / MEMORY_DB
         checkpoint.copy_database(run.path / MEMORY_DB, copy)
         seed = agent_seed(scenario.seed, agent_id)
-        memory = MemoryStream(agent_id, _embedder(scenario), copy, model=gateway, seed=seed)
+        memory = MemoryStream(
+            agent_id,
+            _embedder(scenario),
+            copy,
+            model=gateway,
+            importance=scenario.memory.importance,
+            seed=seed,
+        )
         try:
             agent = Agent(
                 personas[agent_id], memory, gateway, ablation=scenario.ablation, seed=seed
@@ -188,7 +195,15 @@ def _build(
     for persona in personas:
         seed = agent_seed(scenario.seed, persona.id)
         sink = router.sink(persona.id)
-        memory = MemoryStream(persona.id, embedder, memory_db, model=model, events=sink, seed=seed)
+        memory = MemoryStream(
+            persona.id,
+            embedder,
+            memory_db,
+            model=model,
+            importance=scenario.memory.importance,
+            events=sink,
+            seed=seed,
+        )
         if state is None:
             agent = Agent(
                 persona,
