@@ -27,7 +27,15 @@ from simulacra.commuter.plots import modal_split_svg, taxi_wait_svg, write_figur
 from simulacra.commuter.run import CommuteResults, run_commute
 from simulacra.commuter.scenario import CommuteScenario, Executor, load_commute_scenario
 from simulacra.commuter.scripted import script_commuters
-from simulacra.llm import CACHE_FILE, Completion, Gateway, Request, ScriptedModel, SqliteCache
+from simulacra.llm import (
+    CACHE_FILE,
+    Completion,
+    Gateway,
+    Request,
+    ScriptedModel,
+    SqliteCache,
+    call_record,
+)
 from simulacra.runlog import EventWriter, RunDir
 from simulacra.worlds.commute import City, build_population, open_executor
 
@@ -94,10 +102,7 @@ def run_commute_scenario(
         results = _drive(run, scenario, model, writer, progress)
         metrics = _finish(run, scenario, results, model, writer)
     except BaseException as exc:
-        writer.emit("run", {"status": "failed", "error": f"{type(exc).__name__}: {exc}"})
-        writer.close()
-        status = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
-        run.set_status(status, error=f"{type(exc).__name__}: {exc}")
+        run.record_failure(writer, exc)
         raise
     writer.close()
     (run.path / "metrics.json").write_text(json.dumps(metrics, indent=2), encoding="utf-8")
@@ -128,18 +133,7 @@ def _model(scenario: CommuteScenario, run: RunDir, writer: EventWriter) -> Gatew
 
 def _call_logger(writer: EventWriter) -> Callable[[Request, Completion], None]:
     def record(request: Request, completion: Completion) -> None:
-        data = {
-            "purpose": request.purpose,
-            "model": completion.model,
-            "prompt_tokens": completion.usage.prompt_tokens,
-            "completion_tokens": completion.usage.completion_tokens,
-            "latency_s": round(completion.latency_s, 4),
-            "cached": completion.cached,
-            "attempts": completion.attempts,
-            "fallback": completion.fallback,
-            "error": completion.error,
-        }
-        writer.emit("llm.call", data, agent=request.agent)
+        writer.emit("llm.call", call_record(request, completion), agent=request.agent)
 
     return record
 

@@ -161,10 +161,7 @@ def _drive(
             asyncio.run(sim.run())
         metrics = _finish(run, scenario, sim)
     except BaseException as exc:
-        writer.emit("run", {"status": "failed", "error": f"{type(exc).__name__}: {exc}"})
-        writer.close()
-        status = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
-        run.set_status(status, error=f"{type(exc).__name__}: {exc}")
+        run.record_failure(writer, exc)
         raise
     writer.close()
     (run.path / "metrics.json").write_text(_json(metrics), encoding="utf-8")

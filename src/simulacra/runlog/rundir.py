@@ -100,6 +100,16 @@ class RunDir:
             info["ended"] = time.time()
         self.write_info(info)
 
+    def record_failure(self, writer: EventWriter, exc: BaseException) -> None:
+        """Close the log with a `run` event saying why, and mark the run failed or interrupted
+        (a Ctrl+C), so that `--resume` knows it may continue."""
+        error = f"{type(exc).__name__}: {exc}"
+        writer.emit("run", {"status": "failed", "error": error})
+        writer.close()
+        self.set_status(
+            "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed", error=error
+        )
+
     def config(self) -> dict[str, Any]:
         data: dict[str, Any] = yaml.safe_load(self.config_path.read_text(encoding="utf-8"))
         return data
