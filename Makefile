@@ -29,8 +29,8 @@ install-dev: $(VENV)/.installed-dev
 # The embedded 135M model makes about 5 calls per agent-hour at ~5 s a call on 2 cores, so
 # the demo keeps scenarios/town.yaml's five agents but plays only the party's afternoon;
 # `simulacra run scenarios/town.yaml` plays the whole day (see README).
-DEMO_SET := --set schedule.start=2024-02-14T15:30 --set schedule.duration=3h \
-	--set 'interventions.0.at="15:30"' --set 'interviews.times=["16:30","18:20"]' \
+DEMO_SET := --set schedule.start=2024-02-14T16:00 --set schedule.duration=2h \
+	--set 'interventions.0.at="16:00"' --set 'interviews.times=["16:50","17:50"]' \
 	--set memory.importance=rule
 
 demo: install
