@@ -18,7 +18,7 @@ CLOCK = r"^([01]?[0-9]|2[0-3]):[0-5][0-9]$"
 class PlannedBlock(BaseModel):
     start: str = Field(pattern=CLOCK, description="24-hour clock time, HH:MM")
     place: Annotated[str, MaxChars(32)]
-    activity: Annotated[str, MaxChars(28)]
+    activity: Annotated[str, MaxChars(36)]
 
 
 class DailyPlanOutput(BaseModel):
@@ -30,12 +30,12 @@ class ReplanOutput(BaseModel):
 
 
 class HourlyOutput(BaseModel):
-    activities: list[Annotated[str, MaxChars(28)]] = Field(min_length=1, max_length=24)
+    activities: list[Annotated[str, MaxChars(36)]] = Field(min_length=1, max_length=24)
 
 
 class PlannedAction(BaseModel):
     minutes: int = Field(ge=5, le=15)
-    action: Annotated[str, MaxChars(28)]
+    action: Annotated[str, MaxChars(36)]
     object: Annotated[str, MaxChars(20)] = ""
     object_state: Annotated[str, MaxChars(20)] = ""
 
@@ -46,7 +46,7 @@ class ActionsOutput(BaseModel):
 
 class NextStepOutput(BaseModel):
     place: Annotated[str, MaxChars(32)]
-    activity: Annotated[str, MaxChars(28)]
+    activity: Annotated[str, MaxChars(36)]
     minutes: int = Field(ge=5, le=60)
 
 
