@@ -90,7 +90,7 @@ async def main() -> dict[str, Any]:
     load_before = os.getloadavg()[0]
     throughput: dict[str, float] = {}
     cpu_ms: dict[str, float] = {}
-    with FaultServer("ok", latency_s=LATENCY_S, in_process=True) as server:
+    with FaultServer("ok", latency_s=LATENCY_S, own_process=True) as server:
         for concurrency in CONCURRENCY:
             rate, cpu_per_call = await _throughput(server.url, concurrency)
             throughput[str(concurrency)] = round(rate, 2)

@@ -137,7 +137,7 @@ async def test_the_concurrency_limit_is_honoured(fault_server: FaultServerFactor
 async def test_the_server_runs_in_a_child_process_too() -> None:
     from simulacra.llm.fault_server import FaultServer
 
-    with FaultServer("ok", in_process=True) as server:
+    with FaultServer("ok", own_process=True) as server:
         model = served(server.url)
         completion = await model.complete(ask())
         await model.aclose()

@@ -60,13 +60,13 @@ class FaultServer:
         latency_s: float = 0.0,
         slow_s: float = 30.0,
         content: str = '{"answer": "yes"}',
-        in_process: bool = False,
+        own_process: bool = False,
     ) -> None:
         bad = [m for m in modes if m not in MODES]
         if bad:
             raise ValueError(f"unknown fault mode(s) {bad}; known: {list(MODES)}")
         self.plan = FaultPlan(modes or ("ok",), latency_s, slow_s, content)
-        self.in_process = in_process
+        self.own_process = own_process
         self.port = 0
         # Shared memory, readable from the parent process: requests, in flight, peak in flight.
         self._counters: Any = _CTX.RawArray("q", 3)
@@ -90,7 +90,7 @@ class FaultServer:
     def start(self) -> Self:
         ports = _CTX.SimpleQueue()
         args = (self.plan, self._counters, self._stop, ports)
-        if self.in_process:
+        if self.own_process:
             self._worker = _CTX.Process(target=_serve, args=args, daemon=True)
         else:
             self._worker = threading.Thread(target=_serve, args=args, daemon=True)
