@@ -159,3 +159,23 @@ def test_markers_of_the_layout_are_kept_so_frames_can_name_them():
     replay = build_replay(events)
     assert replay.layers == {"fires": (Marker("fire1", 15.0, 10.0, 15.0),)}
     assert replay.frames[0].extras["fires"] == ["fire1"]
+
+
+def test_a_world_whose_y_axis_points_up_is_mirrored_for_the_screen():
+    world = {
+        "y_axis": "up",
+        "places": [{"name": "cafe", "kind": "cafe", "x": -20, "y": -5, "w": 11, "h": 11}],
+        "fires": [{"name": "fire1", "position": [15, 10], "radius": 15}],
+    }
+    events = [
+        Event(0, None, 0.0, "run", None, {"world": world, "agents": {"a": {"gender": "f"}}}),
+        Event(1, None, 0.0, "world", None, {"tick": 0, "agents": {"a": {"x": 3, "y": 7}}}),
+    ]
+    replay = build_replay(events)
+    assert replay.frames[0].agents["a"].y == -7  # north of the origin is drawn above it
+    assert replay.places[0].y == -6  # the rectangle spans y -5..6, drawn from -6 down to 5
+    assert replay.layers["fires"][0].y == -10
+    upright = build_replay(
+        [Event(0, None, 0.0, "run", None, {"world": {**world, "y_axis": "down"}})]
+    )
+    assert upright.places[0].y == -5

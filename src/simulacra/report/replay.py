@@ -98,12 +98,15 @@ def build_replay(events: Iterable[Event], run_info: Mapping[str, Any] | None = N
         )
         for agent_id, track in tracks.items()
     }
-    places = _places(start.get("world"))
+    world = start.get("world")
+    places, layers = _places(world), _layers(world)
+    if isinstance(world, Mapping) and world.get("y_axis") == "up":
+        places, layers, frames = _flip_y(places, layers, frames)
     return Replay(
         run=_summary(info, start, statuses, len(events)),
         places=places,
-        layers=_layers(start.get("world")),
-        bounds=_bounds(places, frames, start.get("world")),
+        layers=layers,
+        bounds=_bounds(places, frames, world),
         frames=frames,
         agents=agents,
         messages=tuple(messages),
@@ -289,6 +292,29 @@ def _note(event: Event, frame: int) -> Note:
         event.agent,
         f"intervention: {_text(data.get('type'))}",
         _text(data.get("text")),
+    )
+
+
+def _flip_y(
+    places: tuple[Place, ...],
+    layers: dict[str, tuple[Marker, ...]],
+    frames: tuple[Frame, ...],
+) -> tuple[tuple[Place, ...], dict[str, tuple[Marker, ...]], tuple[Frame, ...]]:
+    """Mirror a world whose y axis points up (a grid) into screen coordinates, y down."""
+    flipped_frames = tuple(
+        replace(
+            frame,
+            agents={
+                a: replace(pos, y=None if pos.y is None else -pos.y)
+                for a, pos in frame.agents.items()
+            },
+        )
+        for frame in frames
+    )
+    return (
+        tuple(replace(p, y=-(p.y + p.h)) for p in places),
+        {k: tuple(replace(m, y=-m.y) for m in v) for k, v in layers.items()},
+        flipped_frames,
     )
 
 

@@ -124,6 +124,7 @@ class Layout:
         and the size in cells, for viewers that draw rectangles."""
         return {
             "kind": "grid",
+            "y_axis": "up",  # "up" (y+1) is north: viewers drawing y downwards mirror it
             "half_size": self.half_size,
             "communication": {
                 "distance": self.communication_distance,
