@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,25 +22,31 @@ _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
 _NON_SPACE = re.compile(r"\S")
 
 
+def _walk(text: str, start: int = 0) -> Iterator[tuple[int, str, bool]]:
+    """Each character from `start` with whether a JSON string is open after it: brackets and
+    commas count only where it is not (a closing quote reports False but is no bracket)."""
+    in_string = False
+    escaped = False
+    for i in range(start, len(text)):
+        ch = text[i]
+        if escaped:
+            escaped = False
+        elif in_string and ch == "\\":
+            escaped = True
+        elif ch == '"':
+            in_string = not in_string
+        yield i, ch, in_string
+
+
 def _outermost_object(text: str) -> str:
     start = text.find("{")
     if start < 0:
         return text
     depth = 0
-    in_string = False
-    escaped = False
-    for i in range(start, len(text)):
-        ch = text[i]
+    for i, ch, in_string in _walk(text, start):
         if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch == "{":
+            continue
+        if ch == "{":
             depth += 1
         elif ch == "}":
             depth -= 1
@@ -51,19 +58,8 @@ def _outermost_object(text: str) -> str:
 def _drop_trailing_commas(text: str) -> str:
     """Remove commas right before a closing bracket, leaving strings alone."""
     kept: list[str] = []
-    in_string = False
-    escaped = False
-    for i, ch in enumerate(text):
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch == ",":
+    for i, ch, in_string in _walk(text):
+        if not in_string and ch == ",":
             following = _NON_SPACE.search(text, i + 1)
             if following is not None and following.group() in ("}", "]"):
                 continue
@@ -75,18 +71,10 @@ def _close_truncated(text: str) -> str:
     """Close strings and brackets left open by a reply cut off at max_tokens."""
     stack: list[str] = []
     in_string = False
-    escaped = False
-    for ch in text:
+    for _, ch, in_string in _walk(text):
         if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "{[":
+            continue
+        if ch in "{[":
             stack.append("}" if ch == "{" else "]")
         elif ch in "}]" and stack:
             stack.pop()
