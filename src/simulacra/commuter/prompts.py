@@ -6,13 +6,26 @@ Compact on purpose: the embedded 135M model must fill the schemas. Purposes:
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from typing import Annotated
+
+from pydantic import AfterValidator, BaseModel, ConfigDict
 
 from simulacra.commuter.plans import WEEKDAYS, DayPlan, PlanRules
-from simulacra.llm import Message, chat
+from simulacra.llm import MaxChars, Message, chat
 from simulacra.worlds.commute import Profile, format_hhmm
 
 _MAX_TEXT = 300
+
+
+def _one_or_two_sentences(text: str) -> str:
+    text = " ".join(text.split())
+    if not text:
+        raise ValueError("empty; write one or two sentences")
+    return text
+
+
+# MaxChars bounds constrained decoding at the limit and trims a longer answer instead of failing.
+Sentences = Annotated[str, MaxChars(_MAX_TEXT), AfterValidator(_one_or_two_sentences)]
 
 
 class Reflection(BaseModel):
@@ -20,15 +33,7 @@ class Reflection(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    summary: str
-
-    @field_validator("summary")
-    @classmethod
-    def _short(cls, text: str) -> str:
-        text = " ".join(text.split())
-        if not text:
-            raise ValueError("summary is empty; write one or two sentences")
-        return text[:_MAX_TEXT]
+    summary: Sentences
 
 
 class Patterns(BaseModel):
@@ -36,15 +41,7 @@ class Patterns(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    pattern: str
-
-    @field_validator("pattern")
-    @classmethod
-    def _short(cls, text: str) -> str:
-        text = " ".join(text.split())
-        if not text:
-            raise ValueError("pattern is empty; write one or two sentences")
-        return text[:_MAX_TEXT]
+    pattern: Sentences
 
 
 SYSTEM = "You are a commuter planning trips in a city. Answer only with JSON matching the schema."
