@@ -29,7 +29,7 @@ install-dev: $(VENV)/.installed-dev
 # The embedded 135M model makes about 5 calls per agent-hour at ~5 s a call on 2 cores, so
 # the demo keeps scenarios/town.yaml's five agents but plays only the party's afternoon;
 # `simulacra run scenarios/town.yaml` plays the whole day (see README).
-DEMO_SET := --set schedule.start=2024-02-14T16:00 --set schedule.duration=2h \
+DEMO_SET := --set clock.start=2024-02-14T16:00 --set clock.duration=2h \
 	--set 'interventions.0.at="16:00"' --set 'interviews.times=["16:50","17:50"]' \
 	--set memory.importance=rule
 
@@ -39,6 +39,7 @@ demo: install
 lint: install-dev
 	$(BIN)/ruff check src tests bench scripts
 	$(BIN)/ruff format --check src tests bench scripts
+	$(BIN)/lint-imports
 
 typecheck: install-dev
 	$(BIN)/mypy

@@ -7,58 +7,65 @@ then seconds per step with the embedded model for a few steps. Prints one JSON l
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from simulacra.llm import Gateway, ScriptedModel, load_model
+from simulacra.experiments import Scenario, load_scenario, run
+from simulacra.llm import load_model
 from simulacra.runlog import read_events
-from simulacra.worlds.grid import GridScenario, load_scenario, run_grid, script_grid_agents
 
 HAZARD = Path(__file__).parents[1] / "scenarios" / "hazard.yaml"
 
 
-def _quiet(scenario: GridScenario, steps: int) -> GridScenario:
-    output = scenario.output.model_copy(update={"frames": False, "report": False})
-    return scenario.model_copy(update={"steps": steps, "output": output})
+def _scenario(root: Path, steps: int, spec: str) -> Scenario:
+    return load_scenario(
+        HAZARD,
+        [
+            f"clock.ticks={steps}",
+            f"model.spec={spec}",
+            f"output.root={root}",
+            "output.frames=false",
+            "output.report=false",
+        ],
+    )
 
 
-def _timed(scenario: GridScenario, model: Gateway, root: Path) -> tuple[float, Path]:
-    started = time.perf_counter()
-    run = asyncio.run(run_grid(scenario, model, root=root))
-    return time.perf_counter() - started, run.path
-
-
-def scripted_figures(scenario: GridScenario, repeats: int, root: Path) -> dict[str, Any]:
-    seconds = 0.0
-    calls = 0
+def scripted_figures(root: Path, repeats: int) -> dict[str, Any]:
+    scenario = _scenario(root, 7, "scripted")
+    seconds, calls = 0.0, 0
     for _ in range(repeats):
-        model = script_grid_agents(ScriptedModel())
-        elapsed, _ = _timed(scenario, model, root)
-        seconds += elapsed
-        calls += model.ledger.total.calls
-    steps = scenario.steps * repeats
+        started = time.perf_counter()
+        done = run(scenario, progress=False)
+        seconds += time.perf_counter() - started
+        calls += int(done.info()["calls"])
+    steps = 7 * repeats
     return {"steps_per_s": round(steps / seconds, 2), "calls_per_step": calls / steps}
 
 
-def embedded_figures(scenario: GridScenario, root: Path) -> dict[str, Any]:
+def embedded_figures(root: Path, steps: int) -> dict[str, Any]:
+    # A generous timeout: on a busy machine a timed-out call would turn into a fallback.
+    scenario = _scenario(root, steps, "embedded")
+    scenario = scenario.model_copy(
+        update={"model": scenario.model.model_copy(update={"timeout_s": 600.0})}
+    )
     try:
-        # A generous timeout: on a busy machine a timed-out call would turn into a fallback.
         model = load_model("embedded", timeout_s=600)
     except Exception as exc:  # the embedded model is optional here: report why it is absent
         return {"embedded_s_per_step": None, "embedded_note": f"{type(exc).__name__}: {exc}"}
-    elapsed, path = _timed(scenario, model, root)
-    decisions = list(read_events(path / "events.jsonl", kinds={"decision"}))
+    started = time.perf_counter()
+    done = run(scenario, model=model, progress=False)
+    elapsed = time.perf_counter() - started
+    decisions = list(read_events(done.events_path, kinds={"decision"}))
     fallbacks = sum(1 for d in decisions if d.data["fallback"])
     return {
-        "embedded_s_per_step": round(elapsed / scenario.steps, 2),
-        "embedded_steps": scenario.steps,
+        "embedded_s_per_step": round(elapsed / steps, 2),
+        "embedded_steps": steps,
         "embedded_model": model.name,
         "embedded_fallback_rate": round(fallbacks / max(1, len(decisions)), 3),
-        "embedded_run": str(path),
+        "embedded_run": str(done.path),
     }
 
 
@@ -68,14 +75,12 @@ def main() -> None:
     parser.add_argument("--embedded-steps", type=int, default=3)
     parser.add_argument("--keep", type=Path, default=None, help="keep runs under this folder")
     args = parser.parse_args()
-    scenario = load_scenario(HAZARD)
     with tempfile.TemporaryDirectory() as tmp:
         root = args.keep or Path(tmp)
-        figures: dict[str, Any] = {"agents": scenario.agents.count, "steps": scenario.steps}
-        figures["frames"] = False
-        figures |= scripted_figures(_quiet(scenario, scenario.steps), args.repeats, root)
+        figures: dict[str, Any] = {"agents": 20, "steps": 7, "frames": False}
+        figures |= scripted_figures(root, args.repeats)
         if args.embedded_steps > 0:
-            figures |= embedded_figures(_quiet(scenario, args.embedded_steps), root)
+            figures |= embedded_figures(root, args.embedded_steps)
         else:
             figures |= {"embedded_s_per_step": None, "embedded_note": "skipped"}
         if args.keep is None:

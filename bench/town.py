@@ -15,11 +15,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from simulacra.engine import run_scenario
-from simulacra.experiments import load_scenario
+from simulacra.experiments import load_scenario, run
 from simulacra.llm import RawReply, Request, load_model
+from simulacra.mind.scripted import sociable
 from simulacra.runlog import read_events
-from simulacra.worlds.town.scripted import sociable
 
 AGENTS = 25
 SCENARIO = Path(__file__).resolve().parent.parent / "scenarios" / "town.yaml"
@@ -54,18 +53,18 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-town-") as root:
         scenario = load_scenario(
             SCENARIO,
-            [f"agents.count={AGENTS}", "embedder.kind=hashing", f"output.root={root}"],
+            [f"agents.count={AGENTS}", "memory.embedder=hashing", f"output.root={root}"],
         )
         model = sociable(load_model("scripted"))
         timer = InFlight(model.backend)
         model.backend = timer
         started = time.perf_counter()
-        run = run_scenario(scenario, model=model, progress=False)
+        done = run(scenario, model=model, progress=False)
         wall = time.perf_counter() - started
-        events = list(read_events(run.events_path))
+        events = list(read_events(done.events_path))
     calls = [e for e in events if e.kind == "llm.call"]
-    ticks = sum(1 for e in events if e.kind == "world")
-    hours = ticks * scenario.schedule.tick_minutes / 60
+    ticks = sum(1 for e in events if e.kind == "world" and e.data["step"] > 0)
+    hours = ticks * scenario.clock.tick.total_seconds() / 3600
     print(
         json.dumps(
             {

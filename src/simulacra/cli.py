@@ -24,6 +24,8 @@ app = typer.Typer(
 )
 models_app = typer.Typer(help="Language models: check that one loads and answers.")
 app.add_typer(models_app, name="models")
+scenario_app = typer.Typer(help="Scenarios: their format's schema, and checking one.")
+app.add_typer(scenario_app, name="scenario")
 console = Console()
 DEFAULT_SPEC = "embedded"
 
@@ -139,16 +141,29 @@ def inspect(run: Annotated[Path, typer.Argument(help="a run directory")]) -> Non
         console.print_json(json.dumps(json.loads(metrics.read_text())))
 
 
+def _override(set_: list[str] | None, model: str | None, seed: int | None) -> list[str]:
+    """`--model` and `--seed` as the overrides they are (JSON is YAML, so any text is safe)."""
+    found = list(set_ or [])
+    if model is not None:
+        found.append(f"model.spec={json.dumps(model)}")
+    if seed is not None:
+        found.append(f"seed={seed}")
+    return found
+
+
+SetOption = Annotated[
+    list[str] | None, typer.Option("--set", help="override a field: key.path=value (repeatable)")
+]
+ModelOption = Annotated[str | None, typer.Option(help="model spec; overrides the scenario's")]
+
+
 @app.command()
 def run(
     scenario: Annotated[
         Path | None, typer.Argument(help="a scenario YAML, e.g. scenarios/town.yaml")
     ] = None,
-    set_: Annotated[
-        list[str] | None,
-        typer.Option("--set", help="override a field: key.path=value (repeatable)"),
-    ] = None,
-    model: Annotated[str | None, typer.Option(help="model spec; overrides the scenario's")] = None,
+    set_: SetOption = None,
+    model: ModelOption = None,
     seed: Annotated[
         int | None, typer.Option(help="the run's seed; overrides the scenario's")
     ] = None,
@@ -156,20 +171,19 @@ def run(
         Path | None, typer.Option(help="continue a stopped run from its last checkpoint")
     ] = None,
 ) -> None:
-    """Run a scenario to the end (or resume a stopped run) and say where its outputs are."""
-    from simulacra.experiments import ScenarioError
-    from simulacra.experiments.launch import run_scenario_file
+    """Run a scenario of any world to the end (or resume a stopped run); say where it went."""
+    from simulacra.experiments import ScenarioError, load_scenario
+    from simulacra.experiments import resume as resume_run
+    from simulacra.experiments import run as run_scenario
 
     if (scenario is None) == (resume is None):
         raise _fail("give either a SCENARIO file or --resume RUN")
     try:
         if resume is not None:
-            from simulacra.engine import resume_run
-
             run_dir = resume_run(resume)
         else:
             assert scenario is not None
-            run_dir = run_scenario_file(scenario, set_, model_spec=model, seed=seed)
+            run_dir = run_scenario(load_scenario(scenario, _override(set_, model, seed)))
     except ScenarioError as exc:
         raise _fail(str(exc)) from exc
     except (FileNotFoundError, ValueError) as exc:
@@ -189,33 +203,35 @@ def _print_outputs(run_dir: RunDir) -> None:
 
 @app.command()
 def sweep(
-    scenario: Annotated[Path, typer.Argument(help="a scenario with a sweep section")],
-    set_: Annotated[
-        list[str] | None,
-        typer.Option("--set", help="override a field: key.path=value (repeatable)"),
+    scenario: Annotated[
+        Path, typer.Argument(help="a scenario; its sweep section says what varies")
+    ],
+    set_: SetOption = None,
+    model: ModelOption = None,
+    executor: Annotated[
+        str | None, typer.Option(help="local (process pool) or ray; default the scenario's")
     ] = None,
-    model: Annotated[str | None, typer.Option(help="model spec; overrides the scenario's")] = None,
-    executor: Annotated[str, typer.Option(help="local (process pool) or ray")] = "local",
-    workers: Annotated[int | None, typer.Option(help="parallel runs (default: 2)")] = None,
+    workers: Annotated[
+        int | None, typer.Option(help="parallel runs (default: the scenario's)")
+    ] = None,
 ) -> None:
-    """Run every variant x replicate of a scenario's sweep; write ablation.csv and a report."""
+    """Run every variant x model x replicate of a scenario; write results.csv and a report."""
     from simulacra.experiments import ScenarioError
     from simulacra.experiments.sweep import run_sweep
 
-    if executor not in ("local", "ray"):
+    if executor not in (None, "local", "ray"):
         raise _fail(f"--executor: expected local or ray, got {executor!r}")
     try:
         out = run_sweep(
             scenario,
-            set_,
-            model_spec=model,
-            executor="ray" if executor == "ray" else "local",
+            _override(set_, model, None),
+            executor="ray" if executor == "ray" else "local" if executor else None,
             workers=workers,
         )
     except (ScenarioError, FileNotFoundError, ValueError, RuntimeError) as exc:
         raise _fail(str(exc)) from exc
     console.print(f"[bold green]sweep finished:[/] {out}")
-    for name in ("ablation.csv", "summary.md", "report.html"):
+    for name in ("results.csv", "summary.md", "report.html"):
         if (out / name).exists():
             console.print(f"  {name:13} {out / name}")
 
@@ -247,17 +263,18 @@ def view(
 
 @app.command()
 def interview(
-    run: Annotated[Path, typer.Argument(help="a town run directory")],
+    run: Annotated[Path, typer.Argument(help="a run directory (of any world that keeps memory)")],
     agent: Annotated[str, typer.Argument(help="the agent's id, e.g. marta_okafor")],
     question: Annotated[str, typer.Argument(help="what to ask")],
 ) -> None:
     """Ask an agent a question; it answers from its saved memory and names what it used."""
-    from simulacra.engine import interview_agent
+    from simulacra.experiments import ScenarioError
+    from simulacra.experiments import interview as interview_agent
 
     try:
         answer = interview_agent(run, agent, question)
-    except (FileNotFoundError, KeyError, ValueError) as exc:
-        raise _fail(str(exc)) from exc
+    except (FileNotFoundError, KeyError, ValueError, ScenarioError) as exc:
+        raise _fail(str(exc).strip('"')) from exc
     console.print(f"[bold]{agent}:[/] {answer.answer}")
     if answer.fallback:
         console.print("[yellow](the model failed; this is the declared fallback answer)[/]")
@@ -266,11 +283,11 @@ def interview(
 
 @app.command()
 def frames(
-    run: Annotated[Path, typer.Argument(help="a grid run directory")],
+    run: Annotated[Path, typer.Argument(help="a run directory")],
     video: Annotated[bool, typer.Option(help="assemble the frames into a video or GIF")] = False,
 ) -> None:
-    """Draw a grid run's PNG frames from its log; with --video, join them into one file."""
-    from simulacra.worlds.grid import assemble_video, render_frames
+    """Draw a run's PNG frames from its log; with --video, join them into one file."""
+    from simulacra.report import assemble_video, render_frames
 
     try:
         run_dir = RunDir.open(run)
@@ -280,6 +297,35 @@ def frames(
             console.print(f"video: {assemble_video(run_dir.path)}")
     except (FileNotFoundError, ValueError) as exc:
         raise _fail(str(exc)) from exc
+
+
+@scenario_app.command("schema")
+def scenario_schema() -> None:
+    """Print the scenario format's JSON Schema, for editors that validate YAML."""
+    from simulacra.experiments import Scenario
+
+    typer.echo(json.dumps(Scenario.model_json_schema(), indent=2))
+
+
+@scenario_app.command("check")
+def scenario_check(
+    scenario: Annotated[Path, typer.Argument(help="a scenario YAML")],
+    set_: SetOption = None,
+) -> None:
+    """Validate a scenario (and its --set overrides) without loading a model or running it."""
+    from simulacra.experiments import ScenarioError, load_scenario
+    from simulacra.experiments.kinds import kind_of
+
+    try:
+        valid = load_scenario(scenario, set_)
+    except ScenarioError as exc:
+        raise _fail(str(exc)) from exc
+    kind = kind_of(valid)
+    console.print(
+        f"[bold green]valid:[/] {valid.name}: world {valid.world.kind}, "
+        f"{len(kind.roster(valid))} agents ({kind.mind(valid)}), "
+        f"{len(valid.clock.calendar().times())} ticks, model {valid.model.spec}"
+    )
 
 
 def main() -> None:

@@ -1,5 +1,7 @@
-"""The `simulacra` command, driven as a user would, with the scripted model."""
+"""The `simulacra` command, driven as a user would, with the scripted model: every command on
+every world."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -11,10 +13,39 @@ from simulacra.cli import app
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
 runner = CliRunner()
 
+# Each shipped scenario, made small: a few ticks and agents, the hashing embedder.
+SMALL = {
+    "town": [
+        "memory.embedder=hashing",
+        "clock.duration=3h",
+        "agents.count=3",
+        'interviews.times=["09:00"]',
+    ],
+    "hazard": ["clock.ticks=4", "memory.mode=stream", "memory.embedder=hashing"],
+    "commute": [
+        "memory.embedder=hashing",
+        "clock.ticks=6",
+        "agents.mix={student: 2, factory_worker: 2}",
+    ],
+}
+
+
+def _remembering(run: Path) -> str:
+    """The first agent that wrote a memory."""
+    for line in (run / "events.jsonl").open():
+        event = json.loads(line)
+        if event["kind"] == "memory.add":
+            return str(event["agent"])
+    raise AssertionError(f"{run}: nobody remembered anything")
+
 
 def _run_dir(output: str) -> Path:
     line = next(x for x in output.splitlines() if x.startswith("run finished:"))
     return Path(line.split(":", 1)[1].strip())
+
+
+def _sets(overrides: list[str]) -> list[str]:
+    return [arg for override in overrides for arg in ("--set", override)]
 
 
 @pytest.fixture
@@ -50,76 +81,118 @@ def test_a_malformed_scenario_names_the_field(in_tmp):
     bad.write_text(yaml.safe_dump(raw))
     result = runner.invoke(app, ["run", str(bad), "--model", "scripted"])
     assert result.exit_code == 2
-    assert "world.fires.0.intensity" in result.output
+    assert "scenario.world.fires[0].intensity" in result.output
+    assert not (in_tmp / "runs").exists()
 
 
 def test_a_scenario_without_a_known_world_says_which_are(in_tmp):
     odd = in_tmp / "odd.yaml"
-    odd.write_text("world: {kind: ocean}\n")
+    odd.write_text("name: odd\nclock: {ticks: 1}\nworld: {kind: ocean}\n")
     result = runner.invoke(app, ["run", str(odd)])
     assert result.exit_code == 2
     assert "town, grid, commute" in result.output
-
-
-def test_run_a_grid_scenario_then_inspect_and_draw_it(in_tmp):
-    result = runner.invoke(
-        app, ["run", str(SCENARIOS / "hazard.yaml"), "--model", "scripted", "--set", "steps=2"]
-    )
-    assert result.exit_code == 0, result.output
-    run = _run_dir(result.output)
-    assert (run / "report.html").exists() and (run / "viewer.html").exists()
-
-    inspected = runner.invoke(app, ["inspect", str(run)])
-    assert inspected.exit_code == 0, inspected.output
-    assert "completed" in inspected.output
-    assert "llm.call" in inspected.output
-
-    drawn = runner.invoke(app, ["frames", str(run), "--video"])
-    assert drawn.exit_code == 0, drawn.output
-    assert "3 frames" in drawn.output
-    assert list(run.glob("frames.*"))
-
-
-def test_run_the_town_with_overrides_then_interview_an_agent(in_tmp):
-    result = runner.invoke(
-        app,
-        [
-            "run",
-            str(SCENARIOS / "town.yaml"),
-            "--model",
-            "scripted",
-            "--seed",
-            "3",
-            "--set",
-            "embedder.kind=hashing",
-            "--set",
-            "schedule.duration=3h",
-            "--set",
-            "agents.count=3",
-            "--set",
-            'interviews.times=["09:00"]',
-        ],
-    )
-    assert result.exit_code == 0, result.output
-    run = _run_dir(result.output)
-    assert yaml.safe_load((run / "config.yaml").read_text())["seed"] == 3
-
-    answer = runner.invoke(
-        app, ["interview", str(run), "marta_okafor", "What are you planning today?"]
-    )
-    assert answer.exit_code == 0, answer.output
-    assert "marta_okafor:" in answer.output
-    assert "memories used: marta_okafor-" in answer.output
-
-    unknown = runner.invoke(app, ["interview", str(run), "nobody", "Hello?"])
-    assert unknown.exit_code == 2
-
-    again = runner.invoke(app, ["run", "--resume", str(run)])
-    assert again.exit_code == 2
-    assert "already completed" in again.output
 
 
 def test_run_needs_a_scenario_or_a_run_to_resume():
     result = runner.invoke(app, ["run"])
     assert result.exit_code == 2
     assert "--resume" in result.output
+
+
+@pytest.mark.parametrize("name", ["town", "hazard", "commute"])
+def test_a_scenario_is_checked_without_running_it(name, in_tmp):
+    result = runner.invoke(app, ["scenario", "check", str(SCENARIOS / f"{name}.yaml")])
+    assert result.exit_code == 0, result.output
+    assert "valid:" in result.output
+    bad = runner.invoke(
+        app, ["scenario", "check", str(SCENARIOS / f"{name}.yaml"), "--set", "clock.tik=1"]
+    )
+    assert bad.exit_code == 2 and "scenario.clock.tik: unknown field" in bad.output
+    assert not (in_tmp / "runs").exists()
+
+
+def test_the_scenario_schema_is_json_schema_for_every_world():
+    result = runner.invoke(app, ["scenario", "schema"])
+    assert result.exit_code == 0
+    schema = json.loads(result.output)
+    kinds = {
+        definition["properties"]["kind"].get("const")
+        for definition in schema["$defs"].values()
+        if "kind" in definition.get("properties", {})
+        and definition["properties"]["kind"].get("const")
+    }
+    assert {"town", "grid", "commute"} <= kinds
+    assert {"clock", "world", "agents", "model", "sweep"} <= set(schema["properties"])
+
+
+@pytest.mark.parametrize("name", ["town", "hazard", "commute"])
+def test_every_command_works_on_every_world(name, in_tmp):
+    result = runner.invoke(
+        app,
+        [
+            "run",
+            str(SCENARIOS / f"{name}.yaml"),
+            *("--model", "scripted", "--seed", "3"),
+            *_sets(SMALL[name]),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    run = _run_dir(result.output)
+    assert yaml.safe_load((run / "config.yaml").read_text())["seed"] == 3
+    assert (run / "report.html").exists() and (run / "viewer.html").exists()
+
+    inspected = runner.invoke(app, ["inspect", str(run)])
+    assert inspected.exit_code == 0, inspected.output
+    assert "completed" in inspected.output and "llm.call" in inspected.output
+
+    drawn = runner.invoke(app, ["frames", str(run), "--video"])
+    assert drawn.exit_code == 0, drawn.output
+    worlds = sum(1 for line in (run / "events.jsonl").open() if '"kind":"world"' in line)
+    assert f"{worlds} frames" in drawn.output
+    assert list(run.glob("frames.*"))
+
+    agent = _remembering(run)
+    answer = runner.invoke(app, ["interview", str(run), agent, "What do you remember?"])
+    assert answer.exit_code == 0, answer.output
+    assert f"{agent}:" in answer.output
+    assert f"memories used: {agent}-" in answer.output
+    unknown = runner.invoke(app, ["interview", str(run), "nobody", "Hello?"])
+    assert unknown.exit_code == 2 and "no agent 'nobody'" in unknown.output
+
+    again = runner.invoke(app, ["run", "--resume", str(run)])
+    assert again.exit_code == 2
+    assert "already completed" in again.output
+
+
+def test_a_grid_agent_with_bounded_memory_says_it_cannot_be_interviewed(in_tmp):
+    result = runner.invoke(
+        app,
+        ["run", str(SCENARIOS / "hazard.yaml"), "--model", "scripted", "--set", "clock.ticks=1"],
+    )
+    assert result.exit_code == 0, result.output
+    answer = runner.invoke(app, ["interview", str(_run_dir(result.output)), "0", "Hello?"])
+    assert answer.exit_code == 2
+    assert "keeps no memory stream" in answer.output
+
+
+@pytest.mark.parametrize("name", ["town", "hazard", "commute"])
+def test_every_world_sweeps(name, in_tmp):
+    sweep = ["sweep.replicates=2", "sweep.workers=2", "output.report=false"]
+    if name == "hazard":
+        sweep.append("sweep.vary={memory.recall: [0, 5]}")
+    elif name == "town":
+        sweep.append("sweep.vary={ablation: [full, no_reflection]}")
+    result = runner.invoke(
+        app,
+        [
+            "sweep",
+            str(SCENARIOS / f"{name}.yaml"),
+            *("--model", "scripted"),
+            *_sets(SMALL[name] + sweep),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    out = Path(result.output.split("sweep finished:", 1)[1].split()[0])
+    rows = (out / "results.csv").read_text().splitlines()
+    assert len(rows) == 1 + 2 * (3 if name == "commute" else 2)
+    assert (out / "report.html").exists() and (out / "summary.md").exists()

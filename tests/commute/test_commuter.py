@@ -1,71 +1,141 @@
-"""The cognitive commuter's weekly/daily/abstraction cycle and its fallbacks, scripted model."""
+"""The cognitive commuter's weekly/daily/abstraction cycle, its memory stream and its fallbacks,
+scripted model."""
 
 from __future__ import annotations
 
+import json
 import random
+import re
+from collections import Counter
+from datetime import datetime
+from pathlib import Path
 
 import pytest
 
-from simulacra.commuter import (
-    CommuteConfig,
+from simulacra.core import parse_hhmm
+from simulacra.embed import HashingEmbedder
+from simulacra.engine import Clock, Engine, EventRouter
+from simulacra.experiments import Scenario, ScenarioError, load_scenario, run
+from simulacra.llm import Request, ScriptedModel, load_model
+from simulacra.memory import MemoryStream
+from simulacra.mind.commuter import (
     CommuterAgent,
-    DayRecord,
+    DayPlan,
+    Profile,
     Reflection,
-    ablation_table,
+    build_population,
     plan_models,
     prompts,
     random_week,
-    run_commute,
     script_commuters,
 )
-from simulacra.commuter.plans import DayPlan
-from simulacra.llm import Request, load_model
-from simulacra.worlds.commute import BuiltinExecutor, City, build_population, parse_hhmm
+from simulacra.runlog import EventWriter, RunDir, read_events
+from simulacra.worlds.commute import City, CommuteConfig, CommuteWorld
 
-from .conftest import SCENARIO
+from .conftest import ONE_EACH, SCENARIO, commute, comparable
+
+MONDAY = datetime(2025, 1, 6, 6, 0)
+_LESSON = re.compile(r"^Week 1: Best this week: keep (bus|taxi|walk) at (\d\d:\d\d)\.$")
 
 
-def agent_for(config: CommuteConfig, variant: str = "Full") -> CommuterAgent:
-    person = build_population(config.profiles, config.population)[1]  # administrative worker
-    models = plan_models(person.profile, City(config.city).window)
-    return CommuterAgent(person, models, variant, seed=7)  # type: ignore[arg-type]
+@pytest.fixture
+def small() -> Scenario:
+    """The shipped scenario with one agent per profile and one week plus one day."""
+    return commute(ONE_EACH, "clock.ticks=6")
+
+
+def city_of(scenario: Scenario) -> CommuteConfig:
+    assert isinstance(scenario.world, CommuteConfig)
+    return scenario.world
+
+
+def agent_for(scenario: Scenario, model: ScriptedModel, variant: str = "Full") -> CommuterAgent:
+    """The administrative worker, with its own in-memory memory stream."""
+    profiles = {n: Profile.model_validate(raw) for n, raw in scenario.agents.profiles.items()}
+    person = build_population(profiles, scenario.agents.mix)[1]
+    assert person.profile_name == "administrative_worker"
+    models = plan_models(person.profile, City(city_of(scenario).city).window)
+    memory = MemoryStream(person.id, HashingEmbedder())
+    return CommuterAgent(person, models, variant, 7, model, memory)
+
+
+def engine_for(agent: CommuterAgent, scenario: Scenario, tmp_path: Path) -> Engine:
+    """The one engine driving this one commuter through the scenario's working days."""
+    world = CommuteWorld(city_of(scenario), {agent.id: agent.profile.home})
+    router = EventRouter(EventWriter(tmp_path / "events.jsonl"), [agent.id])
+    assert isinstance(agent.model, ScriptedModel)
+    clock = Clock(scenario.clock.calendar())
+    return Engine(world, {agent.id: agent}, model=agent.model, router=router, clock=clock, seed=0)
 
 
 async def test_stm_grows_daily_is_cleared_weekly_and_ltm_gains_an_abstraction(
-    small_config: CommuteConfig,
+    small: Scenario, tmp_path: Path
 ) -> None:
     model = script_commuters(load_model("scripted"))
-    agent = agent_for(small_config)
-    executor = BuiltinExecutor(City(small_config.city))
-    await agent.plan_week(model, week=1)
-    assert len(agent.week) == 5
+    agent = agent_for(small, model)
+    engine = engine_for(agent, small, tmp_path)
     sizes = []
-    for day in range(1, 6):
-        weekday = day - 1
-        if weekday:
-            await agent.reflect(model, day - 1, outcome)  # noqa: F821 - set below on day 1
-        sizes.append(len(agent.stm))
-        await agent.replan(model, day, weekday, "A normal working day.")
-        [outcome] = executor.execute_day(day, [agent.trip()])
-    await agent.reflect(model, 5, outcome)
-    assert sizes == [0, 1, 2, 3, 4] and len(agent.stm) == 5
-    await agent.abstract(model, week=1)
-    assert len(agent.stm) == 0 and len(agent.ltm) == 1
-    assert "keep" in agent.ltm.patterns[0].text
-    assert sum(agent.fallbacks.values()) == 0
-    assert agent.calls == {
+    for _ in range(5):
+        await engine.step()
+        sizes.append(len(agent.episodes))
+    # Monday to Thursday each reflect on the day before; Friday reflects on itself, abstracts
+    # the week and clears short-term memory.
+    assert sizes == [0, 1, 2, 3, 0]
+    [lesson] = agent.patterns
+    assert _LESSON.match(lesson), lesson
+    assert model.ledger.total.fallbacks == 0
+    assert {p: t.calls for p, t in model.ledger.by_purpose.items()} == {
         "commute.weekly": 1,
         "commute.reflect": 5,
         "commute.daily": 5,
         "commute.abstract": 1,
     }
     # The next weekly plan reads the lesson from long-term memory.
-    await agent.plan_week(model, week=2)
-    assert agent.ltm.patterns[0].text.split("keep ")[1].startswith(agent.week[0].mode)
+    await engine.step()
+    found = _LESSON.match(lesson)
+    assert found is not None
+    assert {(p.mode, p.departure) for p in agent.week} == {(found[1], found[2])}
+    assert agent.episodes == []  # Friday was reflected on in its own reflect phase
+
+
+async def test_episodes_and_the_weekly_pattern_land_in_the_memory_stream(
+    small: Scenario, tmp_path: Path
+) -> None:
+    agent = agent_for(small, script_commuters(load_model("scripted")))
+    engine = engine_for(agent, small, tmp_path)
+    for _ in range(5):
+        await engine.step()
+    records = agent.memory.recent(10)
+    assert [r.kind for r in records] == ["episode"] * 5 + ["pattern"]
+    episodes, pattern = records[:5], records[5]
+    assert [r.text.split(":")[0] for r in episodes] == [f"Day {d}" for d in range(1, 6)]
+    assert all("Reflection: " in r.text for r in episodes)
+    assert [r.meta["day"] for r in episodes] == [1, 2, 3, 4, 5]
+    # The pattern is the week's lesson and cites that week's episodes as its evidence.
+    assert pattern.text == agent.patterns[0]
+    assert pattern.evidence_ids == tuple(r.id for r in episodes)
+    assert all(r.id.startswith(f"{agent.id}-") for r in records)
+    # Invalidating an episode invalidates what was learnt from it.
+    assert agent.memory.invalidate(episodes[2].id, "a wrong record") == [pattern.id]
+
+
+async def test_the_a1_commuter_keeps_no_memory_and_b1_keeps_no_pattern(
+    small: Scenario, tmp_path: Path
+) -> None:
+    kept = {}
+    for variant in ("A1", "B1"):
+        agent = agent_for(small, script_commuters(load_model("scripted")), variant)
+        engine = engine_for(agent, small, tmp_path / variant)
+        for _ in range(6):
+            await engine.step()
+        kept[variant] = [r.kind for r in agent.memory.recent(20)]
+        assert agent.patterns == [] and agent.episodes == []
+    # B1 reflects on Monday to Thursday (Friday's trip is reflected on only to abstract it).
+    assert kept == {"A1": [], "B1": ["episode"] * 4}
 
 
 async def test_weekly_fallback_is_a_random_valid_plan_after_three_failures(
-    small_config: CommuteConfig,
+    small: Scenario,
 ) -> None:
     model = load_model("scripted")
     attempts: list[int] = []
@@ -75,10 +145,10 @@ async def test_weekly_fallback_is_a_random_valid_plan_after_three_failures(
         return "I think I will take the bus, maybe"
 
     model.on("commute", junk)
-    agent = agent_for(small_config)
-    decision = await agent.plan_week(model, week=1)
+    agent = agent_for(small, model)
+    decision = await agent.plan_week(1, MONDAY)
     assert decision.fallback and len(attempts) == 3
-    assert agent.fallbacks["commute.weekly"] == 1
+    assert model.ledger.by_purpose["commute.weekly"].fallbacks == 1
     profile = agent.profile
     deadline = parse_hhmm(profile.deadline)
     for plan in agent.week:
@@ -88,22 +158,19 @@ async def test_weekly_fallback_is_a_random_valid_plan_after_three_failures(
     assert type(again) is agent.models.week
 
 
-async def test_daily_fallback_keeps_the_initial_plan_and_is_counted(
-    small_config: CommuteConfig,
-) -> None:
+async def test_daily_fallback_keeps_the_initial_plan_and_is_counted(small: Scenario) -> None:
     model = script_commuters(load_model("scripted"))
-    agent = agent_for(small_config)
-    await agent.plan_week(model, week=1)
+    agent = agent_for(small, model)
+    await agent.plan_week(1, MONDAY)
     model.on("commute.daily", lambda request: {"departure": "25:99", "mode": "rocket"})
-    decision = await agent.replan(model, day=1, weekday=0, environment="A normal working day.")
+    decision = await agent.replan(1, 0, "A normal working day.", MONDAY)
     assert decision.fallback and agent.plan == agent.week[0]
-    assert agent.fallbacks == {"commute.daily": 1}
+    fallbacks = {p: t.fallbacks for p, t in model.ledger.by_purpose.items() if t.fallbacks}
+    assert fallbacks == {"commute.daily": 1}
 
 
-def test_plans_outside_the_window_or_the_allowed_modes_are_rejected(
-    small_config: CommuteConfig,
-) -> None:
-    models = agent_for(small_config).models
+def test_plans_outside_the_window_or_the_allowed_modes_are_rejected(small: Scenario) -> None:
+    models = agent_for(small, ScriptedModel()).models
     good = {"departure": "07:45", "mode": "bus", "destination": "city_centre"}
     assert models.day.model_validate(good).departure_min == 465
     for bad in (
@@ -118,8 +185,8 @@ def test_plans_outside_the_window_or_the_allowed_modes_are_rejected(
     assert schema["properties"]["mode"]["enum"] == ["taxi", "bus", "walk"]
 
 
-def test_prompts_render_with_a_fixture(small_config: CommuteConfig) -> None:
-    agent = agent_for(small_config)
+def test_prompts_render_with_a_fixture(small: Scenario) -> None:
+    agent = agent_for(small, ScriptedModel())
     plan = DayPlan(departure="08:00", mode="taxi", destination="city_centre")
     weekly = prompts.weekly_messages(agent.identity, "(none)")
     daily = prompts.daily_messages(agent.identity, "(nothing yet this week)", 2, "Rain.", plan)
@@ -133,41 +200,45 @@ def test_prompts_render_with_a_fixture(small_config: CommuteConfig) -> None:
     assert Reflection(summary="  fine  ").summary == "fine"
 
 
-async def test_run_is_deterministic_and_variants_call_the_model_as_designed(
-    small_config: CommuteConfig,
-) -> None:
-    city = City(small_config.city)
-    runs = {}
-    for variant in ("A1", "B1", "Full"):
-        config = small_config.model_copy(update={"variant": variant, "days": 5})
-        runs[variant] = await run_commute(
-            config, script_commuters(load_model("scripted")), BuiltinExecutor(city)
+def test_run_is_deterministic_and_variants_call_the_model_as_designed(tmp_path: Path) -> None:
+    def week(variant: str, root: Path) -> RunDir:
+        scenario = commute(
+            ONE_EACH,
+            "clock.ticks=5",
+            f"ablation={variant}",
+            f"output.root={root}",
+            "output.report=false",
         )
-    assert runs["A1"].calls_per_agent_day() == pytest.approx(1 / 5)
-    assert runs["B1"].calls_per_agent_day() == pytest.approx(10 / 5)
-    assert runs["Full"].calls_per_agent_day() == pytest.approx(12 / 5)
-    again = await run_commute(
-        small_config.model_copy(update={"variant": "Full", "days": 5}),
-        script_commuters(load_model("scripted")),
-        BuiltinExecutor(city),
-    )
+        return run(scenario, progress=False)
 
-    # Each run builds its own plan classes, so plans are compared by value.
-    def view(records: list[DayRecord]) -> list[tuple[object, ...]]:
-        return [(r.agent, r.day, r.plan.model_dump(), r.outcome, r.plan_fallback) for r in records]
-
-    assert view(again.records) == view(runs["Full"].records)
-    rows = ablation_table(list(runs.values()))
-    assert [r["variant"] for r in rows] == ["A1", "B1", "Full"]
-    assert all(r["trips"] == 20 for r in rows)
+    runs = {variant: week(variant, tmp_path / variant) for variant in ("A1", "B1", "Full")}
+    calls = {v: r.info()["summary"]["calls_per_agent_tick"] for v, r in runs.items()}
+    assert calls == {
+        "A1": pytest.approx(1 / 5),
+        "B1": pytest.approx(10 / 5),
+        "Full": pytest.approx(12 / 5),
+    }
+    again = week("Full", tmp_path / "again")
+    assert comparable(again.events_path) == comparable(runs["Full"].events_path)
+    for variant, done in runs.items():
+        metrics = json.loads((done.path / "metrics.json").read_text())
+        assert metrics["punctuality"]["table"]["trips"] == 20, variant
+    kept = {
+        v: Counter(e.data["kind"] for e in read_events(r.events_path, {"memory.add"}))
+        for v, r in runs.items()
+    }
+    assert kept == {
+        "A1": Counter(),
+        "B1": Counter(episode=4 * 4),
+        "Full": Counter(episode=4 * 5, pattern=4),
+    }
 
 
 def test_the_shipped_scenario_has_the_source_population() -> None:
-    from simulacra.commuter import load_commute_config
-
-    config = load_commute_config(SCENARIO)
-    people = build_population(config.profiles, config.population)
-    assert len(people) == 320 and config.days == 20
+    scenario = load_scenario(SCENARIO)
+    profiles = {n: Profile.model_validate(raw) for n, raw in scenario.agents.profiles.items()}
+    people = build_population(profiles, scenario.agents.mix)
+    assert len(people) == 320 and len(scenario.clock.calendar().times()) == 20
     distances = {p.profile_name: p.profile.distance_km for p in people}
     assert distances == {
         "student": 1.8,
@@ -175,25 +246,17 @@ def test_the_shipped_scenario_has_the_source_population() -> None:
         "elderly_resident": 2.8,
         "factory_worker": 8.6,
     }
-    assert len(City(config.city).taxis_in_service(12)) == 13
+    assert len(City(city_of(scenario).city).taxis_in_service(12)) == 13
 
 
 def test_a_profile_whose_distance_disagrees_with_the_city_is_refused() -> None:
-    from simulacra.commuter import load_commute_config
-
-    with pytest.raises(ValueError, match="distance_km"):
-        load_commute_config(
-            SCENARIO,
-            city={
-                "zones": {
-                    "riverside": 0.4,
-                    "west_end": 1.5,
-                    "old_quarter": 3.0,
-                    "city_centre": 6.5,
-                    "hospital": 5.8,
-                    "university": 6.2,
-                    "student_quarter": 8.0,
-                    "industrial_estate": 9.0,
-                }
-            },
-        )
+    zones = (
+        "world.city.zones={riverside: 0.4, west_end: 1.5, old_quarter: 3.0, city_centre: 6.5, "
+        "hospital: 5.8, university: 6.2, student_quarter: 8.0, industrial_estate: 9.0}"
+    )
+    with pytest.raises(ScenarioError) as refused:
+        load_scenario(SCENARIO, [zones])
+    assert refused.value.problems == [
+        "scenario.agents.profiles.administrative_worker.distance_km: 4.0, but the city puts "
+        "west_end and city_centre 5 km apart; move the zones or fix the distance"
+    ]

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from simulacra.core import parse_hhmm
 from simulacra.worlds.commute import (
     BuiltinExecutor,
     BusLine,
@@ -15,7 +16,6 @@ from simulacra.worlds.commute import (
     TaxiStrike,
     Trip,
     classify,
-    parse_hhmm,
     summarize,
 )
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from simulacra.worlds.commute import City, CityConfig, Trip, parse_hhmm
+from simulacra.core import parse_hhmm
+from simulacra.worlds.commute import City, CityConfig, Trip
 
 pytestmark = pytest.mark.sumo
 

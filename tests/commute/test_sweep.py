@@ -1,5 +1,5 @@
-"""The commute sweep: variants x replicates on a process pool (or Ray), ablation.csv, and the
-confidence intervals over replicates."""
+"""The commute sweep: variants x replicates on a process pool (or Ray), results.csv, the
+summaries with confidence intervals over replicates, and the sweep report."""
 
 from __future__ import annotations
 
@@ -7,65 +7,66 @@ import csv
 import importlib.util
 import json
 import math
+from html import escape
 from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from simulacra.experiments.sweep import (
-    CSV_COLUMNS,
-    SweepError,
-    mean_ci,
-    run_sweep,
-    t_quantile,
-)
+from simulacra.experiments import ScenarioError
+from simulacra.experiments.stats import mean_ci, t_quantile
+from simulacra.experiments.sweep import SweepError, run_sweep
+from simulacra.runlog import read_events
 
-from .conftest import SCENARIO
+from .conftest import OFFLINE, SCENARIO
 
 # 1 agent of each profile x 5 days, the strike on days 3-4, 2 replicates.
 TINY = [
-    "commute.population=[{profile: student, count: 1}, {profile: administrative_worker, "
-    "count: 1}, {profile: elderly_resident, count: 1}, {profile: factory_worker, count: 1}]",
-    "commute.days=5",
-    "commute.city.taxi_strikes=[{days: [3, 4], out_of_service: 0.8}]",
+    *OFFLINE,
+    "agents.mix={student: 1, administrative_worker: 1, elderly_resident: 1, factory_worker: 1}",
+    "clock.ticks=5",
+    "world.city.taxi_strikes=[{days: [3, 4], out_of_service: 0.8}]",
     "sweep.replicates=2",
     "sweep.seed=10",
+    "output.report=false",  # each run's own report; the sweep's report is written regardless
 ]
+VARIANTS = ("A1", "B1", "Full")
+SHARES = ("early", "late", "on_time", "incomplete")
 RAY = importlib.util.find_spec("ray") is not None
 
 
 @pytest.fixture(scope="module")
 def sweep(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("runs")
-    return run_sweep(SCENARIO, TINY, model_spec="scripted", workers=2, root=root, progress=False)
+    return run_sweep(SCENARIO, TINY, workers=2, root=root, progress=False)
 
 
-def test_ablation_csv_has_one_row_per_variant_and_replicate(sweep: Path) -> None:
+def test_results_csv_has_one_row_per_variant_and_replicate(sweep: Path) -> None:
     assert sweep.name.startswith("commute-sweep-")
-    with (sweep / "ablation.csv").open() as fh:
+    with (sweep / "results.csv").open() as fh:
         rows = list(csv.DictReader(fh))
-    assert (
-        tuple(rows[0])
-        == CSV_COLUMNS
-        == (
-            "variant",
-            "replicate",
-            "seed",
-            "early",
-            "late",
-            "on_time",
-            "incomplete",
-            "completion",
-        )
+    assert tuple(rows[0]) == (
+        "variant",
+        "model",
+        "replicate",
+        "seed",
+        "calls_per_agent_tick",
+        "completion",
+        "early",
+        "fallback_rate",
+        "incomplete",
+        "late",
+        "on_time",
     )
-    assert [(r["variant"], r["replicate"], r["seed"]) for r in rows] == [
-        (v, str(rep), str(seed)) for v in ("A1", "B1", "Full") for rep, seed in ((1, 10), (2, 11))
+    assert [(r["variant"], r["model"], r["replicate"], r["seed"]) for r in rows] == [
+        (v, "scripted", str(rep), str(seed)) for rep, seed in ((1, 10), (2, 11)) for v in VARIANTS
     ]
     for row in rows:
-        shares = [float(row[k]) for k in ("early", "late", "on_time", "incomplete")]
-        assert sum(shares) == pytest.approx(100, abs=0.05)
+        assert sum(float(row[k]) for k in SHARES) == pytest.approx(100, abs=0.05)
         assert float(row["completion"]) == pytest.approx(100 - float(row["incomplete"]))
+    calls = {r["variant"]: float(r["calls_per_agent_tick"]) for r in rows}
+    assert calls == {"A1": 0.2, "B1": 2.0, "Full": 2.4}
 
 
 def test_the_sweep_directory_holds_each_run_and_the_summaries(sweep: Path) -> None:
@@ -74,15 +75,19 @@ def test_the_sweep_directory_holds_each_run_and_the_summaries(sweep: Path) -> No
     infos = [json.loads((p / "run.json").read_text()) for p in runs]
     assert all(i["status"] == "completed" for i in infos)
     assert sorted((i["variant"], i["replicate"], i["seed"]) for i in infos) == sorted(
-        (v, r, 9 + r) for v in ("A1", "B1", "Full") for r in (1, 2)
+        (v, r, 9 + r) for v in VARIANTS for r in (1, 2)
     )
-    summary = json.loads((sweep / "ablation.json").read_text())
-    assert list(summary["variants"]) == ["A1", "B1", "Full"]
-    full = summary["variants"]["Full"]
+    for path, info in zip(runs, infos, strict=True):
+        start = next(read_events(path / "events.jsonl", {"run"}))
+        assert (start.data["ablation"], start.data["seed"]) == (info["variant"], info["seed"])
+    summary = json.loads((sweep / "summary.json").read_text())
+    assert [row["variant"] for row in summary["rows"]] == list(VARIANTS)
+    full = summary["rows"][2]
     assert full["replicates"] == 2
-    assert full["late"]["low"] <= full["late"]["mean"] <= full["late"]["high"]
-    assert summary["strike_days"] == [3, 4]
-    assert "| Full | 2 |" in (sweep / "summary.md").read_text()
+    late = full["figures"]["late"]
+    assert late["low"] <= late["mean"] <= late["high"] and late["n"] == 2
+    assert summary["config"]["world"]["city"]["taxi_strikes"][0]["days"] == [3, 4]
+    assert "| Full | scripted | 2 |" in (sweep / "summary.md").read_text()
     sweep_info = json.loads((sweep / "sweep.json").read_text())
     assert sweep_info["status"] == "completed" and sweep_info["seeds"] == [10, 11]
 
@@ -91,24 +96,36 @@ def test_the_sweep_report_is_one_file_with_the_table_and_per_variant_figures(
     sweep: Path,
 ) -> None:
     page = (sweep / "report.html").read_text()
-    assert "Ablation (Table 5)" in page and "The source's Table 5" in page
+    assert escape("The source's Table 5") in page and "taxi strike on days 3, 4" in page
     assert page.count('src="data:image/svg+xml;base64,') == 6  # 2 figures x 3 variants
     assert "<script" not in page and 'src="http' not in page
+
+
+def test_a_bad_override_or_variant_is_refused_before_anything_is_created(tmp_path: Path) -> None:
+    with pytest.raises(ScenarioError) as refused:
+        run_sweep(SCENARIO, [*TINY, "clock.ticks=0"], root=tmp_path, progress=False)
+    assert [p.split(":")[0] for p in refused.value.problems] == ["scenario.clock.ticks"]
+    with pytest.raises(ScenarioError, match="sweep variant Z9") as refused:
+        run_sweep(SCENARIO, [*TINY, "sweep.vary={ablation: [A1, Z9]}"], root=tmp_path)
+    assert refused.value.problems == [
+        'scenario.ablation: unknown ablation "Z9"; known ablations: Full, A1, B1'
+    ]
+    assert not any(tmp_path.iterdir())
 
 
 def test_ray_needs_ray_or_says_how_to_install_it(tmp_path: Path) -> None:
     if RAY:
         pytest.skip("Ray is installed: the missing-Ray message cannot be shown")
     with pytest.raises(SweepError, match="pip install"):
-        run_sweep(SCENARIO, TINY, model_spec="scripted", executor="ray", root=tmp_path)
+        run_sweep(SCENARIO, TINY, executor="ray", root=tmp_path, progress=False)
     assert not any(tmp_path.iterdir())
 
 
 @pytest.mark.skipif(not RAY, reason="Ray is not installed (the optional ray extra)")
 @pytest.mark.slow
 def test_the_sweep_runs_on_a_local_ray(tmp_path: Path) -> None:
-    out = run_sweep(SCENARIO, TINY, model_spec="scripted", executor="ray", workers=2, root=tmp_path)
-    with (out / "ablation.csv").open() as fh:
+    out = run_sweep(SCENARIO, TINY, executor="ray", workers=2, root=tmp_path, progress=False)
+    with (out / "results.csv").open() as fh:
         assert len(list(csv.DictReader(fh))) == 6
 
 

@@ -1,6 +1,5 @@
 import hashlib
 import json
-import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -9,11 +8,12 @@ from typing import Any
 
 import pytest
 
-from simulacra.engine import Progress, interview_agent, resume_run, run_scenario
-from simulacra.experiments import Scenario, load_scenario, validate_scenario
+from simulacra.engine import Progress
+from simulacra.experiments import Scenario, interview, load_scenario, resume
+from simulacra.experiments import run as run_scenario
 from simulacra.llm import ScriptedModel, load_model
+from simulacra.mind.scripted import sociable
 from simulacra.runlog import Event, RunDir, read_events
-from simulacra.worlds.town.scripted import sociable
 
 TOWN = Path(__file__).resolve().parents[2] / "scenarios" / "town.yaml"
 PARTY = (
@@ -25,7 +25,7 @@ QUESTION = "Do you know of any party or event happening today? Where and when?"
 INTERVENTIONS = (
     "interventions=["
     f'{{at: "07:30", type: thought, agent: marta_okafor, text: "{PARTY}"}},'
-    '{at: "07:40", type: event, place: Grove Dormitory, object: stove, state: smoking,'
+    '{at: "07:40", type: event, change: {place: Grove Dormitory, object: stove, state: smoking},'
     " text: the smoke alarm goes off in the dormitory},"
     '{at: "08:00", type: conversation, agents: [marta_okafor, theo_brandt], text: the weather}]'
 )
@@ -35,13 +35,14 @@ def tiny(root: Path, *extra: str) -> list[str]:
     """Three agents, 07:00-10:00, checkpoints every four ticks: a run of a few seconds."""
     return [
         "agents.count=3",
-        "schedule.duration=3h",
-        "schedule.checkpoint_every=4",
-        "embedder.kind=hashing",
+        "clock.duration=3h",
+        "clock.checkpoint_every=4",
+        "memory.embedder=hashing",
         f"output.root={root}",
+        "output.report=false",
         'interviews.times=["07:50", "09:30"]',
-        'attendance.start="09:00"',
-        'attendance.end="10:00"',
+        'world.attendance.start="09:00"',
+        'world.attendance.end="10:00"',
         INTERVENTIONS,
         *extra,
     ]
@@ -53,7 +54,7 @@ def model() -> ScriptedModel:
 
 def run(root: Path, *extra: str, **options: Any) -> RunDir:
     scenario = load_scenario(TOWN, tiny(root, *extra))
-    return run_scenario(scenario, model=model(), progress=False, report=False, **options)
+    return run_scenario(scenario, model=model(), progress=False, **options)
 
 
 def comparable(path: Path) -> list[tuple[Any, ...]]:
@@ -64,12 +65,6 @@ def comparable(path: Path) -> list[tuple[Any, ...]]:
         data = {k: v for k, v in e.data.items() if k not in ("latency_s", "offset")}
         rows.append((e.seq, e.t, e.kind, e.agent, json.dumps(data, sort_keys=True)))
     return rows
-
-
-def memories(db: Path) -> int:
-    with sqlite3.connect(db) as connection:
-        count: int = connection.execute("SELECT count(*) FROM memories").fetchone()[0]
-    return count
 
 
 def events(run_dir: RunDir, kind: str) -> list[Event]:
@@ -89,9 +84,9 @@ def test_a_run_writes_its_directory_and_a_log_that_starts_with_the_map(reference
     assert {p["name"] for p in first.data["world"]["places"]} >= {"Hobbs Cafe", "Alder Cottage"}
     assert set(first.data["agents"]) == {"marta_okafor", "theo_brandt", "priya_nair"}
     worlds = events(reference, "world")
-    assert [w.data["tick"] for w in worlds] == list(range(18))
+    assert [w.data["step"] for w in worlds] == list(range(19))  # the start, then 18 ticks
     assert set(worlds[0].data["agents"]["theo_brandt"]) >= {"place", "area", "x", "y", "action"}
-    assert validate_scenario(reference.config(), "config").agents.count == 3
+    assert load_scenario(reference.config()).agents.count == 3
     assert (reference.path / "memory.sqlite").exists()
 
 
@@ -176,18 +171,17 @@ def test_attendance_conversations_and_budget_are_read_from_the_log(reference: Ru
 _KILLER = textwrap.dedent(
     """
     import json, os, signal, sys
-    from simulacra.engine import run_scenario
-    from simulacra.experiments import load_scenario
+    from simulacra.experiments import load_scenario, run
     from simulacra.llm import load_model
-    from simulacra.worlds.town.scripted import sociable
+    from simulacra.mind.scripted import sociable
 
     def kill(progress):
-        if progress.tick == int(sys.argv[2]):
+        if progress.step == int(sys.argv[2]):
             os.kill(os.getpid(), signal.SIGKILL)
 
     scenario = load_scenario(sys.argv[1], json.loads(sys.argv[3]))
     model = sociable(load_model("scripted"))
-    run_scenario(scenario, model=model, progress=False, on_progress=kill, report=False)
+    run(scenario, model=model, progress=False, on_progress=kill)
     """
 )
 
@@ -206,11 +200,9 @@ def test_a_run_killed_with_sigkill_resumes_to_the_same_log(
     (killed,) = [RunDir(p) for p in tmp_path.iterdir() if p.is_dir()]
     assert killed.info()["status"] == "running"
     state = json.loads((killed.path / "checkpoint" / "state.json").read_text())
-    assert state["tick"] == 8
-    # The killed process went on writing memories after its checkpoint: those must go.
-    saved = killed.path / "checkpoint" / state["memory"]
-    assert memories(killed.path / "memory.sqlite") > memories(saved)
-    resumed = resume_run(killed.path, model=model(), progress=False, report=False)
+    assert state["step"] == 8
+    assert (killed.path / "checkpoint" / state["memory"]).exists()
+    resumed = resume(killed.path, model=model(), progress=False)
     assert resumed.info()["status"] == "completed"
     assert comparable(resumed.events_path) == comparable(reference.events_path)
 
@@ -219,28 +211,28 @@ def test_a_failed_run_resumes_from_its_checkpoint_to_the_same_log(
     reference: RunDir, tmp_path: Path
 ) -> None:
     def fail(progress: Progress) -> None:
-        if progress.tick == 11:
+        if progress.step == 11:
             raise RuntimeError("power cut")
 
     with pytest.raises(RuntimeError, match="power cut"):
         run(tmp_path, on_progress=fail)
     (failed,) = [RunDir(p) for p in tmp_path.iterdir() if p.is_dir()]
     assert failed.info()["status"] == "failed"
-    resumed = resume_run(failed.path, model=model(), progress=False, report=False)
+    resumed = resume(failed.path, model=model(), progress=False)
     assert comparable(resumed.events_path) == comparable(reference.events_path)
     with pytest.raises(ValueError, match="already completed"):
-        resume_run(failed.path, model=model(), progress=False, report=False)
+        resume(failed.path, model=model(), progress=False)
 
 
 def test_interviewing_an_agent_answers_from_its_saved_memory(reference: RunDir) -> None:
     db = reference.path / "memory.sqlite"
     before = hashlib.sha256(db.read_bytes()).hexdigest()
-    answer = interview_agent(reference.path, "theo_brandt", QUESTION, model=model())
+    answer = interview(reference.path, "theo_brandt", QUESTION, model=model())
     assert "party" in answer.answer.lower()
     assert answer.memory_ids and all(i.startswith("theo_brandt-") for i in answer.memory_ids)
     assert hashlib.sha256(db.read_bytes()).hexdigest() == before
     with pytest.raises(KeyError, match="no agent 'nobody'"):
-        interview_agent(reference.path, "nobody", QUESTION, model=model())
+        interview(reference.path, "nobody", QUESTION, model=model())
 
 
 def test_a_rejected_action_is_logged_with_its_reason_and_the_agent_keeps_to_its_plan(
@@ -251,13 +243,17 @@ def test_a_rejected_action_is_logged_with_its_reason_and_the_agent_keeps_to_its_
     scripted.on("plan.actions", lambda request: {"actions": [kettle]})
     # Marta and Daniel share Alder Cottage and its one stove.
     scenario: Scenario = load_scenario(TOWN, tiny(tmp_path, "agents.count=6"))
-    done = run_scenario(scenario, model=scripted, progress=False, report=False)
-    actions = events(done, "action")
-    refused = [e for e in actions if not e.data["ok"]]
+    done = run_scenario(scenario, model=scripted, progress=False)
+    refused = [e for e in events(done, "action") if not e.data["ok"]]
     assert refused and "in use by" in refused[0].data["reason"]
-    after = actions[actions.index(refused[0]) + 1]
-    assert after.agent == refused[0].agent and after.data["ok"]
-    assert after.data["description"] == "boiling water" and after.data["object"] is None
+    assert refused[0].data["description"] == "boiling water"
+    # The world state after that tick: the refused agent boils water, without the stove.
+    frame = next(
+        e
+        for e in events(done, "world")
+        if e.seq > refused[0].seq and e.data["step"] == refused[0].data["step"]
+    )
+    assert frame.data["agents"][refused[0].agent]["action"] == "boiling water"
     metrics = json.loads((done.path / "metrics.json").read_text())
     assert metrics["rejected_actions"] == len(refused)
 
@@ -265,21 +261,23 @@ def test_a_rejected_action_is_logged_with_its_reason_and_the_agent_keeps_to_its_
 def test_each_simulated_day_is_planned_and_the_night_is_skipped(tmp_path: Path) -> None:
     overrides = [
         "agents.count=2",
-        "schedule.start=2024-02-14T20:00",
-        "schedule.duration=14h",
-        'schedule.wake="07:00"',
-        'schedule.sleep="21:00"',
-        "schedule.tick_minutes=30",
-        "embedder.kind=hashing",
+        "clock.start=2024-02-14T20:00",
+        "clock.duration=14h",
+        'clock.wake="07:00"',
+        'clock.sleep="21:00"',
+        "clock.tick=30m",
+        "memory.embedder=hashing",
         f"output.root={tmp_path}",
+        "output.report=false",
         "interventions=[]",
         "interviews=null",
-        "attendance=null",
+        "world.attendance=null",
     ]
     scenario = load_scenario(TOWN, overrides)
-    done = run_scenario(scenario, model=model(), progress=False, report=False)
+    done = run_scenario(scenario, model=model(), progress=False)
     ticks = [e.t for e in events(done, "world")]
     assert ticks == [
+        "2024-02-14T20:00:00",
         "2024-02-14T20:00:00",
         "2024-02-14T20:30:00",
         "2024-02-15T07:00:00",

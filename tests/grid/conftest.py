@@ -1,24 +1,81 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 from typing import Any
 
-from simulacra.worlds.grid import GridScenario, parse_scenario
+from simulacra.experiments import Scenario, load_scenario
+from simulacra.runlog import RunDir, read_events
+
+HAZARD = Path(__file__).parents[2] / "scenarios" / "hazard.yaml"
 
 
 def scenario(
+    root: Path,
     people: list[dict[str, Any]],
     *,
     steps: int = 2,
     places: list[dict[str, Any]] | None = None,
     fires: list[dict[str, Any]] | None = None,
     frames: bool = False,
-) -> GridScenario:
-    """A small hand-built scenario: explicit agents, no generated ones."""
-    return parse_scenario(
+    memory: dict[str, Any] | None = None,
+) -> Scenario:
+    """A small hand-built grid scenario: explicit agents, no generated ones."""
+    return load_scenario(
         {
-            "scenario": "grid-test",
+            "name": "grid-test",
             "seed": 1,
-            "steps": steps,
-            "world": {"half_size": 10, "places": places or [], "fires": fires or []},
-            "agents": {"count": len(people), "people": people},
-            "output": {"frames": frames, "report": False},
+            "model": "scripted",
+            "clock": {"tick": "1h", "ticks": steps},
+            "world": {
+                "kind": "grid",
+                "half_size": 10,
+                "places": places or [],
+                "fires": fires or [],
+            },
+            "agents": {"count": len(people), "personas": people},
+            "memory": memory or {},
+            "output": {"root": str(root), "frames": frames, "report": False},
         }
     )
+
+
+def comparable(path: Path) -> list[tuple[Any, ...]]:
+    """The log without wall-clock fields (wall, latency_s, and the byte offsets of checkpoints,
+    which count the bytes those fields take): what two equal runs must share."""
+    rows = []
+    for e in read_events(path):
+        data = {k: v for k, v in e.data.items() if k not in ("latency_s", "offset")}
+        rows.append((e.seq, e.t, e.kind, e.agent, json.dumps(data, sort_keys=True)))
+    return rows
+
+
+_KILLER = textwrap.dedent(
+    """
+    import json, os, signal, sys
+    from simulacra.experiments import load_scenario, run
+
+    def kill(progress):
+        if progress.step == int(sys.argv[2]):
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    run(load_scenario(sys.argv[1], json.loads(sys.argv[3])), progress=False, on_progress=kill)
+    """
+)
+
+
+def run_killed(scenario: Path, overrides: list[str], step: int, root: Path) -> RunDir:
+    """Run `scenario` in a subprocess that SIGKILLs itself once tick `step` is done; the run
+    directory it leaves behind under `root`."""
+    done = subprocess.run(
+        [sys.executable, "-c", _KILLER, str(scenario), str(step), json.dumps(overrides)],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert done.returncode == -9, done.stderr
+    (killed,) = [RunDir(p) for p in root.iterdir() if p.is_dir()]
+    return killed

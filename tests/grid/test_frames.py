@@ -3,13 +3,15 @@ from pathlib import Path
 
 from PIL import Image, ImageSequence
 
+from simulacra.experiments import run
 from simulacra.llm import ScriptedModel
-from simulacra.worlds.grid import assemble_video, run_grid, script_grid_agents
+from simulacra.mind.grid import script_grid_agents
+from simulacra.report.frames import assemble_video
 
 from .conftest import scenario
 
 
-async def test_frames_are_written_for_the_start_and_every_step_then_assembled(
+def test_frames_are_written_for_the_start_and_every_step_then_assembled(
     tmp_path: Path,
 ) -> None:
     people = [
@@ -18,15 +20,15 @@ async def test_frames_are_written_for_the_start_and_every_step_then_assembled(
     ]
     fire = {"name": "fire1", "start_step": 1, "position": [1, 1], "intensity": 0.5, "radius": 3}
     cafe = {"name": "cafe", "type": "cafe", "center": [-5, -5], "extent": [2, 2], "capacity": 2}
-    run = await run_grid(
-        scenario(people, steps=2, fires=[fire], places=[cafe], frames=True),
-        script_grid_agents(ScriptedModel()),
-        root=tmp_path,
+    done = run(
+        scenario(tmp_path, people, steps=2, fires=[fire], places=[cafe], frames=True),
+        model=script_grid_agents(ScriptedModel()),
+        progress=False,
     )
-    frames = sorted((run.path / "frames").glob("*.png"))
+    frames = sorted((done.path / "frames").glob("*.png"))
     assert [f.name for f in frames] == ["step_000.png", "step_001.png", "step_002.png"]
     assert Image.open(frames[0]).size == (700, 700)
-    video = assemble_video(run)
+    video = assemble_video(done)
     if shutil.which("ffmpeg"):
         assert video.name == "frames.mp4" and video.stat().st_size > 0
     else:

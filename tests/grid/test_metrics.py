@@ -1,3 +1,5 @@
+import pytest
+
 from simulacra.runlog import Event
 from simulacra.worlds.grid import Fire, Layout, grid_metrics
 from simulacra.worlds.grid.metrics import fires_mentioned
@@ -11,9 +13,7 @@ def world(step: int, positions: dict[str, list[int]], perceived: dict[str, list[
 
 
 def message(step: int, sender: str, recipient: str, text: str) -> Event:
-    return Event(
-        0, None, 0.0, "message", sender, {"step": step, "recipient": recipient, "text": text}
-    )
+    return Event(0, None, 0.0, "message", sender, {"to": [recipient], "text": text, "step": step})
 
 
 def test_a_warning_relayed_along_a_chain_counts_its_hops() -> None:
@@ -36,10 +36,25 @@ def test_a_warning_relayed_along_a_chain_counts_its_hops() -> None:
         "c": {"step": 2, "hops": 2, "from": "b"},
     }
     assert warnings["by_message_only"] == ["b", "c"]
+    assert warnings["max_hops"] == 2
     assert metrics["messages_per_step"] == [2, 1]
+    assert metrics["senders_per_step"] == [2, 1]
     assert metrics["agents_within_fire_radius"] == {"fire1": [1, 1]}
     assert metrics["clustering"]["communication_components"] == [1, 1]
     assert metrics["clustering"]["mean_nearest_neighbour_distance"] == [3.0, 3.0]
+    assert metrics["headline"] == {
+        "steps": 2,
+        "messages": 3,
+        "agents_within_any_fire_radius_at_end": 1,
+        "agents_in_places_at_end": 0,
+        "warned_by_message_only": 2,
+        "max_warning_hops": 2,
+    }
+
+
+def test_events_of_another_world_are_refused() -> None:
+    with pytest.raises(ValueError, match="not a grid run's events"):
+        grid_metrics([Event(0, None, 0.0, "run", None, {"scenario": "town"})])
 
 
 def test_a_message_warns_only_about_fires_its_sender_knows() -> None:

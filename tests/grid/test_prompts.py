@@ -1,37 +1,33 @@
+from dataclasses import replace
+from typing import Any
+
 from simulacra.llm import parse_output
-from simulacra.worlds.grid import (
-    Fire,
-    FireSighting,
-    MessageChoice,
-    MoveChoice,
-    Persona,
-    Place,
-    action_prompt,
-    message_prompt,
-)
-from simulacra.worlds.grid.prompts import (
-    MESSAGE_FALLBACK,
-    MOVE_FALLBACK,
-    AgentView,
-    Neighbour,
-    Received,
-)
+from simulacra.mind.grid import AgentView, MessageChoice, MoveChoice, action_prompt, message_prompt
+from simulacra.mind.grid.prompts import MESSAGE_FALLBACK, MOVE_FALLBACK, Received
+from simulacra.worlds.grid import Place
 
 CAFE = Place("cafe", "cafe", (-15, 0), (5, 5), 12)
 LIBRARY = Place("library", "library", (15, 0), (5, 5), 10)
 
-# The source's appendix example: agent 3 in the library at step 7, fire1 8.06 cells away.
-VIEW = AgentView(
-    agent="3",
-    persona=Persona("female"),
-    step=7,
-    position=(14, 2),
-    place=LIBRARY,
-    present=3,
-    places=(CAFE, LIBRARY),
-    half_size=25,
-    fires=(FireSighting(Fire("fire1", 3, (15, 10), 0.8, 15), 8.0623),),
-    neighbours=(Neighbour("1", "male", (16, 1), LIBRARY),),
+# The source's appendix example: agent 3 in the library at step 7, fire1 8.06 cells away, as
+# the grid world's observation facts carry it.
+FACTS: dict[str, Any] = {
+    "step": 7,
+    "gender": "female",
+    "details": [],
+    "position": [14, 2],
+    "place": LIBRARY.facts(),
+    "present": 3,
+    "places": [CAFE.facts(), LIBRARY.facts()],
+    "half_size": 25,
+    "fires": [
+        {"name": "fire1", "position": [15, 10], "intensity": 0.8, "radius": 15, "distance": 8.0623}
+    ],
+    "neighbours": [{"agent": "1", "gender": "male", "position": [16, 1], "place": LIBRARY.facts()}],
+    "refusal": "",
+}
+VIEW = replace(
+    AgentView.of("3", FACTS),
     memories=("I entered the library to inspect its occupancy.",),
     received=(Received(7, "1", "I can also see fire1 from inside the library."),),
 )
@@ -47,6 +43,7 @@ def test_message_prompt_renders_the_numeric_state_without_coordinates() -> None:
     assert "- agent 1 (male), in library (library)" in user.content
     assert "(14, 2)" not in user.content and "(16, 1)" not in user.content
     assert "- from agent 1 (step 7): I can also see fire1" in user.content
+    assert "- I entered the library to inspect its occupancy." in user.content
     assert "Step 7" in user.content
 
 
@@ -66,7 +63,8 @@ def test_prompts_carry_no_judgement_words() -> None:
 
 
 def test_outside_with_nothing_known_says_none() -> None:
-    view = AgentView("0", Persona("male"), 1, (0, 0), None, 0, (CAFE,), 25)
+    facts = FACTS | {"step": 1, "position": [0, 0], "place": None, "present": 0}
+    view = AgentView.of("0", facts | {"gender": "male", "fires": [], "neighbours": []})
     _, user = message_prompt(view)
     assert "- inside a place: no" in user.content
     assert "## Fires" not in user.content
@@ -74,6 +72,14 @@ def test_outside_with_nothing_known_says_none() -> None:
     assert "## Your memories\nnone yet" in user.content
     _, user = action_prompt(view, "")
     assert "The message you sent" not in user.content
+
+
+def test_a_refused_move_and_persona_details_are_told() -> None:
+    refused = {"refusal": "cafe is at capacity (12/12)", "details": [["age", "34"]]}
+    view = AgentView.of("3", FACTS | refused)
+    _, user = message_prompt(view)
+    assert "- age: 34" in user.content
+    assert "- last step your move was refused: cafe is at capacity (12/12)" in user.content
 
 
 def test_move_choice_reads_what_small_models_write() -> None:

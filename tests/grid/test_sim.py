@@ -1,31 +1,36 @@
+import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from simulacra.experiments import interview, load_scenario, run
 from simulacra.llm import Request, ScriptedModel, load_model
-from simulacra.runlog import Event, read_events
-from simulacra.worlds.grid import MessageChoice, MoveChoice, run_grid, run_hazard
+from simulacra.mind.grid import MessageChoice, MoveChoice
+from simulacra.runlog import Event, RunDir, read_events
 
-from .conftest import scenario
+from .conftest import HAZARD, comparable, scenario
 
-HAZARD = Path(__file__).parents[2] / "scenarios" / "hazard.yaml"
-QUIET: dict[str, Any] = {"frames": False, "report": False}
-
-
-def events(run_path: Path, kind: str) -> list[Event]:
-    return list(read_events(run_path / "events.jsonl", kinds={kind}))
+_STEP = re.compile(r"^Step (\d+)$", re.MULTILINE)
+_CITED = re.compile(r"^- \[([^\]]+)\] (.*)$", re.MULTILINE)
 
 
-def comparable(run_path: Path) -> list[dict[str, Any]]:
-    out = []
-    for event in read_events(run_path / "events.jsonl"):
-        data = {k: v for k, v in event.data.items() if k != "latency_s"}
-        out.append({"seq": event.seq, "kind": event.kind, "agent": event.agent, "data": data})
-    return out
+def events(run_dir: RunDir, kind: str) -> list[Event]:
+    return list(read_events(run_dir.events_path, kinds={kind}))
+
+
+def hazard(root: Path, *extra: str) -> RunDir:
+    """The shipped hazard scenario with the scripted model, no report and no frames."""
+    quiet = ["model.spec=scripted", f"output.root={root}", "output.report=false"]
+    scenario_ = load_scenario(HAZARD, [*quiet, "output.frames=false", *extra])
+    return run(scenario_, progress=False)
 
 
 def scripted(**moves: str) -> tuple[ScriptedModel, list[Request]]:
-    """Agent "a" greets; each agent moves as `moves` says (default stay). Records every request."""
+    """Agent "a" greets; each agent moves as `moves` says (default stay) and notes the step it
+    is at. Records every request."""
     model = ScriptedModel()
     seen: list[Request] = []
 
@@ -35,17 +40,26 @@ def scripted(**moves: str) -> tuple[ScriptedModel, list[Request]]:
 
     def action(request: Request) -> MoveChoice:
         seen.append(request)
+        found = _STEP.search(request.messages[-1].content)
+        assert found is not None
+        note = f"memory of {request.agent} at step {found[1]}"
         direction = moves.get(request.agent or "")
         if direction is None:
-            return MoveChoice(action="stay", memory=f"memory of {request.agent}")
-        return MoveChoice(action="move", direction=direction, memory="moved")
+            return MoveChoice(action="stay", memory=note)
+        return MoveChoice(action="move", direction=direction, memory=note)
 
     model.on("grid.message", message)
     model.on("grid.action", action)
     return model, seen
 
 
-async def test_a_message_reaches_an_agent_that_moves_out_of_range_the_same_step(
+def memories_in(request: Request) -> list[str]:
+    """The lines of a prompt's "Your memories" section."""
+    section = request.messages[-1].content.split("## Your memories\n", 1)[1]
+    return section.split("\n\n", 1)[0].splitlines()
+
+
+def test_a_message_reaches_an_agent_that_moves_out_of_range_the_same_step(
     tmp_path: Path,
 ) -> None:
     # a and b stand exactly 5 apart; b steps away during step 1, so at step 2 they cannot talk.
@@ -54,26 +68,22 @@ async def test_a_message_reaches_an_agent_that_moves_out_of_range_the_same_step(
         {"id": "a", "gender": "female", "position": [0, 0]},
         {"id": "b", "gender": "male", "position": [5, 0]},
     ]
-    run = await run_grid(scenario(people, steps=2), model, root=tmp_path)
-    delivered = [
-        (e.data["step"], e.agent, e.data["recipient"]) for e in events(run.path, "message")
-    ]
-    assert delivered == [(1, "a", "b")]
+    done = run(scenario(tmp_path, people, steps=2), model=model, progress=False)
+    delivered = [(e.data["step"], e.agent, e.data["to"]) for e in events(done, "message")]
+    assert delivered == [(1, "a", ["b"])]
     b_action_step1 = next(r for r in seen if r.purpose == "grid.action" and r.agent == "b")
     assert "hello from a" in b_action_step1.messages[-1].content
-    world = events(run.path, "world")
+    world = events(done, "world")
     assert [w.data["positions"]["b"] for w in world] == [[5, 0], [6, 0], [7, 0]]
 
 
-async def test_message_prompt_hides_coordinates_and_action_prompt_shows_them(
-    tmp_path: Path,
-) -> None:
+def test_message_prompt_hides_coordinates_and_action_prompt_shows_them(tmp_path: Path) -> None:
     model, seen = scripted()
     people = [
         {"id": "a", "gender": "female", "position": [1, 2]},
         {"id": "b", "gender": "male", "position": [3, 3]},
     ]
-    await run_grid(scenario(people, steps=1), model, root=tmp_path)
+    run(scenario(tmp_path, people, steps=1), model=model, progress=False)
     message_b = next(r for r in seen if r.purpose == "grid.message" and r.agent == "b")
     action_b = next(r for r in seen if r.purpose == "grid.action" and r.agent == "b")
     assert "(1, 2)" not in message_b.messages[-1].content
@@ -82,129 +92,193 @@ async def test_message_prompt_hides_coordinates_and_action_prompt_shows_them(
     assert "position: (3, 3)" in action_b.messages[-1].content
 
 
-async def test_each_agent_makes_exactly_two_calls_per_step(tmp_path: Path) -> None:
+def test_each_agent_makes_exactly_two_calls_per_step(tmp_path: Path) -> None:
     model, _ = scripted()
     people = [{"id": str(i), "gender": "female", "position": [i, -i]} for i in range(4)]
-    await run_grid(scenario(people, steps=3), model, root=tmp_path)
+    run(scenario(tmp_path, people, steps=3), model=model, progress=False)
     assert model.ledger.by_purpose["grid.message"].calls == 4 * 3
     assert model.ledger.by_purpose["grid.action"].calls == 4 * 3
     assert model.ledger.total.calls == 4 * 3 * 2
+    assert set(model.ledger.by_agent) == {"0", "1", "2", "3"}
     assert all(tally.calls == 6 for tally in model.ledger.by_agent.values())
 
 
-async def test_a_refused_entry_is_told_to_the_agent_next_step(tmp_path: Path) -> None:
+def test_a_refused_entry_is_told_to_the_agent_next_step(tmp_path: Path) -> None:
     cafe = {"name": "cafe", "type": "cafe", "center": [0, 0], "extent": [1, 1], "capacity": 1}
     people = [
         {"id": "a", "gender": "female", "position": [0, 0]},
         {"id": "b", "gender": "male", "position": [2, 0]},
     ]
     model, seen = scripted(b="left")
-    run = await run_grid(scenario(people, places=[cafe], steps=2), model, root=tmp_path)
-    refused = [e for e in events(run.path, "action") if not e.data["ok"]]
+    done = run(scenario(tmp_path, people, places=[cafe], steps=2), model=model, progress=False)
+    refused = [e for e in events(done, "action") if not e.data["ok"]]
     assert [(e.data["step"], e.agent) for e in refused] == [(1, "b"), (2, "b")]
     assert "cafe is at capacity (1/1)" in refused[0].data["reason"]
     b_prompts = [r.messages[-1].content for r in seen if r.agent == "b"]
     assert "refused" not in b_prompts[0] and "refused" not in b_prompts[1]
     assert "last step your move was refused: cafe is at capacity (1/1)" in b_prompts[2]
-    assert [w.data["refused"] for w in events(run.path, "world")[1:]] == [["b"], ["b"]]
+    assert [w.data["refused"] for w in events(done, "world")[1:]] == [["b"], ["b"]]
 
 
-async def test_only_agents_within_the_radius_are_told_about_a_fire(tmp_path: Path) -> None:
+def test_only_agents_within_the_radius_are_told_about_a_fire(tmp_path: Path) -> None:
     fire = {"name": "fire1", "start_step": 1, "position": [0, 0], "intensity": 0.8, "radius": 5}
     people = [
         {"id": "a", "gender": "female", "position": [3, 4]},
         {"id": "b", "gender": "male", "position": [4, 4]},
     ]
     model, seen = scripted()
-    run = await run_grid(scenario(people, fires=[fire], steps=1), model, root=tmp_path)
+    done = run(scenario(tmp_path, people, fires=[fire], steps=1), model=model, progress=False)
     prompt = {r.agent: r.messages[-1].content for r in seen if r.purpose == "grid.message"}
     assert '"fire1": position (0, 0); intensity 0.8' in prompt["a"]
     assert "your distance 5.00" in prompt["a"]
     assert "fire1" not in prompt["b"]
-    assert events(run.path, "world")[1].data["perceived"] == {"fire1": ["a"]}
+    assert events(done, "world")[1].data["perceived"] == {"fire1": ["a"]}
 
 
-async def test_every_call_is_logged_with_its_raw_output(tmp_path: Path) -> None:
+def test_every_call_is_logged_with_its_raw_output(tmp_path: Path) -> None:
     model, _ = scripted()
     people = [{"id": "a", "gender": "female", "position": [0, 0]}]
-    run = await run_grid(scenario(people, steps=2), model, root=tmp_path)
-    decisions = events(run.path, "decision")
+    done = run(scenario(tmp_path, people, steps=2), model=model, progress=False)
+    decisions = events(done, "decision")
     assert [d.data["purpose"] for d in decisions] == ["grid.message", "grid.action"] * 2
-    assert json.loads(decisions[1].data["raw"])["memory"] == "memory of a"
+    assert [d.data["step"] for d in decisions] == [1, 1, 2, 2]
+    assert json.loads(decisions[1].data["raw"])["memory"] == "memory of a at step 1"
     assert decisions[1].data["parsed"]["action"] == "stay" and not decisions[1].data["fallback"]
-    assert len(events(run.path, "llm.call")) == 4
-    records = [json.loads(line) for line in (run.path / "memory.jsonl").read_text().splitlines()]
-    assert [(r["step"], r["agent"], r["memory"]) for r in records] == [
-        (1, "a", "memory of a"),
-        (2, "a", "memory of a"),
+    assert len(events(done, "llm.call")) == 4
+    # Each step's note, as the model wrote it (a bounded memory keeps no file of them).
+    notes = [(d.data["step"], d.agent, d.data["parsed"]["memory"]) for d in decisions[1::2]]
+    assert notes == [(1, "a", "memory of a at step 1"), (2, "a", "memory of a at step 2")]
+
+
+def test_bounded_memory_shows_the_last_notes_oldest_first(tmp_path: Path) -> None:
+    model, seen = scripted()
+    people = [{"id": "a", "gender": "female", "position": [0, 0]}]
+    bounded = {"mode": "bounded", "recall": 2}
+    run(scenario(tmp_path, people, steps=4, memory=bounded), model=model, progress=False)
+    shown = [memories_in(r) for r in seen if r.purpose == "grid.message"]
+    assert shown == [
+        ["none yet"],
+        ["- memory of a at step 1"],
+        ["- memory of a at step 1", "- memory of a at step 2"],
+        ["- memory of a at step 2", "- memory of a at step 3"],
     ]
 
 
-async def test_an_unscripted_model_falls_back_to_staying_silent(tmp_path: Path) -> None:
+def test_an_unscripted_model_falls_back_to_staying_silent(tmp_path: Path) -> None:
     people = [
         {"id": "a", "gender": "female", "position": [0, 0]},
         {"id": "b", "gender": "male", "position": [1, 0]},
     ]
-    run = await run_grid(scenario(people, steps=1), ScriptedModel(), root=tmp_path)
-    assert events(run.path, "message") == []
-    assert {e.data["description"] for e in events(run.path, "action")} == {"stay"}
+    done = run(scenario(tmp_path, people, steps=1), model=ScriptedModel(), progress=False)
+    assert events(done, "message") == []
+    assert {e.data["description"] for e in events(done, "action")} == {"stay"}
 
 
 def test_hazard_runs_are_identical_for_a_seed(tmp_path: Path) -> None:
-    first = run_hazard(HAZARD, model="scripted", **QUIET, root=tmp_path / "1")
-    second = run_hazard(HAZARD, model="scripted", **QUIET, root=tmp_path / "2")
-    assert comparable(first.path) == comparable(second.path)
-    memory = (first.path / "memory.jsonl").read_text()
-    assert memory == (second.path / "memory.jsonl").read_text()
-    assert len(memory.splitlines()) == 20 * 7  # Table 1: 140 memory/reasoning records
+    first = hazard(tmp_path / "1")
+    second = hazard(tmp_path / "2")
+    assert comparable(first.events_path) == comparable(second.events_path)
+    actions = [e for e in events(first, "decision") if e.data["purpose"] == "grid.action"]
+    assert len(actions) == 20 * 7  # Table 1: 140 memory/reasoning records
+    assert all({"memory", "reasoning"} <= set(e.data["parsed"]) for e in actions)
 
 
 def test_another_seed_places_agents_elsewhere(tmp_path: Path) -> None:
-    first = run_hazard(HAZARD, model="scripted", steps=0, **QUIET, root=tmp_path)
-    other = run_hazard(HAZARD, model="scripted", steps=0, seed=7, **QUIET, root=tmp_path)
-    start = [events(r.path, "world")[0].data["positions"] for r in (first, other)]
+    first = hazard(tmp_path, "clock.ticks=1")
+    other = hazard(tmp_path, "clock.ticks=1", "seed=7")
+    start = [events(r, "world")[0].data["positions"] for r in (first, other)]
     assert start[0] != start[1]
 
 
 def test_hazard_run_writes_world_events_frames_and_metrics(tmp_path: Path) -> None:
-    run = run_hazard(HAZARD, model="scripted", steps=3, root=tmp_path)
-    world = events(run.path, "world")
+    scenario_ = load_scenario(
+        HAZARD, ["model.spec=scripted", f"output.root={tmp_path}", "clock.ticks=3"]
+    )
+    assert scenario_.output.frames and scenario_.output.report
+    done = run(scenario_, progress=False)
+    world = events(done, "world")
     assert [w.data["step"] for w in world] == [0, 1, 2, 3]
     assert len(world[0].data["agents"]) == 20
     assert all(s["place"] is None for s in world[0].data["agents"].values())
     assert set(world[-1].data["occupancy"]) == {"cafe", "library"}
     assert world[-1].data["fires"] == ["fire1"]
-    frames = sorted(p.name for p in (run.path / "frames").iterdir())
+    frames = sorted(p.name for p in (done.path / "frames").iterdir())
     assert frames == ["step_000.png", "step_001.png", "step_002.png", "step_003.png"]
-    metrics = json.loads((run.path / "metrics.json").read_text())
+    metrics = json.loads((done.path / "metrics.json").read_text())
     assert metrics["steps"] == [1, 2, 3]
-    assert metrics["llm"]["by_purpose"]["grid.action"]["calls"] == 60
-    assert run.info()["status"] == "completed"
-    assert (run.path / "report.html").is_file() and (run.path / "viewer.html").is_file()
-    assert events(run.path, "run")[-1].data == {"status": "completed"}
+    assert metrics["budget"]["by_purpose"]["grid.action"]["calls"] == 60
+    assert done.info()["status"] == "completed"
+    assert (done.path / "report.html").is_file() and (done.path / "viewer.html").is_file()
+    assert [e.data for e in events(done, "run.end")] == [{"status": "completed"}]
 
 
-def test_load_model_scripted_is_what_the_scenario_names(tmp_path: Path) -> None:
-    run = run_hazard(HAZARD, model=load_model("scripted"), steps=1, **QUIET, root=tmp_path)
-    assert run.info()["model"] == "scripted"
-    assert run.config()["model"]["spec"] == "scripted"
+def test_a_ready_model_replaces_the_scenarios_and_is_recorded(tmp_path: Path) -> None:
+    quiet = [f"output.root={tmp_path}", "output.report=false", "output.frames=false"]
+    scenario_ = load_scenario(HAZARD, [*quiet, "clock.ticks=1"])
+    assert scenario_.model.spec == "embedded"
+    ready = load_model("scripted")
+    assert isinstance(ready, ScriptedModel)
+    done = run(scenario_, model=ready, progress=False)
+    assert done.info()["model"] == "scripted"
+    assert done.config()["model"]["spec"] == "scripted"
+    assert events(done, "run")[0].data["model"] == "scripted"
 
 
-async def test_stream_memory_mode_retrieves_from_the_memory_stream(tmp_path: Path) -> None:
+def stream_run(root: Path, model: ScriptedModel) -> RunDir:
+    """a stands 1 cell from fire1 and b 3 cells: both see it; three steps, memory stream."""
     fire = {"name": "fire1", "start_step": 1, "position": [0, 0], "intensity": 0.8, "radius": 5}
     people = [
         {"id": "a", "gender": "female", "position": [1, 0]},
         {"id": "b", "gender": "male", "position": [3, 0]},
     ]
-    base = scenario(people, fires=[fire], steps=3)
-    memory = base.memory.model_copy(update={"mode": "stream", "embedder": "hashing", "size": 4})
+    memory = {"mode": "stream", "embedder": "hashing", "recall": 4}
+    return run(
+        scenario(root, people, fires=[fire], steps=3, memory=memory), model=model, progress=False
+    )
+
+
+def test_stream_memory_mode_retrieves_from_the_memory_stream(tmp_path: Path) -> None:
     model, seen = scripted()
-    run = await run_grid(base.model_copy(update={"memory": memory}), model, root=tmp_path)
-    added = events(run.path, "memory.add")
+    done = stream_run(tmp_path, model)
+    added = events(done, "memory.add")
     assert {e.data["kind"] for e in added} == {"observation", "dialogue", "plan"}
-    assert len(events(run.path, "retrieval")) == 2 * 2  # each agent at steps 2 and 3
+    assert all(e.data["importance_source"] == "rule" for e in added)
+    assert len(events(done, "retrieval")) == 2 * 2  # each agent at steps 2 and 3
     a_step3 = [r for r in seen if r.agent == "a" and r.purpose == "grid.message"][-1]
     remembered = a_step3.messages[-1].content.split("## Your memories")[1]
     assert "- fire1 at (0, 0), intensity 0.8, radius 5, 1.00 cells from me" in remembered
+    assert len(memories_in(a_step3)) == 4
     assert model.ledger.total.calls == 2 * 2 * 3  # the stream adds no model calls
-    assert (run.path / "memory.sqlite").is_file()
+    assert (done.path / "memory.sqlite").is_file()
+
+
+def test_a_grid_agent_with_a_memory_stream_can_be_interviewed(tmp_path: Path) -> None:
+    model, _ = scripted()
+    done = stream_run(tmp_path, model)
+    db = done.path / "memory.sqlite"
+    before = hashlib.sha256(db.read_bytes()).hexdigest()
+    asked: list[str] = []
+
+    def answer(request: Request) -> dict[str, Any]:
+        prompt = request.messages[-1].content
+        asked.append(prompt)
+        cited = [i for i, text in _CITED.findall(prompt) if "fire1" in text]
+        return {"answer": "Yes: fire1 burns near me.", "memory_ids": cited}
+
+    model.on("interview.answer", answer)
+    reply = interview(done.path, "a", "Do you know of any fire?", model=model)
+    assert reply.answer == "Yes: fire1 burns near me." and not reply.fallback
+    assert reply.memory_ids and all(i.startswith("a-") for i in reply.memory_ids)
+    [prompt] = asked
+    assert prompt.startswith("Agent a (female) on a two-dimensional grid.")
+    cited = dict(_CITED.findall(prompt))
+    assert all("fire1" in cited[i] for i in reply.memory_ids)
+    assert hashlib.sha256(db.read_bytes()).hexdigest() == before  # the run is left untouched
+    with pytest.raises(KeyError, match="no agent 'nobody'"):
+        interview(done.path, "nobody", "Do you know of any fire?", model=model)
+
+
+def test_a_grid_agent_with_bounded_memory_cannot_be_interviewed(tmp_path: Path) -> None:
+    done = hazard(tmp_path, "clock.ticks=1")
+    with pytest.raises(ValueError, match="keeps no memory stream"):
+        interview(done.path, "0", "Do you know of any fire?", model=ScriptedModel())

@@ -1,7 +1,9 @@
+from datetime import datetime, timedelta
+
 from hypothesis import given
 from hypothesis import strategies as st
 
-from simulacra.worlds import Action, World
+from simulacra.core import Action, Tick, World
 from simulacra.worlds.grid import Fire, GridWorld, Layout, Persona, Place
 
 CAFE = Place("cafe", "cafe", (-15, 0), (5, 5), 2)
@@ -11,6 +13,12 @@ LAYOUT = Layout(half_size=25, places=(CAFE, LIBRARY), communication_distance=5.0
 
 def world(**positions: tuple[int, int]) -> GridWorld:
     return GridWorld(LAYOUT, {a: Persona("female") for a in positions}, positions)
+
+
+def tick(step: int, last: int = 10) -> Tick:
+    hour = timedelta(hours=1)
+    now = datetime(2000, 1, 1) + (step - 1) * hour
+    return Tick(step, now, now + hour, hour, step == 1, step == last, step == last)
 
 
 def test_grid_world_satisfies_the_world_protocol() -> None:
@@ -95,15 +103,48 @@ def test_fire_is_not_perceived_before_its_start_step() -> None:
     assert len(layout.perceived_fires((0, 0), 3)) == 1
 
 
-def test_advance_reports_fires_that_start_this_step() -> None:
+def test_the_frame_reports_fires_that_start_this_step() -> None:
     w = GridWorld(
         Layout(25, fires=(Fire("fire1", 2, (0, 0), 0.8, 5.0),)),
-        {"a": Persona("male")},
-        {"a": (9, 9)},
+        {"a": Persona("male"), "b": Persona("female")},
+        {"a": (9, 9), "b": (3, 4)},
     )
-    assert w.advance() == []
-    assert [e.data["name"] for e in w.advance()] == ["fire1"]
-    assert w.snapshot()["fires"] == ["fire1"]
+    w.phases(tick(1))
+    assert (w.frame()["started"], w.frame()["fires"], w.frame()["perceived"]) == ([], [], {})
+    w.advance(tick(1))
+    w.phases(tick(2))
+    frame = w.frame()
+    assert (frame["started"], frame["fires"]) == (["fire1"], ["fire1"])
+    assert frame["perceived"] == {"fire1": ["b"]}
+    w.advance(tick(2))
+    w.phases(tick(3))
+    assert (w.frame()["started"], w.frame()["fires"]) == ([], ["fire1"])
+
+
+def test_a_step_has_a_message_phase_then_an_action_phase() -> None:
+    w = world(a=(0, 0), b=(3, 0), c=(20, 20))
+    assert [p.name for p in w.phases(tick(1))] == ["message", "action"]
+    said = w.resolve("message", {"a": Action("say", "hello")}, tick(1))
+    assert [(e.payload.KIND, e.agent, e.payload.to_data()) for e in said.events] == [
+        ("message", "a", {"to": ["b"], "text": "hello", "step": 1})
+    ]
+    heard = w.observe("b", "action", tick(1)).facts["received"]
+    assert heard == [{"step": 1, "sender": "a", "text": "hello"}]
+    assert "received" not in w.observe("b", "message", tick(1)).facts
+    moved = w.resolve("action", {"b": Action("move", "move right", target="right")}, tick(1))
+    assert moved.outcomes["b"].ok and moved.outcomes["b"].facts["to"] == [4, 0]
+
+
+def test_snapshot_and_restore_bring_back_positions_and_refusals() -> None:
+    w = world(a=(-15, 0), b=(-14, 0), c=(-9, 0))
+    w.phases(tick(1))
+    w.resolve("action", {"c": Action("move", "move left", target="left")}, tick(1))
+    saved = w.snapshot()
+    again = world(a=(0, 0), b=(1, 1), c=(2, 2))
+    again.restore(saved)
+    assert again.positions == w.positions and again.refusals == w.refusals
+    assert again.refusals == {"c": "cafe is at capacity (2/2)"}
+    assert again.observe("c", "message", tick(2)).facts["refusal"] == "cafe is at capacity (2/2)"
 
 
 def test_layout_round_trips_through_the_run_event_dict() -> None:

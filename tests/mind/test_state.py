@@ -21,7 +21,8 @@ async def test_state_round_trips_through_json(model: ScriptedModel, make_agent: 
     step = await agent.current_action(nine)
     state = json.loads(json.dumps(agent.state()))
     before = calls(model)
-    again = Agent.restore(state, ISABELLA, agent.memory, model, places=PLACES)
+    again = Agent(ISABELLA, agent.memory, model, places=PLACES, seed=agent.ctx.seed)
+    again.restore(state)
     assert again.state() == agent.state()
     assert await again.current_action(nine + timedelta(minutes=1)) == step
     assert calls(model) == before

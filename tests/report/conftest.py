@@ -1,14 +1,20 @@
-"""A small hand-made town run that follows docs/events.md, written with the real EventWriter."""
+"""Small hand-made runs of each world that follow docs/events.md, written with the real
+EventWriter: the town here, the grid and the commute in worlds.py."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from simulacra.runlog import EventWriter, RunDir
+from simulacra.runlog.events import PAYLOADS
 
 SCRIPT_PAYLOAD = "<script>window.__pwned=1</script>"
 IMG_PAYLOAD = '<img src=x onerror="window.__pwned=1">'
@@ -35,7 +41,7 @@ PERSONAS = {
         "home": "Moreno flat",
     },
 }
-# Each agent's day: one (place, action) per tick.
+# Each agent's day: one (place, action) per step.
 DAYS = {
     "ada": [("Lin house", "making breakfast")] * 2
     + [("Juniper Cafe", "opening the cafe")] * 3
@@ -49,19 +55,44 @@ DAYS = {
     + [("Corner Store", "buying paint")] * 2
     + [("Willow Park", "painting the pond")] * 6,
 }
-TICKS = 12
+STEPS = 12
 
 
-def at(tick: int) -> datetime:
-    return START + tick * TICK
+def at(step: int) -> datetime:
+    return START + step * TICK
+
+
+class Log:
+    """The real EventWriter, fed (kind, data) as events.jsonl holds them; data the schema has
+    no field for is refused, so these fixtures keep to docs/events.md."""
+
+    def __init__(self, writer: EventWriter) -> None:
+        self.writer = writer
+
+    def emit(
+        self, kind: str, data: dict[str, Any], *, t: datetime, agent: str | None = None
+    ) -> None:
+        cls = PAYLOADS[kind]
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(data) - names
+        if unknown and "extra" not in names:
+            raise ValueError(f"{kind}: no such fields in the schema: {sorted(unknown)}")
+        self.writer.emit(cls.from_data(data), t=t, agent=agent)
+
+
+@contextmanager
+def event_log(path: Path) -> Iterator[Log]:
+    with EventWriter(path) as writer:
+        yield Log(writer)
 
 
 def write_town_run(path: Path, *, with_metrics: bool = True) -> Path:
-    """Write events.jsonl, run.json and metrics.json for a 12-tick, 3-agent morning."""
+    """Write events.jsonl, run.json and metrics.json for a 12-step, 3-agent morning."""
     path.mkdir(parents=True, exist_ok=True)
     RunDir(path).write_info(
         {
             "scenario": "town",
+            "world": "town",
             "seed": 7,
             "model": "scripted",
             "started": 1_700_000_000.0,
@@ -69,15 +100,16 @@ def write_town_run(path: Path, *, with_metrics: bool = True) -> Path:
             "status": "completed",
         }
     )
-    with EventWriter(path / "events.jsonl") as log:
+    with event_log(path / "events.jsonl") as log:
         log.emit(
             "run",
             {
                 "scenario": "town",
                 "seed": 7,
                 "model": "scripted",
-                "world": {"name": "town", "places": PLACES},
+                "world": {"kind": "town", "name": "town", "places": PLACES},
                 "agents": PERSONAS,
+                "clock": {"start": at(0).isoformat(), "tick_minutes": 10.0, "ticks": STEPS - 1},
             },
             t=at(0),
         )
@@ -119,8 +151,8 @@ def write_town_run(path: Path, *, with_metrics: bool = True) -> Path:
             t=at(0),
             agent="ada",
         )
-        for tick in range(TICKS):
-            if tick == 2:
+        for step in range(STEPS):
+            if step == 2:
                 log.emit(
                     "retrieval",
                     {
@@ -143,23 +175,23 @@ def write_town_run(path: Path, *, with_metrics: bool = True) -> Path:
                             },
                         ],
                     },
-                    t=at(tick),
+                    t=at(step),
                     agent="ada",
                 )
-            if tick == 3:
+            if step == 3:
                 log.emit(
                     "memory.add",
                     _memory("ada-3", "Bo Diaz ordered a latte", 2),
-                    t=at(tick),
+                    t=at(step),
                     agent="ada",
                 )
                 log.emit(
                     "memory.add",
                     _memory("cy-1", f"a note: {SCRIPT_PAYLOAD}", 2),
-                    t=at(tick),
+                    t=at(step),
                     agent="cy",
                 )
-            if tick == 4:
+            if step == 4:
                 log.emit(
                     "reflection",
                     {
@@ -173,7 +205,7 @@ def write_town_run(path: Path, *, with_metrics: bool = True) -> Path:
                         ],
                         "rejected": [],
                     },
-                    t=at(tick),
+                    t=at(step),
                     agent="ada",
                 )
                 log.emit(
@@ -181,10 +213,10 @@ def write_town_run(path: Path, *, with_metrics: bool = True) -> Path:
                     _memory(
                         "ada-r1", "Ada is planning a party", 7, "reflection", ["ada-1", "ada-2"]
                     ),
-                    t=at(tick),
+                    t=at(step),
                     agent="ada",
                 )
-            if tick == 7:
+            if step == 7:
                 log.emit(
                     "message",
                     {
@@ -193,13 +225,13 @@ def write_town_run(path: Path, *, with_metrics: bool = True) -> Path:
                         "conversation": "c1",
                         "turn": 0,
                     },
-                    t=at(tick),
+                    t=at(step),
                     agent="ada",
                 )
                 log.emit(
                     "message",
                     {"to": ["ada"], "text": "I will be there.", "conversation": "c1", "turn": 1},
-                    t=at(tick),
+                    t=at(step),
                     agent="bo",
                 )
                 log.emit(
@@ -208,18 +240,21 @@ def write_town_run(path: Path, *, with_metrics: bool = True) -> Path:
                         "id": "c1",
                         "participants": ["ada", "bo"],
                         "topic": "the party",
-                        "turns": 2,
+                        "turns": [
+                            {"speaker": "ada", "text": "Party at Juniper Cafe at 17:00!"},
+                            {"speaker": "bo", "text": "I will be there."},
+                        ],
                         "ended_by": "decision",
                     },
-                    t=at(tick),
+                    t=at(step),
                 )
                 log.emit(
                     "memory.add",
                     _memory("bo-2", "Ada invited me to a party at 17:00", 6, "dialogue"),
-                    t=at(tick),
+                    t=at(step),
                     agent="bo",
                 )
-            if tick == 8:
+            if step == 8:
                 log.emit(
                     "reflection",
                     {
@@ -231,9 +266,16 @@ def write_town_run(path: Path, *, with_metrics: bool = True) -> Path:
                                 "evidence_ids": ["ada-r1", "ada-3", "ghost-9"],
                             }
                         ],
-                        "rejected": ["ghost-9"],
+                        "rejected": [
+                            {
+                                "question": "Who knows about the party?",
+                                "text": "Cy is coming too",
+                                "cited": [9],
+                                "reason": "cited a statement it was not shown",
+                            }
+                        ],
                     },
-                    t=at(tick),
+                    t=at(step),
                     agent="ada",
                 )
                 log.emit(
@@ -241,10 +283,10 @@ def write_town_run(path: Path, *, with_metrics: bool = True) -> Path:
                     _memory(
                         "ada-r2", "Bo is coming to the party", 6, "reflection", ["ada-r1", "ada-3"]
                     ),
-                    t=at(tick),
+                    t=at(step),
                     agent="ada",
                 )
-            if tick == 10:
+            if step == 10:
                 log.emit(
                     "message",
                     {
@@ -253,7 +295,7 @@ def write_town_run(path: Path, *, with_metrics: bool = True) -> Path:
                         "conversation": "c2",
                         "turn": 0,
                     },
-                    t=at(tick),
+                    t=at(step),
                     agent="cy",
                 )
                 log.emit(
@@ -262,29 +304,31 @@ def write_town_run(path: Path, *, with_metrics: bool = True) -> Path:
                         "id": "c2",
                         "participants": ["cy", "ada"],
                         "topic": "paint",
-                        "turns": 1,
+                        "turns": [{"speaker": "cy", "text": f"hello {IMG_PAYLOAD}"}],
                         "ended_by": "turn_limit",
                     },
-                    t=at(tick),
+                    t=at(step),
                 )
                 log.emit(
                     "action",
                     {
+                        "step": step,
+                        "phase": "act",
                         "description": "use the oven",
                         "place": "Willow Park",
                         "ok": False,
                         "reason": "no oven here",
                     },
-                    t=at(tick),
+                    t=at(step),
                     agent="cy",
                 )
             for agent in PERSONAS:
-                log.emit("llm.call", _call("react.decide", agent), t=at(tick), agent=agent)
-            if tick % 4 == 0:
+                log.emit("llm.call", _call("react.decide", agent), t=at(step), agent=agent)
+            if step % 4 == 0:
                 log.emit(
-                    "llm.call", _call("plan.daily", "ada", cached=True), t=at(tick), agent="ada"
+                    "llm.call", _call("plan.daily", "ada", cached=True), t=at(step), agent="ada"
                 )
-            log.emit("world", _world(tick), t=at(tick))
+            log.emit("world", _world(step), t=at(step))
         log.emit(
             "interview",
             {
@@ -293,29 +337,29 @@ def write_town_run(path: Path, *, with_metrics: bool = True) -> Path:
                 "memory_ids": ["bo-2"],
                 "purpose": "metric.diffusion",
             },
-            t=at(TICKS - 1),
+            t=at(STEPS - 1),
             agent="bo",
         )
-        log.emit("run", {"status": "completed"}, t=at(TICKS - 1))
+        log.emit("run.end", {"status": "completed"}, t=at(STEPS - 1))
     if with_metrics:
         metrics = {
             "diffusion": [
                 {
                     "t": at(0).isoformat(),
                     "aware": 1,
-                    "agents": 3,
+                    "agents": ["ada"],
                     "answers": {"ada": "yes", "bo": "no", "cy": "no"},
                 },
                 {
                     "t": at(6).isoformat(),
                     "aware": 1,
-                    "agents": 3,
+                    "agents": ["ada"],
                     "answers": {"ada": "yes", "bo": "no", "cy": "no"},
                 },
                 {
                     "t": at(11).isoformat(),
                     "aware": 2,
-                    "agents": 3,
+                    "agents": ["ada", "bo"],
                     "answers": {"ada": "yes", "bo": "yes", "cy": f"no {SCRIPT_PAYLOAD}"},
                 },
             ],
@@ -361,19 +405,33 @@ def _call(purpose, agent, cached=False):
     }
 
 
-def _world(tick):
+def _world(step):
     agents = {}
     for agent, day in DAYS.items():
-        place, action = day[tick]
+        place, action = day[step]
         x, y = CENTRES[place]
         agents[agent] = {"place": place, "area": "", "x": x, "y": y, "action": action}
-    extras = {"fires": [{"x": 72, "y": 57, "r": 3, "label": "bonfire"}]} if tick >= 9 else {}
-    return {"tick": tick, "agents": agents, **extras}
+    extras = {"fires": [{"x": 72, "y": 57, "r": 3, "label": "bonfire"}]} if step >= 9 else {}
+    return {"step": step, "agents": agents, **extras}
 
 
 @pytest.fixture
 def town_run(tmp_path: Path) -> Path:
     return write_town_run(tmp_path / "run")
+
+
+@pytest.fixture
+def grid_run(tmp_path: Path) -> Path:
+    from .worlds import write_grid_run
+
+    return write_grid_run(tmp_path / "grid")
+
+
+@pytest.fixture
+def commute_run(tmp_path: Path) -> Path:
+    from .worlds import write_commute_run
+
+    return write_commute_run(tmp_path / "commute")
 
 
 @pytest.fixture(scope="module")

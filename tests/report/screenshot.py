@@ -17,7 +17,7 @@ from .conftest import write_town_run
 from .test_viewer_browser import CHROMIUM, CHROMIUM_ARGS
 
 
-def screenshot(run: Path, out: Path, where: str = "#t=7&agent=ada") -> None:
+def screenshot(run: Path, out: Path, where: str = "#step=7&agent=ada") -> None:
     build_outputs(run)
     server, url = serve_run(run)
     try:

@@ -49,8 +49,8 @@ def test_the_report_escapes_agent_text_and_links_into_the_viewer(built_run):
     page = (built_run / "report.html").read_text(encoding="utf-8")
     assert SCRIPT_PAYLOAD not in page
     assert "no &lt;script&gt;window.__pwned=1&lt;/script&gt;" in page
-    assert 'href="viewer.html#t=0&amp;agent=ada"' in page  # from the agent's name
-    assert 'href="viewer.html#t=11"' in page  # from the last diffusion point
+    assert 'href="viewer.html#step=0&amp;agent=ada"' in page  # from the agent's name
+    assert 'href="viewer.html#step=11"' in page  # from the last diffusion point
     assert "<script" not in page  # the report runs no code at all
 
 

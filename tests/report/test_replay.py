@@ -4,11 +4,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from simulacra.report import EvidenceNode, build_replay, evidence_tree, json_for_script
+from simulacra.report.replay import initials
 from simulacra.report.replay_model import Marker
 from simulacra.report.timeline import ON_THE_WAY, segments
 from simulacra.runlog import Event, read_events
 
-from .conftest import DAYS, SCRIPT_PAYLOAD, TICKS, at
+from .conftest import DAYS, SCRIPT_PAYLOAD, STEPS, at
 
 
 def _replay(run):
@@ -18,16 +19,16 @@ def _replay(run):
 
 def test_there_is_one_frame_per_world_event_with_every_agents_place_and_action(town_run):
     replay = _replay(town_run)
-    assert [f.tick for f in replay.frames] == list(range(TICKS))
+    assert [f.step for f in replay.frames] == list(range(STEPS))  # step 0: the start
     assert replay.frames[3].t == at(3).isoformat()
-    for tick, frame in enumerate(replay.frames):
+    for step, frame in enumerate(replay.frames):
         for agent, day in DAYS.items():
-            assert (frame.agents[agent].place, frame.agents[agent].action) == day[tick]
+            assert (frame.agents[agent].place, frame.agents[agent].action) == day[step]
     assert replay.frames[9].extras == {"fires": [{"x": 72, "y": 57, "r": 3, "label": "bonfire"}]}
     assert replay.frames[0].extras == {}
 
 
-def test_an_event_belongs_to_the_tick_whose_world_state_is_written_after_it(town_run):
+def test_an_event_belongs_to_the_step_whose_world_state_is_written_after_it(town_run):
     replay = _replay(town_run)
     assert {m.frame for m in replay.messages if m.conversation == "c1"} == {7}
     assert replay.agents["ada"].retrievals[0].frame == 2
@@ -40,7 +41,7 @@ def test_memories_until_a_frame_are_those_the_agent_had_stored_by_then(town_run)
     assert ids(0) == ["ada-1", "ada-2"]
     assert ids(3) == ["ada-1", "ada-2", "ada-3"]
     assert ids(4) == ["ada-1", "ada-2", "ada-3", "ada-r1"]
-    assert ids(TICKS - 1)[-1] == "ada-r2"
+    assert ids(STEPS - 1)[-1] == "ada-r2"
     assert [m.id for m in replay.memories_until("bo", 6)] == ["bo-1"]
 
 
@@ -53,7 +54,7 @@ def test_a_reflections_evidence_is_resolved_through_the_reflections_it_cites(tow
         EvidenceNode("ada-3", True),
         EvidenceNode("ghost-9", False),
     )
-    assert later.rejected == ("ghost-9",)
+    assert later.rejected == ("Cy is coming too (cited a statement it was not shown)",)
 
 
 def test_evidence_that_cites_itself_is_cut_at_the_cycle():
@@ -87,11 +88,11 @@ def test_an_evidence_tree_always_ends_within_its_depth_limit(graph, max_depth):
     assert [n.found for n in tree] == [k in cites for k in "abcz"]
 
 
-def test_frame_of_tick_picks_the_frame_at_or_just_before_that_tick(town_run):
+def test_frame_of_step_picks_the_frame_at_or_just_before_that_step(town_run):
     replay = _replay(town_run)
-    assert replay.frame_of_tick(5) == 5
-    assert replay.frame_of_tick(-3) == 0
-    assert replay.frame_of_tick(999) == TICKS - 1
+    assert replay.frame_of_step(5) == 5
+    assert replay.frame_of_step(-3) == 0
+    assert replay.frame_of_step(999) == STEPS - 1
 
 
 def test_the_run_summary_says_when_the_model_was_scripted(town_run):
@@ -116,7 +117,7 @@ def test_events_with_missing_fields_still_make_a_replay():
     assert replay.frames[0].agents["x"].x is None
     assert replay.agents["x"].retrievals[0].results[0].total == 0.0
     assert replay.run.status == "unknown"
-    assert json.loads(json_for_script(replay.to_dict()))["frames"][0]["tick"] == 0
+    assert json.loads(json_for_script(replay.to_dict()))["frames"][0]["step"] == 0
 
 
 @given(st.text())
@@ -134,9 +135,9 @@ def test_script_payloads_survive_embedding_as_text():
 
 
 def test_an_agent_between_places_is_on_the_way_in_its_timeline():
-    def world(tick, place):
+    def world(step, place):
         return Event(
-            tick, None, 0.0, "world", None, {"tick": tick, "agents": {"x": {"place": place}}}
+            step, None, 0.0, "world", None, {"step": step, "agents": {"x": {"place": place}}}
         )
 
     replay = build_replay([world(0, "Cafe"), world(1, None), world(2, None), world(3, "Park")])
@@ -154,7 +155,7 @@ def test_markers_of_the_layout_are_kept_so_frames_can_name_them():
     }
     events = [
         Event(0, None, 0.0, "run", None, {"world": world}),
-        Event(1, None, 0.0, "world", None, {"tick": 0, "agents": {}, "fires": ["fire1"]}),
+        Event(1, None, 0.0, "world", None, {"step": 0, "agents": {}, "fires": ["fire1"]}),
     ]
     replay = build_replay(events)
     assert replay.layers == {"fires": (Marker("fire1", 15.0, 10.0, 15.0),)}
@@ -169,7 +170,7 @@ def test_a_world_whose_y_axis_points_up_is_mirrored_for_the_screen():
     }
     events = [
         Event(0, None, 0.0, "run", None, {"world": world, "agents": {"a": {"gender": "f"}}}),
-        Event(1, None, 0.0, "world", None, {"tick": 0, "agents": {"a": {"x": 3, "y": 7}}}),
+        Event(1, None, 0.0, "world", None, {"step": 0, "agents": {"a": {"x": 3, "y": 7}}}),
     ]
     replay = build_replay(events)
     assert replay.frames[0].agents["a"].y == -7  # north of the origin is drawn above it
@@ -179,3 +180,38 @@ def test_a_world_whose_y_axis_points_up_is_mirrored_for_the_screen():
         [Event(0, None, 0.0, "run", None, {"world": {**world, "y_axis": "down"}})]
     )
     assert upright.places[0].y == -5
+
+
+def test_the_summary_names_the_world_from_run_json_or_else_the_run_event(town_run, grid_run):
+    assert _replay(town_run).run.world == "town"
+    assert build_replay(read_events(grid_run / "events.jsonl")).run.world == "grid"
+
+
+def test_a_grid_is_drawn_by_cells_and_its_positions_are_not_repeated_in_the_frames(grid_run):
+    replay = _replay(grid_run)
+    (cafe,) = replay.places
+    # Cells x -6..-2 and y -2..2, mirrored for the screen: edges at x -6.5..-1.5, y -2.5..2.5.
+    assert (cafe.x, cafe.y, cafe.w, cafe.h) == (-6.5, -2.5, 5, 5)
+    assert replay.bounds[0] < -8.5 and replay.bounds[0] + replay.bounds[2] > 8.5  # the field
+    assert "positions" not in replay.frames[0].extras
+    assert replay.frames[2].extras["fires"] == ["fire1"]
+    assert replay.layers["fires"][0].y == -4  # north of the origin is drawn above it
+
+
+def test_the_commute_corridor_keeps_its_stops_and_gets_room_above_and_below(commute_run):
+    replay = _replay(commute_run)
+    assert [m.name for m in replay.layers["stops"]][:2] == ["stop 0", "stop 1"]
+    _, _, width, height = replay.bounds
+    assert height >= 0.3 * width  # a 10 km corridor is not drawn as a hairline
+    assert replay.frames[0].agents["student_001"].place == "riverside"
+    assert replay.frames[1].agents["student_001"].action == "walk"
+
+
+def test_initials_keep_the_number_of_a_numbered_id():
+    assert [initials(n) for n in ("Ada Lin", "student_007", "factory_worker_010", "12", "bo")] == [
+        "AL",
+        "S7",
+        "FW10",
+        "12",
+        "BO",
+    ]

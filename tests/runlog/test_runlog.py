@@ -13,6 +13,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from simulacra.runlog import Event, EventWriter, RunDir, read_events
+from simulacra.runlog.events import PAYLOADS, Acted, Observed, RunEnded, WorldState, reference
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "events.md"
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(),
@@ -38,9 +41,10 @@ def test_event_round_trips_through_one_json_line(kind, agent, data):
 def test_events_are_written_only_when_flushed_and_in_order(tmp_path):
     path = tmp_path / "events.jsonl"
     writer = EventWriter(path)
-    writer.emit("observation", {"text": "the stove is on"}, t=datetime(2023, 2, 13, 8), agent="a")
+    seen = Observed(text="the stove is on", salient=True)
+    writer.emit(seen, t=datetime(2023, 2, 13, 8), agent="a")
     assert path.read_text() == ""
-    writer.emit("action", {"description": "cooks"}, agent="a")
+    writer.emit(Acted(step=1, phase="act", ok=True, description="cooks"), agent="a")
     offset = writer.flush()
     events = list(read_events(path))
     assert [e.seq for e in events] == [0, 1]
@@ -52,34 +56,34 @@ def test_events_are_written_only_when_flushed_and_in_order(tmp_path):
 def test_reopening_appends_and_continues_the_sequence(tmp_path):
     path = tmp_path / "events.jsonl"
     with EventWriter(path) as writer:
-        writer.emit("run", {"status": "running"})
+        writer.emit(RunEnded(status="interrupted"))
     with EventWriter(path) as writer:
-        writer.emit("run", {"status": "completed"})
+        writer.emit(RunEnded(status="completed"))
     assert [e.seq for e in read_events(path)] == [0, 1]
 
 
 def test_a_torn_last_line_is_ignored_by_the_reader_and_cut_by_the_writer(tmp_path):
     path = tmp_path / "events.jsonl"
     with EventWriter(path) as writer:
-        writer.emit("world", {"tick": 0})
+        writer.emit(WorldState(step=0, agents={}))
     with path.open("a") as fh:
         fh.write('{"seq": 1, "kind": "wor')  # what a kill in mid-write leaves
     assert len(list(read_events(path))) == 1
     with EventWriter(path) as writer:
-        writer.emit("world", {"tick": 1})
-    assert [e.data["tick"] for e in read_events(path)] == [0, 1]
+        writer.emit(WorldState(step=1, agents={}))
+    assert [e.data["step"] for e in read_events(path)] == [0, 1]
 
 
 def test_truncating_to_a_checkpoint_offset_drops_later_events(tmp_path):
     path = tmp_path / "events.jsonl"
     with EventWriter(path) as writer:
-        writer.emit("world", {"tick": 0})
+        writer.emit(WorldState(step=0, agents={}))
         checkpoint = writer.flush()
-        writer.emit("world", {"tick": 1})
+        writer.emit(WorldState(step=1, agents={}))
     with EventWriter(path, truncate_at=checkpoint) as writer:
         assert writer.seq == 1
-        writer.emit("world", {"tick": "1 again"})
-    assert [e.data["tick"] for e in read_events(path)] == [0, "1 again"]
+        writer.emit(WorldState(step=99, agents={}))
+    assert [e.data["step"] for e in read_events(path)] == [0, 99]
 
 
 def test_a_killed_writer_leaves_only_whole_lines(tmp_path):
@@ -87,10 +91,11 @@ def test_a_killed_writer_leaves_only_whole_lines(tmp_path):
     script = textwrap.dedent(
         f"""
         from simulacra.runlog import EventWriter
+        from simulacra.runlog.events import WorldState
         w = EventWriter({str(path)!r})
         i = 0
         while True:
-            w.emit("world", {{"tick": i, "pad": "x" * 5000}})
+            w.emit(WorldState(step=i, agents={{}}, extra={{"pad": "x" * 5000}}))
             i += 1
             if i % 7 == 0:
                 w.flush()
@@ -102,7 +107,7 @@ def test_a_killed_writer_leaves_only_whole_lines(tmp_path):
         time.sleep(0.02)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
-    ticks = [e.data["tick"] for e in read_events(path)]
+    ticks = [e.data["step"] for e in read_events(path)]
     assert len(ticks) >= 7
     assert ticks == list(range(len(ticks)))
     with EventWriter(path) as writer:
@@ -130,3 +135,20 @@ def test_run_directory_holds_config_info_and_status(tmp_path):
 def test_opening_something_that_is_not_a_run_says_so(tmp_path):
     with pytest.raises(FileNotFoundError, match="not a run directory"):
         RunDir.open(tmp_path)
+
+
+def test_docs_events_md_is_generated_from_the_event_classes() -> None:
+    assert DOCS.read_text(encoding="utf-8") == reference(), "run python scripts/events_doc.py"
+    for kind in PAYLOADS:
+        assert f"| `{kind}` |" in DOCS.read_text(encoding="utf-8")
+
+
+@given(
+    step=st.integers(0, 10**6),
+    ok=st.booleans(),
+    extra=st.dictionaries(st.sampled_from(["place", "to", "mode"]), st.text(max_size=5)),
+)
+def test_a_payload_and_its_world_extras_round_trip_through_the_log(step, ok, extra):
+    acted = Acted(step=step, phase="act", ok=ok, extra=extra)
+    event = Event(0, None, 0.0, acted.KIND, "a", acted.to_data())
+    assert Event.from_json(event.to_json()).payload == acted

@@ -5,8 +5,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simulacra.experiments.load import validate_scenario
-from simulacra.worlds.base import Action, World
+from simulacra.core import Action, Tick, World
+from simulacra.experiments import load_scenario
 from simulacra.worlds.town import RoadGraph, TownMap, TownWorld
 from simulacra.worlds.town.map import read_map
 
@@ -32,6 +32,17 @@ def world(town: TownMap) -> TownWorld:
 
 def go(place: str | None, description: str = "", **args: str) -> Action:
     return Action("do", description or "doing something", target=place, args=args)
+
+
+def advance(world: TownWorld, minutes: int) -> None:
+    """Move the world's clock on by `minutes`, as the engine does at the end of a tick."""
+    now = world.now
+    later = now + timedelta(minutes=minutes)
+    world.advance(Tick(1, now, later, timedelta(minutes=minutes), False, False, False))
+
+
+def tick(start: bool = False, end: bool = False, last: bool = False) -> Tick:
+    return Tick(1, START, START + timedelta(minutes=10), timedelta(minutes=10), start, end, last)
 
 
 def test_town_world_follows_the_world_protocol(world: TownWorld) -> None:
@@ -64,11 +75,11 @@ def test_an_agent_is_on_the_way_for_the_travel_minutes_then_arrives(world: TownW
     outcome = world.apply("marta", go("Hobbs Cafe", "opening the cafe", object="espresso machine"))
     assert outcome.ok and outcome.facts["travel_minutes"] == 9
     assert world.frame()["agents"]["marta"]["place"] is None
-    assert world.observe("marta").place == "on the way to Hobbs Cafe"
-    world.advance(timedelta(minutes=5))
+    assert world.look("marta").place == "on the way to Hobbs Cafe"
+    advance(world, 5)
     midway = world.frame()["agents"]["marta"]
     assert midway["place"] is None and midway["action"] == "walking to Hobbs Cafe"
-    world.advance(timedelta(minutes=5))
+    advance(world, 5)
     arrived = world.frame()["agents"]["marta"]
     assert (arrived["place"], arrived["area"], arrived["action"]) == (
         "Hobbs Cafe",
@@ -117,13 +128,13 @@ def test_agents_perceive_people_at_their_place_and_object_states_in_their_area(
 ) -> None:
     world.apply("marta", go(None, "cooking breakfast", object="stove", state="cooking"))
     world.apply("daniel", go(None, "making coffee", area="kitchen"))
-    seen = world.observe("daniel")
+    seen = world.look("daniel")
     assert seen.nearby_agents == ("marta",)
     assert "Marta Okafor is at Alder Cottage (kitchen): cooking breakfast" in seen.texts
     assert "the stove in the kitchen of Alder Cottage is cooking" in seen.texts
     assert seen.facts["names"] == {"marta": "Marta Okafor"}
     assert "stove" in seen.facts["objects"]
-    assert world.observe("theo").nearby_agents == ()
+    assert world.look("theo").nearby_agents == ()
 
 
 def test_a_world_event_is_announced_to_those_present_until_the_clock_moves(
@@ -131,17 +142,17 @@ def test_a_world_event_is_announced_to_those_present_until_the_clock_moves(
 ) -> None:
     assert world.set_object("Alder Cottage", "stove", "on fire").ok
     world.announce("Alder Cottage", "smoke pours out of the kitchen")
-    assert world.observe("daniel").facts["events"] == ["smoke pours out of the kitchen"]
-    assert world.observe("theo").facts["events"] == []
-    world.advance(timedelta(minutes=10))
-    assert world.observe("daniel").facts["events"] == []
+    assert world.look("daniel").facts["events"] == ["smoke pours out of the kitchen"]
+    assert world.look("theo").facts["events"] == []
+    advance(world, 10)
+    assert world.look("daniel").facts["events"] == []
     assert world.frame()["objects"] == {"Alder Cottage: stove": "on fire"}
 
 
 def test_snapshot_and_restore_give_back_the_same_world(world: TownWorld, town: TownMap) -> None:
     world.apply("marta", go("Hobbs Cafe", object="oven", state="baking"))
     world.apply("daniel", go(None, "cooking", object="stove", state="cooking"))
-    world.advance(timedelta(minutes=4))
+    advance(world, 4)
     copy = TownWorld(town, START)
     copy.restore(world.snapshot())
     assert copy.snapshot() == world.snapshot()
@@ -164,7 +175,7 @@ def test_a_scenario_with_a_map_fault_is_refused(town: TownMap) -> None:
     raw_map["places"].append({**raw_map["places"][1]})
     scenario = {
         "name": "t",
-        "world": {"map": raw_map},
+        "world": {"kind": "town", "map": raw_map},
         "agents": {
             "personas": [
                 {
@@ -177,7 +188,48 @@ def test_a_scenario_with_a_map_fault_is_refused(town: TownMap) -> None:
                 }
             ]
         },
-        "schedule": {"start": "2024-02-14T07:00", "duration": "1h"},
+        "clock": {"start": "2024-02-14T07:00", "duration": "1h"},
     }
     with pytest.raises(ValueError, match=r"scenario.world.map.places\[16\].name: duplicate place"):
-        validate_scenario(scenario, "test")
+        load_scenario(scenario)
+
+
+def test_a_tick_plans_at_the_day_start_and_sums_up_at_its_end_but_the_last(
+    world: TownWorld,
+) -> None:
+    names = lambda t: [p.name for p in world.phases(t)]  # noqa: E731
+    assert names(tick()) == ["perceive", "decide", "act", "reflect"]
+    assert names(tick(start=True)) == ["plan", "perceive", "decide", "act", "reflect"]
+    assert names(tick(end=True)) == ["perceive", "decide", "act", "reflect", "summarize"]
+    assert names(tick(end=True, last=True))[-1] == "reflect"
+    assert {p.name: p.order for p in world.phases(tick())}["act"] == "seeded"
+
+
+def test_talkers_are_paired_once_each_and_only_with_someone_at_their_place(
+    world: TownWorld,
+) -> None:
+    ask = {
+        "marta": Action("talk", "the party", target="daniel"),
+        "daniel": Action("talk", "breakfast", target="marta"),
+        "theo": Action("talk", "music", target="marta"),  # he is at his dormitory
+    }
+    resolution = world.resolve("decide", ask, tick())
+    assert [(e.first, e.second, e.topic) for e in resolution.encounters] == [
+        ("marta", "daniel", "the party")
+    ]
+    seen = world.observe("daniel", "act", tick())
+    assert seen.facts == {"talking_with": "marta", "partner_name": "Marta Okafor"}
+    assert world.observe("theo", "act", tick()).facts == {}
+    advance(world, 10)
+    assert world.observe("daniel", "act", tick()).facts == {}
+
+
+def test_the_act_phase_logs_an_action_once_until_it_changes(world: TownWorld) -> None:
+    cooking = go(None, "cooking", object="stove", state="cooking")
+    first = world.resolve("act", {"marta": cooking}, tick()).outcomes["marta"]
+    again = world.resolve("act", {"marta": cooking}, tick()).outcomes["marta"]
+    assert first.logged and first.facts["object"] == "stove" and not again.logged
+    refused = world.resolve("act", {"daniel": cooking}, tick()).outcomes["daniel"]
+    assert not refused.ok and refused.logged and "in use by Marta Okafor" in refused.reason
+    assert world.frame()["agents"]["daniel"]["action"] == "cooking"  # without the stove
+    assert world.agents["daniel"].object is None

@@ -1,17 +1,31 @@
-"""The simulation engine: clock, loop, interventions, checkpoints, and the run entry points."""
+"""The one engine: clock, phases, concurrent model calls in a fixed event order, interventions
+and interviews, checkpoints and progress, for any world and any mind."""
 
+from simulacra.engine.checkpoint import Checkpoints, copy_database
 from simulacra.engine.clock import Calendar, Clock
-from simulacra.engine.loop import Progress, ProgressHook, Simulation
-from simulacra.engine.run import agent_seed, interview_agent, resume_run, run_scenario
+from simulacra.engine.engine import Engine, Progress, ProgressHook
+from simulacra.engine.interventions import (
+    Intervention,
+    Interventions,
+    InterviewPlan,
+    mentions_all,
+)
+from simulacra.engine.progress import console_progress
+from simulacra.engine.sink import AgentSink, EventRouter
 
 __all__ = [
+    "AgentSink",
     "Calendar",
+    "Checkpoints",
     "Clock",
+    "Engine",
+    "EventRouter",
+    "Intervention",
+    "Interventions",
+    "InterviewPlan",
     "Progress",
     "ProgressHook",
-    "Simulation",
-    "agent_seed",
-    "interview_agent",
-    "resume_run",
-    "run_scenario",
+    "console_progress",
+    "copy_database",
+    "mentions_all",
 ]

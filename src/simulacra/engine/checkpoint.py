@@ -1,14 +1,16 @@
 """Checkpoints: everything a killed run needs to continue exactly where it left off.
 
-`<run>/checkpoint/` holds `state.json` (clock, RNG, world, agents, ledger, the log offset to
-truncate to) and a copy of memory.sqlite named in it. `state.json` is replaced atomically and
-last, so a kill at any moment leaves the previous checkpoint whole.
+`<run>/checkpoint/` holds `state.json` (clock, RNG, world, minds, ledger, the log offset to
+truncate to) and, when the run keeps memory streams, a copy of memory.sqlite named in it.
+`state.json` is replaced atomically and last, so a kill at any moment leaves the previous
+checkpoint whole.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -30,30 +32,44 @@ def copy_database(source: Path, target: Path) -> None:
         src.close()
 
 
-def save(folder: Path, state: dict[str, Any], memory_db: Path) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    name = f"memory-{state['tick']:06d}.sqlite"
-    copy_database(memory_db, folder / name)
-    state = {**state, "memory": name}
-    tmp = folder / (STATE + ".tmp")
-    tmp.write_text(json.dumps(state, sort_keys=True), encoding="utf-8")
-    tmp.replace(folder / STATE)
-    for old in folder.glob("memory-*.sqlite"):
-        if old.name != name:
-            old.unlink()
+class Checkpoints:
+    """A run's checkpoint folder. `flush` is called before the memory database is copied, so
+    that every record written so far is in it."""
 
+    def __init__(
+        self, folder: Path, memory_db: Path | None = None, flush: Callable[[], None] | None = None
+    ) -> None:
+        self.folder = folder
+        self.memory_db = memory_db
+        self.flush = flush
 
-def load(folder: Path) -> dict[str, Any] | None:
-    path = folder / STATE
-    if not path.exists():
-        return None
-    state: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    return state
+    def save(self, state: dict[str, Any]) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        name = None
+        if self.memory_db is not None and self.memory_db.exists():
+            if self.flush is not None:
+                self.flush()
+            name = f"memory-{state['step']:06d}.sqlite"
+            copy_database(self.memory_db, self.folder / name)
+        state = {**state, "memory": name}
+        tmp = self.folder / (STATE + ".tmp")
+        tmp.write_text(json.dumps(state), encoding="utf-8")  # key order is roster order
+        tmp.replace(self.folder / STATE)
+        for old in self.folder.glob("memory-*.sqlite"):
+            if old.name != name:
+                old.unlink()
 
+    def load(self) -> dict[str, Any] | None:
+        path = self.folder / STATE
+        if not path.exists():
+            return None
+        state: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        return state
 
-def restore_memory(folder: Path, state: dict[str, Any], memory_db: Path) -> None:
-    """Put the checkpoint's memories back into the run's live database."""
-    copy_database(folder / state["memory"], memory_db)
+    def restore_memory(self, state: dict[str, Any]) -> None:
+        """Put the checkpoint's memories back into the run's live database."""
+        if state.get("memory") and self.memory_db is not None:
+            copy_database(self.folder / state["memory"], self.memory_db)
 
 
 def ledger_state(ledger: Ledger) -> dict[str, Any]:

@@ -1,20 +1,55 @@
-"""Simulated time: a calendar of ticks between a start and an end, optionally only waking hours."""
+"""Simulated time: a calendar of ticks between a start and an end, optionally only waking hours
+or only working days, and the clock that walks it."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 
+from simulacra.core import Tick
+
+_SEARCH_LIMIT = timedelta(days=3653)
+
 
 @dataclass(frozen=True)
 class Calendar:
-    """Ticks every `tick` from `start` until `end`; with `wake`/`sleep` set, nights are skipped."""
+    """Ticks every `tick` from `start` until `end`; with `wake`/`sleep` set, nights are
+    skipped, and with `weekdays` set, Saturdays and Sundays."""
 
     start: datetime
     end: datetime
     tick: timedelta = timedelta(minutes=10)
     wake: time | None = None
     sleep: time | None = None
+    weekdays: bool = False
+
+    @classmethod
+    def counting(
+        cls,
+        start: datetime,
+        ticks: int,
+        tick: timedelta,
+        wake: time | None = None,
+        sleep: time | None = None,
+        weekdays: bool = False,
+    ) -> Calendar:
+        """The calendar of exactly `ticks` ticks from `start`."""
+        if ticks < 1:
+            raise ValueError(f"a run needs at least one tick, not {ticks}")
+        if tick <= timedelta(0):
+            raise ValueError(f"a tick must be positive, not {tick}")
+        probe = cls(start, start + tick, tick, wake, sleep, weekdays)
+        t, found = start, 0
+        while t - start < _SEARCH_LIMIT:
+            if probe.awake(t):
+                found += 1
+                if found == ticks:
+                    return cls(start, t + tick, tick, wake, sleep, weekdays)
+            t += tick
+        raise ValueError(
+            f"{ticks} ticks of {tick} from {start} do not fit in ten years of waking hours; "
+            "check wake and sleep"
+        )
 
     def __post_init__(self) -> None:
         if self.tick <= timedelta(0):
@@ -23,6 +58,8 @@ class Calendar:
             raise ValueError(f"the schedule ends ({self.end}) before it starts ({self.start})")
 
     def awake(self, t: datetime) -> bool:
+        if self.weekdays and t.weekday() >= 5:
+            return False
         if self.wake is None or self.sleep is None:
             return True
         if self.wake <= self.sleep:
@@ -86,6 +123,18 @@ class Clock:
         if self.done:
             return False
         return self.index + 1 >= len(self._times) or self.next.date() != self.now.date()
+
+    @property
+    def tick(self) -> Tick:
+        return Tick(
+            step=self.index + 1,
+            now=self.now,
+            next=self.next,
+            length=self.calendar.tick,
+            starts_day=self.starts_day,
+            ends_day=self.ends_day,
+            last=self.index + 1 >= len(self._times),
+        )
 
     def advance(self) -> None:
         self.index += 1

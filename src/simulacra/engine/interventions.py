@@ -1,93 +1,139 @@
-"""What the scenario does to the run from outside: inner thoughts, world events, forced
-conversations, and the interviews that measure what agents know."""
+"""What a scenario does to a run from outside, in any world: thoughts put into a mind, changes
+made to the world, forced conversations; and the interviews that measure what agents know.
+
+Each fires once, at the first tick at or after its time. Which ones have fired is part of a
+checkpoint, so a resumed run neither repeats nor skips one.
+"""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any, Literal, Protocol
 
-from simulacra.experiments.config import InterventionConfig, Scenario
-from simulacra.mind import converse
-from simulacra.worlds.town.metrics import mentions_all
+from simulacra.core import Interviewee, Mind, Resolution, Thinker, Tick, World
+from simulacra.engine.sink import EventRouter
+from simulacra.runlog.events import InterventionFired, Measured
 
-if TYPE_CHECKING:
-    from simulacra.engine.loop import Simulation
+InterventionType = Literal["thought", "event", "conversation"]
+
+
+@dataclass(frozen=True)
+class Intervention:
+    """`thought`: `text` becomes the one agent's own thought. `event`: the world makes `change`
+    (its fields are the world's own). `conversation`: the two agents talk about `text`."""
+
+    at: datetime
+    type: InterventionType
+    text: str
+    agents: tuple[str, ...] = ()
+    change: Mapping[str, Any] = field(default_factory=dict)
+    importance: float = 9.0
+
+
+@dataclass(frozen=True)
+class InterviewPlan:
+    """`question` put to every agent at each of `times`. An answer counts as aware when, for
+    every group of words in `aware_when`, it contains at least one (whole words, any case)."""
+
+    times: tuple[datetime, ...]
+    question: str
+    aware_when: tuple[tuple[str, ...], ...] = ()
+
+
+def mentions_all(text: str, groups: Sequence[Sequence[str]]) -> bool:
+    """True when `text` contains, for every group, at least one of its words (whole words)."""
+    lowered = text.lower()
+    return bool(groups) and all(
+        any(re.search(rf"(?<!\w){re.escape(w.lower())}(?!\w)", lowered) for w in group)
+        for group in groups
+    )
+
+
+class Host(Protocol):
+    """What interventions and interviews need of the engine that fires them."""
+
+    world: World
+    minds: dict[str, Mind]
+    router: EventRouter
+
+    @property
+    def tick(self) -> Tick: ...
+
+    async def settle(self, resolution: Resolution, phase: str) -> None: ...
 
 
 class Interventions:
-    """Fires each intervention and each interview once, at the first tick at or after its time."""
-
-    def __init__(self, scenario: Scenario) -> None:
-        self.scenario = scenario
+    def __init__(
+        self, items: Sequence[Intervention] = (), interviews: InterviewPlan | None = None
+    ) -> None:
+        self.items = tuple(items)
+        self.interviews = interviews
         self.fired: list[int] = []
         self.asked: list[int] = []
 
     def state(self) -> dict[str, Any]:
         return {"fired": list(self.fired), "asked": list(self.asked)}
 
-    def restore(self, state: dict[str, Any]) -> None:
+    def restore(self, state: Mapping[str, Any]) -> None:
         self.fired = list(state["fired"])
         self.asked = list(state["asked"])
 
-    async def fire_due(self, sim: Simulation, now: datetime) -> dict[str, str]:
-        """Fire what is due; returns the agents talking in forced conversations (both ways)."""
-        talking: dict[str, str] = {}
-        for i, item in enumerate(self.scenario.interventions):
-            if i in self.fired or self.scenario.when(item.at) > now:
+    async def fire_due(self, engine: Host, now: datetime) -> None:
+        for i, item in enumerate(self.items):
+            if i in self.fired or item.at > now:
                 continue
             self.fired.append(i)
-            await self._fire(sim, item, now, talking)
-        return talking
+            await self._fire(engine, item, now)
 
-    async def _fire(
-        self, sim: Simulation, item: InterventionConfig, now: datetime, talking: dict[str, str]
-    ) -> None:
-        target = item.who[0] if len(item.who) == 1 else None
-        data: dict[str, Any] = {"type": item.type, "text": item.text}
+    async def _fire(self, engine: Host, item: Intervention, now: datetime) -> None:
+        target = item.agents[0] if len(item.agents) == 1 else None
+        fired = InterventionFired(
+            type=item.type,
+            text=item.text,
+            agents=list(item.agents) if item.type == "conversation" else None,
+            change=dict(item.change) if item.type == "event" else None,
+        )
+        engine.router.writer.emit(fired, t=now, agent=target)
         if item.type == "thought":
-            agent = sim.agents[item.who[0]]
-            sim.writer.emit("intervention", data, t=now, agent=target)
-            # The source's seed: a memory the agent holds as its own intention, then a new plan.
-            meta = {"intervention": "thought"}
-            await agent.memory.add("observation", item.text, now, item.importance, meta=meta)
-            await agent.replan(now, item.text)
+            mind = engine.minds[item.agents[0]]
+            if not isinstance(mind, Thinker):
+                raise TypeError(f"the mind of {mind.id} cannot take a thought")
+            await engine.router.gather(
+                [((mind.id,), lambda: mind.think(item.text, now, item.importance))]
+            )
         elif item.type == "event":
-            assert item.place and item.object and item.state
-            data.update(place=item.place, object=item.object, state=item.state)
-            sim.writer.emit("intervention", data, t=now, agent=None)
-            sim.world.set_object(item.place, item.object, item.state)
-            sim.world.announce(item.place, item.text)
+            change = {**item.change, "text": item.text}
+            await engine.settle(engine.world.intervene(change, engine.tick), "intervention")
         else:
-            a, b = item.who
-            data["agents"] = [a, b]
-            sim.writer.emit("intervention", data, t=now, agent=None)
-            if a in talking or b in talking:
-                return
-            talking[a], talking[b] = b, a
-            await converse(sim.agents[a], sim.agents[b], now, item.text)
+            change = {"conversation": list(item.agents), "topic": item.text}
+            await engine.settle(engine.world.intervene(change, engine.tick), "intervention")
 
-    async def interview_due(self, sim: Simulation, now: datetime) -> None:
-        """Ask every agent the scenario's question; log who is aware as a metric event."""
-        plan = self.scenario.interviews
+    async def interview_due(self, engine: Host, now: datetime) -> None:
+        """Ask every agent the plan's question; log who is aware as a `metric` event."""
+        plan = self.interviews
         if plan is None:
             return
         for i, moment in enumerate(plan.times):
-            if i in self.asked or self.scenario.when(moment) > now:
+            if i in self.asked or moment > now:
                 continue
             self.asked.append(i)
-            answers = await sim.router.gather(
-                [((a,), _asker(sim, a, plan.question, now)) for a in sim.ids]
+            minds = [m for m in engine.minds.values() if isinstance(m, Interviewee)]
+            answers = await engine.router.gather(
+                [((m.id,), _asker(m, plan.question, now)) for m in minds]
             )
-            aware = [
-                a.id
-                for a, answer in zip(sim.agents.values(), answers, strict=True)
-                if mentions_all(answer.answer, plan.aware_when)
-            ]
-            sim.writer.emit(
-                "metric", {"name": "aware", "value": len(aware), "agents": aware}, t=now
-            )
+            if plan.aware_when:
+                aware = [
+                    m.id
+                    for m, answer in zip(minds, answers, strict=True)
+                    if mentions_all(answer.answer, plan.aware_when)
+                ]
+                engine.router.writer.emit(
+                    Measured(name="aware", value=len(aware), agents=aware), t=now
+                )
 
 
-def _asker(sim: Simulation, agent_id: str, question: str, now: datetime) -> Any:
-    agent = sim.agents[agent_id]
-    return lambda: agent.interview(question, now)
+def _asker(mind: Interviewee, question: str, now: datetime) -> Any:
+    return lambda: mind.interview(question, now)

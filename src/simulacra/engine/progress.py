@@ -1,24 +1,30 @@
-"""A rich progress bar for runs in a terminal: simulated time, model calls, tokens, fallbacks."""
+"""A rich progress bar for runs in a terminal: ticks, simulated time, model calls, tokens,
+fallbacks."""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import timedelta
 
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from simulacra.engine.loop import Progress as RunProgress
-from simulacra.engine.loop import ProgressHook
+from simulacra.engine.engine import Progress as RunProgress
+from simulacra.engine.engine import ProgressHook
 
 
 @contextmanager
-def console_progress(title: str, ticks: int, start: int = 0) -> Iterator[ProgressHook | None]:
-    """Yields a progress hook drawing a bar on stderr, or None when no terminal is attached."""
+def console_progress(
+    title: str, ticks: int, start: int = 0, tick: timedelta = timedelta(minutes=10)
+) -> Iterator[ProgressHook | None]:
+    """Yields a progress hook drawing a bar on stderr, or None when no terminal is attached.
+    Simulated time shows as a date when a tick is a day or longer, else as a weekday and hour."""
     if not sys.stderr.isatty():
         yield None
         return
+    stamp = "%a %d %b" if tick >= timedelta(days=1) else "%a %H:%M"
     bar = Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -35,8 +41,8 @@ def console_progress(title: str, ticks: int, start: int = 0) -> Iterator[Progres
     def show(p: RunProgress) -> None:
         bar.update(
             task,
-            completed=p.tick,
-            now=p.now.strftime("%a %H:%M"),
+            completed=p.step,
+            now=p.now.strftime(stamp),
             calls=p.calls,
             tokens=f"{p.tokens / 1000:.1f}k",
             fallbacks=p.fallbacks,

@@ -10,12 +10,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from simulacra.runlog import EventWriter
+from simulacra.runlog.events import Payload
 
 T = TypeVar("T")
-Pending = tuple[str, dict[str, Any], datetime | str | None, str | None]
+Pending = tuple[Payload, datetime | str | None, str | None]
 
 
 class AgentSink:
@@ -25,16 +26,15 @@ class AgentSink:
 
     def emit(
         self,
-        kind: str,
-        data: dict[str, Any],
+        payload: Payload,
         *,
         t: datetime | None = None,
         agent: str | None = None,
     ) -> None:
         if self.batch is None:
-            self.writer.emit(kind, data, t=t, agent=agent)
+            self.writer.emit(payload, t=t, agent=agent)
         else:
-            self.batch.append((kind, data, t, agent))
+            self.batch.append((payload, t, agent))
 
 
 class EventRouter:
@@ -66,6 +66,6 @@ class EventRouter:
                 for owner in owners:
                     self.sinks[owner].batch = None
         for batch in batches:
-            for kind, data, t, agent in batch:
-                self.writer.emit(kind, data, t=t, agent=agent)
+            for payload, t, agent in batch:
+                self.writer.emit(payload, t=t, agent=agent)
         return list(results)

@@ -1,57 +1,97 @@
-"""Read a scenario file, apply `--set key.path=value` overrides, validate, and explain faults."""
+"""Read a scenario, apply `--set key.path=value` overrides, validate, and explain every fault.
+
+Nothing loads before a scenario is valid: the YAML, the files it names, each section's fields,
+and the references between sections (agents on the roster, times inside the clock, abilities
+the minds have). Every fault names its field path and what is allowed.
+"""
 
 from __future__ import annotations
 
+import copy
 import types
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Union, get_args, get_origin
 
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from simulacra.experiments.config import Scenario
-from simulacra.worlds.town.map import unknown
+from simulacra.core import unknown
+from simulacra.experiments.kinds import KINDS, kind_of
+from simulacra.experiments.kinds.base import INTERVIEW, TALK, THINK
+from simulacra.experiments.scenario import WORLD_CONFIGS, Scenario
+
+# Fields whose value may be the path of a YAML file (relative to the scenario's folder), and
+# the key such a file may keep its content under.
+NAMED_FILES = (
+    ("world", "map", None),
+    ("agents", "personas", "personas"),
+    ("agents", "profiles", "profiles"),
+)
 
 
 class ScenarioError(ValueError):
     """A scenario that cannot run; `problems` holds one line per fault, each naming its field."""
 
     def __init__(self, source: str, problems: list[str]) -> None:
+        self.source = source
         self.problems = problems
         lines = "\n".join(f"  {p}" for p in problems)
         super().__init__(f"{source} is not a valid scenario:\n{lines}")
 
 
-def read_raw(path: str | Path) -> dict[str, Any]:
-    """A scenario file's fields, unvalidated; a missing file or a non-mapping says so."""
-    path = Path(path)
+def read_yaml(path: Path, source: str | None = None) -> Any:
+    """A YAML file's content; a missing file or a syntax error says where."""
+    where = source or str(path)
     if not path.is_file():
-        raise ScenarioError(
-            str(path), [f"file not found: {path.resolve()} (give the path of a scenario YAML)"]
-        )
-    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raise ScenarioError(where, [f"file not found: {path.resolve()}"])
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else "?"
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ScenarioError(where, [f"{path}: YAML syntax error at {at}: {problem}"]) from None
+
+
+def read_raw(path: str | Path) -> dict[str, Any]:
+    """A scenario file's fields, unvalidated."""
+    raw = read_yaml(Path(path))
     if not isinstance(raw, dict):
         raise ScenarioError(str(path), ["scenario: expected a YAML mapping of fields"])
     return raw
 
 
-def load_scenario(path: str | Path, overrides: list[str] | None = None) -> Scenario:
-    path = Path(path)
-    raw = read_raw(path)
+def load_scenario(
+    source: str | Path | Mapping[str, Any] | Scenario,
+    overrides: Sequence[str] | None = None,
+    *,
+    base: Path | None = None,
+) -> Scenario:
+    """A valid scenario from a YAML path, a mapping (files it names are read relative to
+    `base`, default the current folder) or a Scenario, with `key.path=value` overrides."""
+    if isinstance(source, Scenario):
+        if not overrides:
+            return source
+        source = source.model_dump(mode="json")
+    if isinstance(source, Mapping):
+        raw, name, folder = copy.deepcopy(dict(source)), "scenario", base or Path.cwd()
+    else:
+        raw, name, folder = read_raw(source), str(source), base or Path(source).parent
     # Files are read before overrides, so that `--set agents.personas.3.home=...` reaches them.
-    problems = _read_named_files(raw, path.parent)
+    problems = read_named_files(raw, folder)
     if problems:
-        raise ScenarioError(str(path), problems)
-    for override in overrides or []:
-        apply_override(raw, override, str(path))
-    return validate_scenario(raw, str(path), base=path.parent)
+        raise ScenarioError(name, problems)
+    for override in overrides or ():
+        apply_override(raw, override, name)
+    problems = read_named_files(raw, folder)  # a file an override named
+    if problems:
+        raise ScenarioError(name, problems)
+    return validate_scenario(raw, name)
 
 
-def validate_scenario(raw: dict[str, Any], source: str, base: Path | None = None) -> Scenario:
-    """Validate a raw scenario mapping; files it names are read relative to `base`."""
-    problems = _read_named_files(raw, base or Path.cwd())
-    if problems:
-        raise ScenarioError(source, problems)
+def validate_scenario(raw: dict[str, Any], source: str) -> Scenario:
+    """Validate a raw mapping whose named files are already read in."""
     try:
         scenario = Scenario.model_validate(raw)
     except ValidationError as exc:
@@ -63,22 +103,29 @@ def validate_scenario(raw: dict[str, Any], source: str, base: Path | None = None
 
 
 def apply_override(raw: dict[str, Any], override: str, source: str = "--set") -> None:
-    """`schedule.tick_minutes=15`: the value is read as YAML, so numbers and lists work."""
+    """`clock.tick=15m`: the value is read as YAML, so numbers, lists and mappings work."""
     key, sep, value = override.partition("=")
     if not sep or not key.strip():
         raise ScenarioError(source, [f'--set "{override}": expected key.path=value'])
+    try:
+        parsed = yaml.safe_load(value) if value.strip() else None
+    except yaml.YAMLError as exc:
+        problem = getattr(exc, "problem", None) or str(exc)
+        problems = [f'--set "{override}": the value is not YAML: {problem}']
+        raise ScenarioError(source, problems) from None
     parts = key.strip().split(".")
     node: Any = raw
     for i, part in enumerate(parts[:-1]):
         if isinstance(node, list) and part.isdigit() and int(part) < len(node):
             node = node[int(part)]
         elif isinstance(node, dict):
-            node = node.setdefault(part, {})
+            if not isinstance(node.get(part), dict | list):
+                node[part] = {}  # a section left empty (`interviews:`) is set field by field
+            node = node[part]
         else:
             where = ".".join(parts[: i + 1])
             raise ScenarioError(source, [f'--set "{override}": scenario.{where} is not a mapping'])
     last = parts[-1]
-    parsed = yaml.safe_load(value) if value.strip() else None
     if isinstance(node, list) and last.isdigit() and int(last) < len(node):
         node[int(last)] = parsed
     elif isinstance(node, dict):
@@ -87,101 +134,100 @@ def apply_override(raw: dict[str, Any], override: str, source: str = "--set") ->
         raise ScenarioError(source, [f'--set "{override}": scenario.{key} cannot be set'])
 
 
-def _read_named_files(raw: dict[str, Any], base: Path) -> list[str]:
-    """Replace `world.map` and `agents.personas` paths by the YAML they name."""
+def read_named_files(raw: dict[str, Any], base: Path) -> list[str]:
+    """Replace each file-valued field of NAMED_FILES by the YAML the file holds."""
     problems: list[str] = []
-    targets = [("world", "map"), ("agents", "personas")]
-    for section, field in targets:
+    for section, field, key in NAMED_FILES:
         holder = raw.get(section)
-        if isinstance(holder, dict) and isinstance(holder.get(field), str):
-            name = holder[field]
-            found = next((p for p in (base / name, Path(name)) if p.is_file()), None)
-            if found is None:
-                problems.append(
-                    f"scenario.{section}.{field}: file not found: {(base / name).resolve()} "
-                    "(paths are relative to the scenario file's folder)"
-                )
-                continue
-            content = yaml.safe_load(found.read_text(encoding="utf-8"))
-            if field == "personas" and isinstance(content, dict) and "personas" in content:
-                content = content["personas"]
-            holder[field] = content
+        if not (isinstance(holder, dict) and isinstance(holder.get(field), str)):
+            continue
+        name = holder[field]
+        found = next((p for p in (base / name, Path(name)) if p.is_file()), None)
+        if found is None:
+            problems.append(
+                f"scenario.{section}.{field}: file not found: {(base / name).resolve()} "
+                "(paths are relative to the scenario file's folder)"
+            )
+            continue
+        content = read_yaml(found, f"scenario.{section}.{field}")
+        if key is not None and isinstance(content, dict) and key in content:
+            content = content[key]
+        holder[field] = content
     return problems
 
 
 def cross_check(scenario: Scenario) -> list[str]:
-    """References between sections: homes and places on the map, agents on the roster."""
-    town = scenario.world.map
-    problems = [f"scenario.world.map.{where}: {what}" for where, what in town.problems()]
-    places = town.place_names
-    personas = scenario.agents.personas
-    ids = [p.id for p in personas]
-    for i, persona in enumerate(personas):
-        if persona.home not in places:
-            problems.append(
-                f"scenario.agents.personas[{i}].home: {unknown('place', persona.home, places)}"
-            )
-        if persona.id in ids[:i]:
-            problems.append(f'scenario.agents.personas[{i}].id: duplicate id "{persona.id}"')
-    count = scenario.agents.count
-    if count is not None and count > len(personas):
-        problems.append(
-            f"scenario.agents.count: {count} agents asked for but the roster has {len(personas)}"
-        )
-    taking = [p.id for p in scenario.agents.roster]
-    start, end = scenario.schedule.start, scenario.end
+    """References between sections, and what the world kind says of its own."""
+    kind = kind_of(scenario)
+    problems = []
+    for field, allowed, given in (
+        ("agents.mind", kind.minds, scenario.agents.mind),
+        ("ablation", kind.ablations, scenario.ablation),
+        ("memory.mode", kind.memory_modes, scenario.memory.mode),
+    ):
+        if given is not None and given not in allowed:
+            if not allowed:
+                problems.append(f"scenario.{field}: the {kind.name} world takes none")
+            else:
+                problems.append(
+                    f"scenario.{field}: {unknown(field.split('.')[-1], given, list(allowed))}"
+                )
+    problems += kind.check(scenario)
+    if problems:
+        return problems
+    roster = kind.roster(scenario)
+    abilities = kind.abilities(scenario)
+    start, end = scenario.clock.start, scenario.clock.calendar().end
+    needs = {"thought": THINK, "conversation": TALK}
     for i, item in enumerate(scenario.interventions):
         where = f"scenario.interventions[{i}]"
         for who in item.who:
-            if who not in taking:
-                detail = " (beyond agents.count)" if who in ids else ""
-                problems.append(f"{where}.agent: {unknown('agent', who, taking)}{detail}")
-        needed = {"thought": 1, "conversation": 2, "event": 0}[item.type]
-        if len(item.who) != needed:
-            problems.append(f"{where}: a {item.type} needs {needed} agent(s), got {len(item.who)}")
-        if item.type == "event":
-            problems += _event_problems(where, item.place, item.object, item.state, scenario)
+            if who not in roster:
+                problems.append(f"{where}.agent: {unknown('agent', who, roster)}")
+        count = {"thought": 1, "conversation": 2, "event": 0}[item.type]
+        if len(item.who) != count:
+            problems.append(f"{where}: a {item.type} needs {count} agent(s), got {len(item.who)}")
+        if item.type in needs and needs[item.type] not in abilities:
+            problems.append(
+                f"{where}.type: the {kind.name} world's minds cannot take a {item.type}"
+            )
+        if item.type == "event" and not kind.changes:
+            problems.append(f"{where}.type: the {kind.name} world takes no event interventions")
+        if item.type != "event" and item.change:
+            problems.append(f"{where}.change: only an event intervention takes a change")
         if not start <= scenario.when(item.at) < end:
             problems.append(
-                f"{where}.at: {scenario.when(item.at)} is outside the schedule ({start} to {end})"
+                f"{where}.at: {scenario.when(item.at)} is outside the clock ({start} to {end})"
             )
     if scenario.interviews is not None:
+        if INTERVIEW not in abilities:
+            problems.append(
+                f"scenario.interviews: the {kind.name} world's minds cannot be interviewed "
+                "(they keep no memory stream)"
+            )
         for i, moment in enumerate(scenario.interviews.times):
             if not start <= scenario.when(moment) < end:
                 problems.append(
                     f"scenario.interviews.times[{i}]: {scenario.when(moment)} is outside the "
-                    f"schedule ({start} to {end})"
+                    f"clock ({start} to {end})"
                 )
-    if scenario.attendance is not None and scenario.attendance.place not in places:
-        problems.append(
-            f"scenario.attendance.place: {unknown('place', scenario.attendance.place, places)}"
-        )
     return problems
 
 
-def _event_problems(
-    where: str, place: str | None, thing: str | None, state: str | None, scenario: Scenario
-) -> list[str]:
-    town = scenario.world.map
-    if place is None or thing is None or state is None:
-        return [f"{where}: an event needs place, object and state"]
-    spec = town.place(place)
-    if spec is None:
-        return [f"{where}.place: {unknown('place', place, town.place_names)}"]
-    things = [t.name for a in spec.areas for t in a.objects]
-    if thing not in things:
-        return [f"{where}.object: {unknown('object', thing, things)} (at {place})"]
-    return []
-
-
 def _explain(error: Any) -> str:
-    loc = tuple(error["loc"])
+    loc = _without_tags(tuple(error["loc"]))
     path = "scenario" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc)
     if error["type"] == "extra_forbidden":
-        allowed = _fields_at(loc[:-1])
+        allowed = _fields_at(tuple(error["loc"])[:-1])
         return f"{path}: unknown field; allowed fields: {', '.join(allowed)}"
     if error["type"] == "missing":
         return f"{path}: required field missing"
+    if error["type"] == "union_tag_invalid":
+        return (
+            f"{path}.kind: expected one of {', '.join(KINDS)}, got {error['input'].get('kind')!r}"
+        )
+    if error["type"] == "union_tag_not_found":
+        return f"{path}.kind: required field missing; expected one of {', '.join(KINDS)}"
     message = str(error["msg"]).removeprefix("Value error, ")
     if error["type"] in ("literal_error", "enum"):
         return f"{path}: {message} (got {error['input']!r})"
@@ -191,12 +237,21 @@ def _explain(error: Any) -> str:
     return f"{path}: {message} (got {shown})"
 
 
+def _without_tags(loc: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Pydantic puts the union's tag into the path (world.town.map); a user wrote world.map."""
+    if len(loc) >= 2 and loc[0] == "world" and loc[1] in KINDS:
+        return (loc[0], *loc[2:])
+    return loc
+
+
 def _fields_at(loc: tuple[Any, ...]) -> list[str]:
+    """The fields allowed at a path that still carries the world's tag (world.grid.places)."""
     model: type[BaseModel] | None = Scenario
-    for part in loc:
+    for i, part in enumerate(loc):
         if model is None:
             return []
-        if isinstance(part, int):
+        if isinstance(part, int) or (i == 1 and loc[0] == "world"):
+            model = WORLD_CONFIGS.get(str(part), model) if isinstance(part, str) else model
             continue
         field = model.model_fields.get(str(part))
         model = _model_in(field.annotation) if field is not None else None
@@ -206,7 +261,7 @@ def _fields_at(loc: tuple[Any, ...]) -> list[str]:
 def _model_in(annotation: Any) -> type[BaseModel] | None:
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
-    if get_origin(annotation) in (list, Union, types.UnionType):
+    if get_origin(annotation) in (list, tuple, Union, types.UnionType):
         for arg in get_args(annotation):
             found = _model_in(arg)
             if found is not None:

@@ -1,20 +1,23 @@
-"""The commute sweep: every variant x every replicate, one run each, on local processes or Ray.
+"""Sweeps of any scenario: every variant x every model x every replicate, one run each, on
+local processes or Ray.
 
-`run_sweep(path)` writes `runs/<name>-sweep-<stamp>-<id>/` with each run's directory,
-`ablation.csv` (one row per variant and replicate), `ablation.json` and `summary.md` (per
-variant, the mean of each Table-5 column with its 95% confidence interval over replicates,
-Student's t), `sweep.json` (the plan, times and status) and a self-contained report.html.
+`run_sweep(path)` writes `<root>/<name>-sweep-<stamp>-<id>/` with each run's directory,
+`results.csv` (one row per run: variant, model, replicate, seed and the world's headline
+figures), `summary.json` and `summary.md` (per variant and model, each figure's mean with its
+95% interval over replicates, Student's t), `sweep.json` (the plan, times and status) and a
+self-contained report.html.
 
-Each worker process builds its own model from the spec: the parent validates the scenario and
-never loads a model, so an embedded model is loaded once per worker, not in the parent.
+The parent validates every variant before any run starts and never loads a model: each
+worker builds its own from the spec, so an embedded model is loaded once per worker.
 """
 
 from __future__ import annotations
 
 import csv
+import itertools
 import json
-import math
 import multiprocessing
+import re
 import secrets
 import sys
 import time
@@ -22,7 +25,7 @@ import traceback
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -31,15 +34,15 @@ import yaml
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from simulacra.commuter.experiment import run_commute_scenario
-from simulacra.commuter.metrics import TABLE5_COLUMNS, on_time_window, strike_days
-from simulacra.commuter.scenario import CommuteScenario, load_commute_scenario
-from simulacra.commuter.sweep_page import write_sweep_report
+from simulacra.experiments.kinds import kind_of
+from simulacra.experiments.load import ScenarioError, apply_override, load_scenario
+from simulacra.experiments.pipeline import run
+from simulacra.experiments.scenario import Scenario
+from simulacra.experiments.stats import CONFIDENCE, mean_ci
+from simulacra.report.sweep_page import write_sweep_report
 from simulacra.runlog import versions
 
 SweepExecutor = Literal["local", "ray"]
-CSV_COLUMNS = ("variant", "replicate", "seed", *TABLE5_COLUMNS)
-CONFIDENCE = 0.95
 
 
 class SweepError(RuntimeError):
@@ -47,149 +50,128 @@ class SweepError(RuntimeError):
 
 
 @dataclass(frozen=True)
-class Interval:
-    """A mean and its confidence interval; no interval from fewer than two values."""
-
-    mean: float
-    low: float | None
-    high: float | None
-    n: int
-
-    def as_dict(self) -> dict[str, float | int | None]:
-        return {"mean": self.mean, "low": self.low, "high": self.high, "n": self.n}
-
-    def text(self, digits: int = 2) -> str:
-        if self.low is None or self.high is None:
-            return f"{self.mean:.{digits}f} (CI n/a)"
-        return f"{self.mean:.{digits}f} [{self.low:.{digits}f}, {self.high:.{digits}f}]"
-
-
-def mean_ci(values: Sequence[float], confidence: float = CONFIDENCE) -> Interval:
-    """Mean with a two-sided Student-t interval: mean +- t(df=n-1) * sd / sqrt(n)."""
-    n = len(values)
-    if n == 0:
-        raise ValueError("mean_ci needs at least one value")
-    mean = math.fsum(values) / n
-    if n < 2:
-        return Interval(mean, None, None, n)
-    sd = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1))
-    half = t_quantile(0.5 + confidence / 2, n - 1) * sd / math.sqrt(n)
-    return Interval(mean, mean - half, mean + half, n)
-
-
-def t_quantile(p: float, df: int) -> float:
-    """The p-quantile of Student's t with `df` degrees of freedom (0.5 < p < 1), by bisection
-    on its distribution function."""
-    if not 0.5 < p < 1 or df < 1:
-        raise ValueError(f"t_quantile needs 0.5 < p < 1 and df >= 1, got p={p}, df={df}")
-    low, high = 0.0, 1.0
-    while _t_cdf(high, df) < p:
-        high *= 2
-    for _ in range(200):
-        mid = (low + high) / 2
-        low, high = (mid, high) if _t_cdf(mid, df) < p else (low, mid)
-        if high - low < 1e-12:
-            break
-    return (low + high) / 2
-
-
-@dataclass(frozen=True)
 class SweepJob:
     """One run of the sweep; plain data, so that it crosses process and Ray boundaries."""
 
-    scenario: dict[str, Any]  # the resolved scenario, JSON-ready
+    scenario: dict[str, Any]  # the variant's resolved scenario, JSON-ready
     variant: str
+    model: str
     replicate: int
     seed: int
-    root: str
+    name: str
 
 
 @dataclass(frozen=True)
 class JobResult:
     variant: str
+    model: str
     replicate: int
     seed: int
     run: str  # the run directory
-    table5: dict[str, float]
-    wall_s: float
-    calls_per_agent_day: float
-    fallbacks: int
+    summary: dict[str, float] = field(default_factory=dict)
+    wall_s: float = 0.0
     error: str | None = None
 
 
-def run_job(job: SweepJob) -> JobResult:
-    """Run one variant and replicate in this process (a pool or Ray worker)."""
+def variants(scenario: Scenario) -> dict[str, dict[str, Any]]:
+    """Each variant's name and its field overrides: the named `variants`, then every
+    combination of `vary`; one variant, "base", when the sweep names none."""
+    plan = scenario.sweep
+    found = dict(plan.variants)
+    keys = list(plan.vary)
+    for values in itertools.product(*(plan.vary[k] for k in keys)):
+        if len(keys) == 1:
+            name = str(values[0])
+        else:
+            name = ",".join(f"{k}={v}" for k, v in zip(keys, values, strict=True))
+        found[name] = dict(zip(keys, values, strict=True))
+    return found or {"base": {}}
+
+
+def plan_jobs(scenario: Scenario) -> list[SweepJob]:
+    """Validate every variant and model; the jobs in replicate, variant, model order."""
+    plan = scenario.sweep
+    models = plan.models or [scenario.model.spec]
+    resolved: dict[tuple[str, str], dict[str, Any]] = {}
+    for variant, overrides in variants(scenario).items():
+        for model in models:
+            raw = scenario.model_dump(mode="json")
+            sets = [f"{path}={json.dumps(value)}" for path, value in overrides.items()]
+            sets.append(f"model.spec={json.dumps(model)}")
+            for override in sets:
+                apply_override(raw, override, f"sweep variant {variant}")
+            try:
+                resolved[variant, model] = load_scenario(raw).model_dump(mode="json")
+            except ScenarioError as exc:
+                raise ScenarioError(f"sweep variant {variant} ({model})", exc.problems) from None
+    jobs = []
+    several = len(models) > 1
+    for replicate, seed in enumerate(plan.replicate_seeds(scenario.seed), start=1):
+        for (variant, model), raw in resolved.items():
+            label = f"{variant}-{model}" if several else variant
+            name = _safe(f"{scenario.name}-{label}-r{replicate}")
+            jobs.append(SweepJob({**raw, "seed": seed}, variant, model, replicate, seed, name))
+    return jobs
+
+
+def run_job(job: SweepJob, root: str) -> JobResult:
+    """Run one job in this process (a pool or Ray worker)."""
     started = time.perf_counter()
     try:
-        scenario = CommuteScenario.model_validate(job.scenario)
-        run = run_commute_scenario(
-            scenario,
-            seed=job.seed,
-            variant=job.variant,  # type: ignore[arg-type]
-            root=job.root,
-            name=f"{scenario.name}-{job.variant}-r{job.replicate}",
-            progress=False,
-            extra_info={"replicate": job.replicate},
+        scenario = load_scenario(
+            {**job.scenario, "output": {**job.scenario["output"], "root": root}}
         )
+        extra = {"variant": job.variant, "replicate": job.replicate}
+        run_dir = run(scenario, progress=False, run_name=job.name, extra_info=extra)
     except Exception:
         error = traceback.format_exc(limit=8)
-        return JobResult(job.variant, job.replicate, job.seed, "", {}, 0.0, 0.0, 0, error)
-    info = run.info()
-    table = {k: float(info["table5"][k]) for k in TABLE5_COLUMNS}
+        return JobResult(job.variant, job.model, job.replicate, job.seed, "", error=error)
+    summary = {k: float(v) for k, v in run_dir.info().get("summary", {}).items()}
+    wall = round(time.perf_counter() - started, 3)
     return JobResult(
-        job.variant,
-        job.replicate,
-        job.seed,
-        str(run.path),
-        table,
-        round(time.perf_counter() - started, 3),
-        float(info["calls_per_agent_day"]),
-        int(info["fallbacks"]),
+        job.variant, job.model, job.replicate, job.seed, str(run_dir.path), summary, wall
     )
 
 
 def run_sweep(
-    path: str | Path,
+    path: str | Path | Scenario,
     overrides: Sequence[str] | None = None,
     *,
-    model_spec: str | None = None,
-    executor: SweepExecutor = "local",
+    executor: SweepExecutor | None = None,
     workers: int | None = None,
-    root: str | Path = "runs",
+    root: str | Path | None = None,
     progress: bool = True,
 ) -> Path:
-    """Run the scenario's sweep (variants x replicates) and return the sweep directory.
+    """Run the scenario's sweep and return the sweep directory.
 
-    `overrides` are `key.path=value` settings (`sweep.replicates=2`, `commute.days=10`);
-    `model_spec` replaces the scenario's model; `executor` is "local" (a process pool of
-    `workers`, default the scenario's `sweep.workers`, 2) or "ray" (the `ray` extra; started
-    locally with `workers` CPUs, or joined at the scenario's `sweep.ray_address`, whose nodes
-    must all see `root`). Raises SweepError after writing the outputs if any run failed.
+    `overrides` are `key.path=value` settings (`sweep.replicates=2`); `executor` is "local" (a
+    process pool of `workers`) or "ray" (the `ray` extra; started locally with `workers` CPUs,
+    or joined at `sweep.ray_address`, whose nodes must all see `root`); each defaults to the
+    scenario's sweep section. Raises SweepError after writing the outputs if any run failed.
     """
+    scenario = load_scenario(path, overrides)
+    plan = scenario.sweep
+    executor = executor or plan.executor
     if executor not in ("local", "ray"):
         raise SweepError(f'unknown sweep executor {executor!r}; expected "local" or "ray"')
     ray = _ray() if executor == "ray" else None
-    scenario = load_commute_scenario(path, overrides, model_spec=model_spec)
-    plan = scenario.sweep
-    seeds = plan.replicate_seeds(scenario.commute.seed)
+    jobs = plan_jobs(scenario)
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-    out = Path(root) / f"{scenario.name}-sweep-{stamp}-{secrets.token_hex(3)}"
+    out = (
+        Path(root or scenario.output.root) / f"{scenario.name}-sweep-{stamp}-{secrets.token_hex(3)}"
+    )
     out.mkdir(parents=True, exist_ok=False)
     resolved = scenario.model_dump(mode="json")
     (out / "config.yaml").write_text(yaml.safe_dump(resolved, sort_keys=False), encoding="utf-8")
-    jobs = [
-        SweepJob(resolved, variant, replicate, seed, str(out))
-        for replicate, seed in enumerate(seeds, start=1)
-        for variant in plan.variants
-    ]
     count = workers or plan.workers
     info: dict[str, Any] = {
         "scenario": scenario.name,
-        "model": scenario.model.spec,
+        "world": scenario.world.kind,
         "executor": executor,
         "workers": count,
-        "variants": list(plan.variants),
-        "seeds": list(seeds),
+        "variants": list(variants(scenario)),
+        "models": plan.models or [scenario.model.spec],
+        "seeds": plan.replicate_seeds(scenario.seed),
         "versions": versions(),
         "started": time.time(),
         "status": "running",
@@ -199,109 +181,114 @@ def run_sweep(
     results: list[JobResult] = []
     with _job_bar(f"{scenario.name} sweep", len(jobs), progress) as done:
         if ray is not None:
-            fan_out = _on_ray(ray, jobs, count, plan.ray_address)
+            fan_out = _on_ray(ray, jobs, str(out), count, plan.ray_address)
         else:
-            fan_out = _on_processes(jobs, count)
+            fan_out = _on_processes(jobs, str(out), count)
         for result in fan_out:
             results.append(result)
             done()
-    order: dict[str, int] = {v: i for i, v in enumerate(plan.variants)}
-    results.sort(key=lambda r: (order[r.variant], r.replicate))
+    order = {(j.variant, j.model, j.replicate): i for i, j in enumerate(jobs)}
+    results.sort(key=lambda r: order[r.variant, r.model, r.replicate])
     failed = [r for r in results if r.error is not None]
     wall_s = round(time.perf_counter() - started, 2)
     summary = _write_outputs(out, scenario, results, wall_s)
     info |= {"ended": time.time(), "wall_s": wall_s, "status": "failed" if failed else "completed"}
-    info["failed"] = [f"{r.variant} r{r.replicate}: {r.error}" for r in failed]
+    info["failed"] = [f"{r.variant} {r.model} r{r.replicate}: {r.error}" for r in failed]
     _write_json(out / "sweep.json", info)
-    write_sweep_report(out, summary, _runs_by_variant(results))
+    write_sweep_report(out, summary)
     if failed:
         detail = "\n".join(info["failed"])
         raise SweepError(f"{len(failed)} of {len(results)} runs failed (see {out}):\n{detail}")
     return out
 
 
-def summarize_sweep(results: Sequence[JobResult]) -> dict[str, dict[str, Any]]:
-    """Per variant: replicates and each Table-5 column's mean with its interval."""
-    by_variant: dict[str, list[JobResult]] = {}
+def summarize_sweep(results: Sequence[JobResult]) -> list[dict[str, Any]]:
+    """Per variant and model: the replicates and each figure's mean with its interval."""
+    groups: dict[tuple[str, str], list[JobResult]] = {}
     for result in results:
         if result.error is None:
-            by_variant.setdefault(result.variant, []).append(result)
-    return {
-        variant: {
-            "replicates": len(runs),
-            **{k: mean_ci([r.table5[k] for r in runs]).as_dict() for k in TABLE5_COLUMNS},
-            "calls_per_agent_day": mean_ci([r.calls_per_agent_day for r in runs]).as_dict(),
-            "fallbacks": sum(r.fallbacks for r in runs),
+            groups.setdefault((result.variant, result.model), []).append(result)
+    rows = []
+    for (variant, model), runs in groups.items():
+        names = sorted({k for r in runs for k in r.summary})
+        figures = {
+            name: mean_ci([r.summary[name] for r in runs if name in r.summary]).as_dict()
+            for name in names
         }
-        for variant, runs in by_variant.items()
-    }
+        rows.append(
+            {"variant": variant, "model": model, "replicates": len(runs), "figures": figures}
+        )
+    return rows
 
 
 def _write_outputs(
-    out: Path, scenario: CommuteScenario, results: Sequence[JobResult], wall_s: float
+    out: Path, scenario: Scenario, results: Sequence[JobResult], wall_s: float
 ) -> dict[str, Any]:
     done = [r for r in results if r.error is None]
-    with (out / "ablation.csv").open("w", newline="", encoding="utf-8") as fh:
+    names = sorted({k for r in done for k in r.summary})
+    with (out / "results.csv").open("w", newline="", encoding="utf-8") as fh:
         writer = csv.writer(fh)
-        writer.writerow(CSV_COLUMNS)
+        writer.writerow(["variant", "model", "replicate", "seed", *names])
         for r in done:
             writer.writerow(
-                [r.variant, r.replicate, r.seed, *(r.table5[k] for k in TABLE5_COLUMNS)]
+                [r.variant, r.model, r.replicate, r.seed, *(r.summary.get(n) for n in names)]
             )
     summary = {
         "scenario": scenario.name,
-        "model": scenario.model.spec,
-        "agents": sum(line.count for line in scenario.commute.population),
-        "days": scenario.commute.days,
-        "strike_days": strike_days(scenario.commute),
-        "on_time_window": on_time_window(scenario.commute),
+        "world": scenario.world.kind,
+        "agents": len(kind_of(scenario).roster(scenario)),
+        "ticks": len(scenario.clock.calendar().times()),
         "confidence": CONFIDENCE,
         "wall_s": wall_s,
-        "variants": summarize_sweep(results),
+        "figures": names,
+        "rows": summarize_sweep(results),
         "runs": [asdict(r) | {"run": Path(r.run).name if r.run else None} for r in results],
+        "config": scenario.model_dump(mode="json"),
     }
-    _write_json(out / "ablation.json", summary)
+    _write_json(out / "summary.json", summary)
     (out / "summary.md").write_text(_markdown(summary), encoding="utf-8")
     return summary
 
 
 def _markdown(summary: dict[str, Any]) -> str:
-    head = "| variant | replicates | " + " | ".join(TABLE5_COLUMNS) + " |"
+    names = summary["figures"]
     lines = [
-        f"# {summary['scenario']}: ablation ({summary['model']})",
+        f"# {summary['scenario']}: sweep",
         "",
-        f"{summary['agents']} agents x {summary['days']} days; taxi strike on days "
-        f"{_day_list(summary['strike_days'])}. Percent of trips, mean "
-        f"[{summary['confidence']:.0%} CI over replicates, Student's t]. "
-        f"{summary['on_time_window']}.",
+        f"{summary['agents']} agents x {summary['ticks']} ticks. Mean "
+        f"[{summary['confidence']:.0%} interval over replicates, Student's t].",
         "",
-        head,
-        "|" + " --- |" * (len(TABLE5_COLUMNS) + 2),
+        "| variant | model | replicates | " + " | ".join(names) + " |",
+        "|" + " --- |" * (len(names) + 3),
     ]
-    for variant, row in summary["variants"].items():
-        cells = [_interval_text(row[k]) for k in TABLE5_COLUMNS]
-        lines.append(f"| {variant} | {row['replicates']} | " + " | ".join(cells) + " |")
+    for row in summary["rows"]:
+        cells = [_interval_text(row["figures"].get(n)) for n in names]
+        lines.append(
+            f"| {row['variant']} | {row['model']} | {row['replicates']} | "
+            + " | ".join(cells)
+            + " |"
+        )
     lines += ["", f"Wall time: {summary['wall_s']} s.", ""]
     return "\n".join(lines)
 
 
-def _interval_text(value: dict[str, Any]) -> str:
-    return Interval(value["mean"], value["low"], value["high"], value["n"]).text()
+def _interval_text(value: dict[str, Any] | None) -> str:
+    if value is None:
+        return "-"
+    if value["low"] is None:
+        return f"{value['mean']:.2f} (n/a)"
+    return f"{value['mean']:.2f} [{value['low']:.2f}, {value['high']:.2f}]"
 
 
-def _runs_by_variant(results: Sequence[JobResult]) -> dict[str, list[Path]]:
-    runs: dict[str, list[Path]] = {}
-    for r in results:
-        if r.error is None:
-            runs.setdefault(r.variant, []).append(Path(r.run))
-    return runs
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_")[:120]
 
 
-def _on_processes(jobs: Sequence[SweepJob], workers: int) -> Iterator[JobResult]:
+def _on_processes(jobs: Sequence[SweepJob], root: str, workers: int) -> Iterator[JobResult]:
     # spawn, not fork: a worker starts clean, without the parent's threads or loaded libraries.
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=context) as pool:
-        futures = [pool.submit(run_job, job) for job in jobs]
+        futures = [pool.submit(run_job, job, root) for job in jobs]
         for future in as_completed(futures):
             yield future.result()
 
@@ -313,13 +300,13 @@ def _ray() -> Any:
     except ImportError:
         raise SweepError(
             "--executor ray needs Ray, which is not installed; install the ray extra "
-            '(pip install "simulacra[ray]", or pip install "ray[default]") or use --executor local'
+            '(pip install "simulacra[ray]") or use --executor local'
         ) from None
     return ray
 
 
 def _on_ray(
-    ray: Any, jobs: Sequence[SweepJob], workers: int, address: str | None
+    ray: Any, jobs: Sequence[SweepJob], root: str, workers: int, address: str | None
 ) -> Iterator[JobResult]:
     started_here = not ray.is_initialized()
     if started_here:
@@ -329,7 +316,7 @@ def _on_ray(
             ray.init(num_cpus=workers, include_dashboard=False)
     try:
         remote = ray.remote(num_cpus=1)(run_job)
-        pending = [remote.remote(job) for job in jobs]
+        pending = [remote.remote(job, root) for job in jobs]
         while pending:
             finished, pending = ray.wait(pending, num_returns=1)
             yield ray.get(finished[0])
@@ -358,42 +345,3 @@ def _job_bar(title: str, total: int, progress: bool) -> Iterator[Callable[[], No
 
 def _write_json(path: Path, data: Any) -> None:
     path.write_text(json.dumps(data, indent=2, default=str), encoding="utf-8")
-
-
-def _t_cdf(t: float, df: int) -> float:
-    """P(T <= t) for t >= 0: 1 - I_x(df/2, 1/2) / 2 with x = df / (df + t^2)."""
-    return 1.0 - 0.5 * _betainc(df / 2, 0.5, df / (df + t * t))
-
-
-def _betainc(a: float, b: float, x: float) -> float:
-    """The regularized incomplete beta I_x(a, b), by its continued fraction (Lentz)."""
-    if x <= 0.0:
-        return 0.0
-    if x >= 1.0:
-        return 1.0
-    front = math.exp(
-        math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
-    )
-    if x > (a + 1) / (a + b + 2):  # the fraction converges fast only on this side
-        return 1.0 - _betainc(b, a, 1.0 - x)
-    tiny = 1e-300
-    c, d = 1.0, 1.0 - (a + b) * x / (a + 1)
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    result = d
-    for m in range(1, 300):
-        for numerator in (
-            m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
-            -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1)),
-        ):
-            d = 1.0 + numerator * d
-            d = 1.0 / (d if abs(d) > tiny else tiny)
-            c = 1.0 + numerator / c
-            c = c if abs(c) > tiny else tiny
-            result *= c * d
-        if abs(c * d - 1.0) < 1e-15:
-            break
-    return front * result / a
-
-
-def _day_list(days: Sequence[int]) -> str:
-    return ", ".join(str(d) for d in days) if days else "none"

@@ -1,6 +1,6 @@
 """The language-model gateway: one interface over embedded, served, scripted and replayed models."""
 
-from simulacra.llm.accounting import Ledger, Tally, call_record
+from simulacra.llm.accounting import Ledger, Tally
 from simulacra.llm.cache import SqliteCache
 from simulacra.llm.config import ModelConfig
 from simulacra.llm.embedded import EmbeddedModelError
@@ -42,7 +42,6 @@ __all__ = [
     "SqliteCache",
     "Tally",
     "Usage",
-    "call_record",
     "chat",
     "check_spec",
     "load_model",

@@ -48,18 +48,3 @@ class Ledger:
             "by_purpose": {k: asdict(v) for k, v in sorted(self.by_purpose.items())},
             "by_agent": {k: asdict(v) for k, v in sorted(self.by_agent.items())},
         }
-
-
-def call_record(request: Request, completion: Completion) -> dict[str, Any]:
-    """The data of one `llm.call` event (docs/events.md)."""
-    return {
-        "purpose": request.purpose,
-        "model": completion.model,
-        "prompt_tokens": completion.usage.prompt_tokens,
-        "completion_tokens": completion.usage.completion_tokens,
-        "latency_s": round(completion.latency_s, 4),
-        "cached": completion.cached,
-        "attempts": completion.attempts,
-        "fallback": completion.fallback,
-        "error": completion.error,
-    }

@@ -24,6 +24,12 @@ class ModelConfig(BaseModel):
     attempts: int = Field(3, ge=1, le=10, description="tries before the declared fallback")
     concurrency: int = Field(8, ge=1, le=4096, description="calls in flight at once")
     cache: Path | None = Field(None, description="SQLite response cache; none to always ask")
+    temperature: float | None = Field(
+        None, ge=0, le=2, description="sampling temperature for every call; none: each prompt's"
+    )
+    max_tokens: int | None = Field(
+        None, ge=1, description="completion tokens for every call; none: each prompt's budget"
+    )
 
     @field_validator("spec")
     @classmethod
@@ -39,5 +45,7 @@ class ModelConfig(BaseModel):
             attempts=self.attempts,
             concurrency=self.concurrency,
             cache=cache,
+            temperature=self.temperature,
+            max_tokens=self.max_tokens,
             **options,
         )

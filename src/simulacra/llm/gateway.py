@@ -64,6 +64,8 @@ class Gateway:
         cache: ResponseCache | None = None,
         ledger: Ledger | None = None,
         on_call: CallHook | None = None,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
     ) -> None:
         if attempts < 1:
             raise ValueError("attempts must be at least 1")
@@ -75,6 +77,12 @@ class Gateway:
         self.cache = cache
         self.ledger = ledger if ledger is not None else Ledger()
         self.on_call = on_call
+        # A scenario's sampling settings, when it gives them, stand for every prompt's own.
+        self.sampling: dict[str, Any] = {
+            k: v
+            for k, v in (("temperature", temperature), ("max_tokens", max_tokens))
+            if v is not None
+        }
         self._semaphore: asyncio.Semaphore | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
@@ -88,6 +96,8 @@ class Gateway:
 
     async def complete(self, request: Request) -> Completion:
         started = time.perf_counter()
+        if self.sampling:
+            request = replace(request, **self.sampling)
         schema = output_schema(request.output) if request.output is not None else None
         usage = Usage()
         errors: list[str] = []
@@ -95,7 +105,7 @@ class Gateway:
             # A retry with the same seed would repeat the same mistake; the seed moves per attempt.
             seed = request.seed + attempt - 1
             sent = _attempt_request(request, attempt)
-            key = self._key(sent, schema, seed)
+            key = self._key(sent, schema, seed) if self.cache is not None else ""
             reply = self.cache.get(key) if self.cache is not None else None
             cached = reply is not None
             if reply is None:

@@ -29,7 +29,16 @@ SPEC_HELP = (
     '"embedded", "embedded:<name or .gguf path>", "openai:<base_url>?model=<name>", '
     '"scripted" or "replay:<run dir>"'
 )
-OPTIONS = ("attempts", "timeout_s", "concurrency", "cache", "on_call", "ledger")
+OPTIONS = (
+    "attempts",
+    "timeout_s",
+    "concurrency",
+    "cache",
+    "on_call",
+    "ledger",
+    "temperature",
+    "max_tokens",
+)
 _EMBEDDED_OPTIONS = ("threads", "parallel")
 
 
@@ -45,7 +54,8 @@ def load_model(spec: str, **options: Any) -> Gateway:
     """Build the model a spec names.
 
     Options go to the Gateway: attempts, timeout_s, concurrency, cache (a path or a
-    SqliteCache), on_call (called with each request and completion) and ledger.
+    SqliteCache), on_call (called with each request and completion), ledger, and temperature
+    and max_tokens (set, they replace every request's own).
     """
     unknown = sorted(set(options) - set(OPTIONS))
     if unknown:

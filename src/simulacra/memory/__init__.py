@@ -1,5 +1,6 @@
 """The memory stream: records with provenance, three-factor retrieval, reflection, invalidation."""
 
+from simulacra.memory.consolidation import PATTERN, consolidate
 from simulacra.memory.importance import ImportancePolicy, rule_importance
 from simulacra.memory.record import (
     DIALOGUE,
@@ -19,6 +20,7 @@ __all__ = [
     "DIALOGUE",
     "KINDS",
     "OBSERVATION",
+    "PATTERN",
     "PLAN",
     "REFLECTION",
     "EventSink",
@@ -31,6 +33,7 @@ __all__ = [
     "Retrieved",
     "Weights",
     "approx_tokens",
+    "consolidate",
     "min_max",
     "recency",
     "rule_importance",

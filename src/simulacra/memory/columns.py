@@ -19,7 +19,7 @@ _T = TypeVar("_T", bound=np.generic)
 class Columns:
     """Embeddings and scores of records 0..len-1, in creation order (row = record number - 1)."""
 
-    def __init__(self, dim: int, capacity: int = 1024) -> None:
+    def __init__(self, dim: int, capacity: int = 16) -> None:
         self.dim = dim
         self.size = 0
         self.vectors: Vectors = np.zeros((capacity, dim), dtype=np.float32)

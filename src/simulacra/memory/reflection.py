@@ -4,9 +4,10 @@ yields insights that cite it; insights stored as reflection records form a tree 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Protocol
 
 from pydantic import BaseModel
 
@@ -18,9 +19,29 @@ from simulacra.memory.prompts import (
     questions_request,
 )
 from simulacra.memory.record import REFLECTION, MemoryRecord, Retrieved
+from simulacra.runlog.events import Reflected
 
-if TYPE_CHECKING:
-    from simulacra.memory.stream import MemoryStream
+
+class Reflective(Protocol):
+    """What reflecting needs of a memory stream (the stream itself, in practice)."""
+
+    agent: str
+    model: LanguageModel | None
+    seed: int
+    reflection: ReflectionConfig
+
+    def recent(self, n: int) -> list[MemoryRecord]: ...
+
+    def retrieve(self, query: str, now: datetime, k: int = 30) -> list[Retrieved]: ...
+
+    async def add(
+        self,
+        kind: str,
+        text: str,
+        now: datetime,
+        importance: float | None = None,
+        evidence: Iterable[str] = (),
+    ) -> MemoryRecord: ...
 
 
 @dataclass(frozen=True)
@@ -52,22 +73,22 @@ class ReflectionOutcome:
     records: list[MemoryRecord] = field(default_factory=list)
     rejected: list[RejectedInsight] = field(default_factory=list)
 
-    def event(self) -> dict[str, Any]:
-        """The `reflection` event's data (docs/events.md)."""
-        return {
-            "questions": self.questions,
-            "insights": [
+    def event(self) -> Reflected:
+        """The `reflection` event (docs/events.md)."""
+        return Reflected(
+            questions=list(self.questions),
+            insights=[
                 {"id": r.id, "text": r.text, "evidence_ids": list(r.evidence_ids)}
                 for r in self.records
             ],
-            "rejected": [
+            rejected=[
                 {"question": r.question, "text": r.text, "cited": list(r.cited), "reason": r.reason}
                 for r in self.rejected
             ],
-        }
+        )
 
 
-async def reflect(stream: MemoryStream, now: datetime) -> ReflectionOutcome:
+async def reflect(stream: Reflective, now: datetime) -> ReflectionOutcome:
     """One reflection over `stream`, as the source describes it; see ReflectionConfig."""
     config = stream.reflection
     latest = stream.recent(config.recent)

@@ -65,10 +65,17 @@ class Loaded:
     importance: list[float]
     valid: list[bool]
     vectors: Vectors
+    unembedded: list[int]  # positions in this chunk whose text is not embedded yet
 
 
 class Store:
-    def __init__(self, path: str | Path) -> None:
+    """One connection to a memory database. Shared by many streams (`shared=True`), it
+    commits only when told to: one writer, one transaction per batch of work, instead of a
+    connection and a commit per record."""
+
+    def __init__(self, path: str | Path, *, shared: bool = False) -> None:
+        self.shared = shared
+        self._states: dict[str, StreamState] = {}  # written at the next commit (shared)
         self._db = sqlite3.connect(str(path))
         if str(path) != ":memory:":
             # Several agents' streams share the file; WAL lets them interleave cheaply.
@@ -77,7 +84,19 @@ class Store:
         self._db.executescript(_SCHEMA)
         self._db.commit()
 
+    def commit(self) -> None:
+        for agent, state in self._states.items():
+            self._save(agent, state)
+        self._states = {}
+        self._db.commit()
+
+    def _done(self) -> None:
+        if not self.shared:
+            self._db.commit()
+
     def state(self, agent: str) -> StreamState | None:
+        if agent in self._states:
+            return self._states[agent]
         row = self._db.execute(
             "SELECT embedder, dim, since_reflection, rejected_insights FROM memory_streams "
             "WHERE agent = ?",
@@ -86,11 +105,17 @@ class Store:
         return None if row is None else StreamState(row[0], row[1], row[2], row[3])
 
     def save_state(self, agent: str, state: StreamState) -> None:
+        if self.shared:
+            self._states[agent] = state
+            return
+        self._save(agent, state)
+        self._db.commit()
+
+    def _save(self, agent: str, state: StreamState) -> None:
         self._db.execute(
             "INSERT OR REPLACE INTO memory_streams VALUES (?, ?, ?, ?, ?)",
             (agent, state.embedder, state.dim, state.since_reflection, state.rejected_insights),
         )
-        self._db.commit()
 
     def load(self, agent: str, dim: int, chunk: int = 8192) -> Iterator[Loaded]:
         cursor = self._db.execute(
@@ -99,13 +124,20 @@ class Store:
             (agent,),
         )
         while rows := cursor.fetchmany(chunk):
-            blob = b"".join(row[4] for row in rows)
+            vectors = np.zeros((len(rows), dim), dtype=np.float32)
+            unembedded = []
+            for i, row in enumerate(rows):
+                if row[4]:
+                    vectors[i] = np.frombuffer(row[4], dtype=np.float32)
+                else:
+                    unembedded.append(i)
             yield Loaded(
                 kinds=[row[0] for row in rows],
                 accessed_h=[row[1] for row in rows],
                 importance=[row[2] for row in rows],
                 valid=[bool(row[3]) for row in rows],
-                vectors=np.frombuffer(blob, dtype=np.float32).reshape(len(rows), dim).copy(),
+                vectors=vectors,
+                unembedded=unembedded,
             )
 
     def citations(self, agent: str) -> Iterator[tuple[str, list[str]]]:
@@ -123,10 +155,9 @@ class Store:
         seqs: Sequence[int],
         records: Sequence[MemoryRecord],
         accessed_h: Sequence[float],
-        vectors: Vectors,
         state: StreamState,
     ) -> None:
-        """Add records and the stream's new state in one transaction."""
+        """Add records (not embedded yet) and the stream's new state in one transaction."""
         # A batch shares one or two times: format each once.
         stamps: dict[tuple[datetime, timedelta | None], str] = {}
         rows = [
@@ -144,9 +175,9 @@ class Store:
                 json.dumps(list(r.evidence_ids)) if r.evidence_ids else "[]",
                 int(r.valid),
                 _meta_json(r) if r.meta else "{}",
-                vector.tobytes(),
+                b"",
             )
-            for seq, r, hours, vector in zip(seqs, records, accessed_h, vectors, strict=True)
+            for seq, r, hours in zip(seqs, records, accessed_h, strict=True)
         ]
         self._db.executemany(
             "INSERT INTO memories VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows
@@ -176,22 +207,31 @@ class Store:
                 (agent, *part),
             )
 
+    def embed(self, agent: str, seqs: Sequence[int], vectors: Vectors) -> None:
+        """Store the embeddings of records written before they were needed."""
+        self._db.executemany(
+            "UPDATE memories SET embedding = ? WHERE agent = ? AND seq = ?",
+            [(v.tobytes(), agent, seq) for seq, v in zip(seqs, vectors, strict=True)],
+        )
+        self._done()
+
     def touch(self, agent: str, accessed: dict[int, tuple[datetime, float]]) -> None:
         """Save last-access times: seq -> (time, simulated hours)."""
         self._db.executemany(
             "UPDATE memories SET last_accessed_at = ?, accessed_h = ? WHERE agent = ? AND seq = ?",
             [(at.isoformat(), hours, agent, seq) for seq, (at, hours) in accessed.items()],
         )
-        self._db.commit()
+        self._done()
 
     def invalidate(self, agent: str, seqs: Sequence[int]) -> None:
         self._db.executemany(
             "UPDATE memories SET valid = 0 WHERE agent = ? AND seq = ?",
             [(agent, seq) for seq in seqs],
         )
-        self._db.commit()
+        self._done()
 
     def close(self) -> None:
+        self.commit()
         self._db.close()
 
 

@@ -1,5 +1,9 @@
 """An agent's memory stream: records in SQLite, scores and embeddings in numpy columns,
-retrieval by recency, importance and relevance, reflection and invalidation."""
+retrieval by recency, importance and relevance, reflection and invalidation.
+
+Records are embedded when a retrieval first needs them, in one batch: a stream that is only
+written (a commuter's week of episodes) costs no embedding at all.
+"""
 
 from __future__ import annotations
 
@@ -33,6 +37,7 @@ from simulacra.memory.scoring import (
 )
 from simulacra.memory.store import Store, StreamState
 from simulacra.runlog import EventSink
+from simulacra.runlog.events import MemoryInvalidated, Payload
 
 # Last-access times are written back to SQLite in batches of about this many.
 _TOUCH_BATCH = 1024
@@ -45,7 +50,7 @@ class MemoryStream:
         self,
         agent: str,
         embedder: Embedder,
-        db: str | Path = ":memory:",
+        db: str | Path | Store = ":memory:",
         model: LanguageModel | None = None,
         decay: float = 0.995,
         importance: ImportancePolicy | str | float | None = None,
@@ -65,11 +70,14 @@ class MemoryStream:
         self.events = events
         self.reflection = reflection if reflection is not None else ReflectionConfig()
         self.seed = seed
-        self._store = Store(db)
+        # A Store passed in is shared with other streams and closed by its owner.
+        self._store = db if isinstance(db, Store) else Store(db)
+        self._owns_store = not isinstance(db, Store)
         self._columns = Columns(embedder.dim)
         self._kind_codes: dict[str, int] = {}
         self._citers: defaultdict[str, list[str]] = defaultdict(list)
         self._touched: dict[int, datetime] = {}  # seq -> last access not saved yet
+        self._unembedded: dict[int, str] = {}  # row -> text, for rows without a vector yet
         self._last_write: asyncio.Future[None] | None = None
         self.since_reflection = 0.0
         self.rejected_insights = 0
@@ -131,8 +139,7 @@ class MemoryStream:
     ) -> list[MemoryRecord]:
         if not texts:
             return []
-        self.flush()
-        vectors = self.embedder.embed(list(texts))
+        self._save_touched()
         first = self._columns.size + 1
         records = [
             MemoryRecord(
@@ -154,11 +161,13 @@ class MemoryStream:
             since += sum(value for value, _ in ratings)
         hours = [sim_hours(now)] * len(texts)
         seqs = range(first, first + len(texts))
-        self._store.insert(self.agent, seqs, records, hours, vectors, self._state(since))
+        self._store.insert(self.agent, seqs, records, hours, self._state(since))
         self.since_reflection = since
         code = self._code(kind)
+        for i, text in enumerate(texts):
+            self._unembedded[first - 1 + i] = text
         self._columns.append(
-            vectors,
+            np.zeros((len(texts), self._columns.dim), dtype=np.float32),
             np.asarray(hours),
             np.asarray([r.importance for r in records]),
             np.ones(len(records), dtype=np.bool_),
@@ -167,7 +176,7 @@ class MemoryStream:
         for record in records:
             for source_id in cited:
                 self._citers[source_id].append(record.id)
-            self._emit("memory.add", added(record), now)
+            self._emit(added(record), now)
         return records
 
     def invalidate(self, record_id: str, reason: str, now: datetime | None = None) -> list[str]:
@@ -190,11 +199,7 @@ class MemoryStream:
         for row in rows:
             self._columns.invalidate(row)
         self._store.invalidate(self.agent, [row + 1 for row in rows])
-        self._emit(
-            "memory.invalidate",
-            {"id": record_id, "reason": reason, "invalidated": dependents},
-            now,
-        )
+        self._emit(MemoryInvalidated(id=record_id, reason=reason, invalidated=dependents), now)
         return dependents
 
     # --- reading ---------------------------------------------------------------------------
@@ -219,7 +224,7 @@ class MemoryStream:
         found: list[Retrieved] = []
         if k > 0 and (candidates is None or candidates.size):
             found = self._score(query, now, k, w, candidates, token_budget)
-        self._emit("retrieval", retrieved(query, k, found), now)
+        self._emit(retrieved(query, k, found), now)
         return found
 
     def recent(self, n: int) -> list[MemoryRecord]:
@@ -250,13 +255,17 @@ class MemoryStream:
         self.rejected_insights += len(outcome.rejected)
         self.since_reflection = 0.0
         self._store.save_state(self.agent, self._state(0.0))
-        self._emit("reflection", outcome.event(), now)
+        self._emit(outcome.event(), now)
         return outcome.records
 
     # --- housekeeping ----------------------------------------------------------------------
 
     def flush(self) -> None:
-        """Save the last-access times retrieval changed since the last flush."""
+        """Save the last-access times retrieval changed, and commit."""
+        self._save_touched()
+        self._store.commit()
+
+    def _save_touched(self) -> None:
         if self._touched:
             self._store.touch(
                 self.agent, {seq: (at, sim_hours(at)) for seq, at in self._touched.items()}
@@ -265,7 +274,8 @@ class MemoryStream:
 
     def close(self) -> None:
         self.flush()
-        self._store.close()
+        if self._owns_store:
+            self._store.close()
 
     # --- inside ----------------------------------------------------------------------------
 
@@ -278,6 +288,7 @@ class MemoryStream:
         candidates: Indices | None,
         token_budget: int | None,
     ) -> list[Retrieved]:
+        self._embed_written()
         size = self._columns.size
         q = np.asarray(self.embedder.embed([query])[0], dtype=np.float32)
         # One pass over the matrix; the candidate subset is taken from the scores, not the rows.
@@ -317,8 +328,18 @@ class MemoryStream:
             for r, i in zip(self._records(rows), best.tolist(), strict=True)
         ]
         if len(self._touched) >= _TOUCH_BATCH:
-            self.flush()
+            self._save_touched()
         return results
+
+    def _embed_written(self) -> None:
+        """Embed, in one batch, the records written since the last retrieval."""
+        if not self._unembedded:
+            return
+        rows = list(self._unembedded)
+        vectors = self.embedder.embed(list(self._unembedded.values()))
+        self._columns.vectors[rows] = vectors
+        self._store.embed(self.agent, [row + 1 for row in rows], vectors)
+        self._unembedded = {}
 
     def _candidates(self, kinds: Iterable[str] | None) -> Indices | None:
         """Rows that may be retrieved; None means all of them (no copy needed)."""
@@ -367,9 +388,9 @@ class MemoryStream:
     def _state(self, since: float) -> StreamState:
         return StreamState(self.embedder.name, self.embedder.dim, since, self.rejected_insights)
 
-    def _emit(self, kind: str, data: dict[str, Any], now: datetime | None) -> None:
+    def _emit(self, payload: Payload, now: datetime | None) -> None:
         if self.events is not None:
-            self.events.emit(kind, data, t=now, agent=self.agent)
+            self.events.emit(payload, t=now, agent=self.agent)
 
     def _load(self) -> None:
         state = self._store.state(self.agent)
@@ -385,6 +406,12 @@ class MemoryStream:
         self.since_reflection = state.since_reflection
         self.rejected_insights = state.rejected_insights
         for chunk in self._store.load(self.agent, self.embedder.dim):
+            first = self._columns.size
+            waiting = [first + i for i in chunk.unembedded]
+            for row, text in zip(
+                waiting, self._store.texts(self.agent, [r + 1 for r in waiting]), strict=True
+            ):
+                self._unembedded[row] = text
             self._columns.append(
                 chunk.vectors,
                 np.asarray(chunk.accessed_h),

@@ -1,10 +1,10 @@
 """The mind of a generative agent: persona, planning, perception, reaction, dialogue, interviews."""
 
+from simulacra.core import InterviewAnswer
 from simulacra.mind.ablation import Ablation
 from simulacra.mind.agent import Agent
 from simulacra.mind.context import call_seed
 from simulacra.mind.converse import Conversation, Utterance, converse
-from simulacra.mind.interview import InterviewAnswer
 from simulacra.mind.persona import Persona
 from simulacra.mind.react import Decision
 from simulacra.mind.schedule import PlanStep

@@ -1,9 +1,11 @@
-"""An Agent composes the faculties around one persona, one memory stream and one model.
+"""An Agent composes the faculties around one persona, one memory stream and one model: the
+generative agent's mind.
 
-The engine drives it: `plan_day` at the start of a day, then every tick `perceive`, `react`
-and `current_action`; `reflect_if_due` on the slow loop; `converse` when a decision says talk.
-A "react" decision inserts a short reaction step here; "replan" rebuilds the rest of the day
-here; "talk" is left to the engine, which holds both agents.
+The engine drives it through `decide`, once per phase of the town's tick: `plan` (the day, at
+its first tick), `perceive`, `decide` (react, and the step to take now), `act`, `reflect`
+(when due) and `summarize` (the day, at its last tick). A "react" decision inserts a short
+reaction step here; "replan" rebuilds the rest of the day here; "talk" goes to the world,
+which pairs talkers, and the engine holds the conversation through `converse`.
 
 Budget (one agent, one day of 10-minute ticks, every module on, synthetic cafe day in
 tests/mind/test_budget.py): about 66 calls, 2.75 an hour: plan.daily 1, plan.hourly 3,
@@ -17,21 +19,22 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from simulacra.core import Action, InterviewAnswer, Observation
 from simulacra.llm import LanguageModel
 from simulacra.memory import MemoryRecord, MemoryStream
 from simulacra.mind.ablation import Ablation
 from simulacra.mind.context import MindContext, clock
-from simulacra.mind.converse import Conversation
-from simulacra.mind.interview import InterviewAnswer, interview
+from simulacra.mind.converse import Conversation, converse
+from simulacra.mind.interview import interview
 from simulacra.mind.perceive import Perception, perceive
 from simulacra.mind.persona import Persona
 from simulacra.mind.plan import Planner
 from simulacra.mind.react import Decision, decide
 from simulacra.mind.schedule import PlanStep, Schedule
 from simulacra.runlog import EventSink
-from simulacra.worlds.base import Observation
 
 REACTION_MINUTES = 10
+CONVERSATION_TURNS = 8
 
 
 def _step(data: dict[str, Any] | None) -> PlanStep | None:
@@ -68,6 +71,51 @@ class Agent:
         self.objects: tuple[str, ...] = ()
         self.current: PlanStep | None = None
         self.interruption: PlanStep | None = None
+        self.yesterday: str | None = None
+        self._salient: list[MemoryRecord] = []
+
+    async def decide(self, phase: str, observation: Observation, now: datetime) -> Action | None:
+        """One phase of the town's tick (see the module's docstring)."""
+        if phase == "plan":
+            await self.plan_day(now, self.yesterday)
+        elif phase == "perceive":
+            travelling = bool(observation.facts.get("travelling"))  # on the way, one sees nothing
+            self._salient = [] if travelling else await self.perceive(now, observation)
+        elif phase == "decide":
+            decision = None
+            if self._salient:
+                decision = await self.react(now, self._salient, observation.nearby_agents)
+            await self.current_action(now)
+            if decision is not None and decision.choice == "talk" and decision.target:
+                return Action("talk", decision.reason, target=decision.target)
+        elif phase == "act":
+            return self._act(observation)
+        elif phase == "reflect":
+            await self.reflect_if_due(now)
+        elif phase == "summarize":
+            self.yesterday = await self.summarize_day(now)
+        return None
+
+    def _act(self, observation: Observation) -> Action:
+        partner = observation.facts.get("talking_with")
+        if isinstance(partner, str):
+            name = str(observation.facts.get("partner_name", partner))
+            return Action("talk", f"talking with {name}", args={"with": partner})
+        step = self.current
+        assert step is not None, "the act phase follows the decide phase"
+        args = {"object": step.object, "state": step.object_state}
+        return Action("do", step.description, target=step.place, args=args)
+
+    async def think(self, text: str, now: datetime, importance: float) -> None:
+        """The source's seed: a memory the agent holds as its own intention; a day already
+        planned is planned anew around it (a day not yet planned takes it in when planned)."""
+        meta = {"intervention": "thought"}
+        await self.memory.add("observation", text, now, importance, meta=meta)
+        if any(block.covers(now) for block in self.planner.schedule.blocks):
+            await self.replan(now, text)
+
+    async def converse(self, other: Agent, now: datetime, topic: str) -> None:
+        await converse(self, other, now, topic or None, CONVERSATION_TURNS)
 
     @property
     def unknown_places(self) -> int:
@@ -166,38 +214,18 @@ class Agent:
             "talked": {k: v.isoformat() for k, v in self.talked.items()},
             "names": dict(self.names),
             "objects": list(self.objects),
+            "yesterday": self.yesterday,
         }
 
-    @classmethod
-    def restore(
-        cls,
-        state: Mapping[str, Any],
-        persona: Persona,
-        memory: MemoryStream,
-        model: LanguageModel,
-        *,
-        places: Sequence[str] = (),
-        events: EventSink | None = None,
-    ) -> Agent:
-        if state.get("agent") != persona.id:
-            raise ValueError(
-                f"agent state belongs to {state.get('agent')!r}, not to persona {persona.id!r}"
-            )
-        agent = cls(
-            persona,
-            memory,
-            model,
-            ablation=Ablation(state["ablation"]),
-            places=places,
-            events=events,
-            seed=int(state["seed"]),
-        )
-        agent.planner.schedule = Schedule.from_dict(state["schedule"])
-        agent.planner.unknown_places = int(state.get("unknown_places", 0))
-        agent.current = _step(state.get("current"))
-        agent.interruption = _step(state.get("interruption"))
-        agent.perception = Perception.from_dict(state.get("perception", {}))
-        agent.talked = {k: datetime.fromisoformat(v) for k, v in state.get("talked", {}).items()}
-        agent.names = dict(state.get("names", {}))
-        agent.objects = tuple(state.get("objects", ()))
-        return agent
+    def restore(self, state: Mapping[str, Any]) -> None:
+        if state.get("agent") != self.id:
+            raise ValueError(f"agent state belongs to {state.get('agent')!r}, not to {self.id!r}")
+        self.planner.schedule = Schedule.from_dict(state["schedule"])
+        self.planner.unknown_places = int(state.get("unknown_places", 0))
+        self.current = _step(state.get("current"))
+        self.interruption = _step(state.get("interruption"))
+        self.perception = Perception.from_dict(state.get("perception", {}))
+        self.talked = {k: datetime.fromisoformat(v) for k, v in state.get("talked", {}).items()}
+        self.names = dict(state.get("names", {}))
+        self.objects = tuple(state.get("objects", ()))
+        self.yesterday = state.get("yesterday")

@@ -10,17 +10,32 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Generic, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 from pydantic import BaseModel
 
 from simulacra.llm import LanguageModel, Request, chat
 from simulacra.memory import MemoryStream, Retrieved
 from simulacra.mind.ablation import Ablation
-from simulacra.mind.persona import Persona
 from simulacra.runlog import EventSink
+from simulacra.runlog.events import Payload
 
 T = TypeVar("T", bound=BaseModel)
+
+
+class Identity(Protocol):
+    """Who a mind speaks as: what interviews and dialogue need of any persona."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
+
+    def summary(self) -> str: ...
+
+
+P = TypeVar("P", bound=Identity)
 
 
 @dataclass(frozen=True)
@@ -71,13 +86,14 @@ RECALL_TOKENS = 300
 
 
 @dataclass(frozen=True)
-class MindContext:
-    persona: Persona
+class MindContext(Generic[P]):
+    persona: P
     memory: MemoryStream
     model: LanguageModel
     ablation: Ablation
     events: EventSink | None
     seed: int
+    system: str = CHARACTER_SYSTEM  # what the model is told it does, before every task
 
     @property
     def id(self) -> str:
@@ -96,7 +112,7 @@ class MindContext:
         salt: str = "",
     ) -> Answer[T]:
         request = Request(
-            messages=chat(CHARACTER_SYSTEM, f"{user}\n\nTask: {system}"),
+            messages=chat(self.system, f"{user}\n\nTask: {system}"),
             output=output,
             fallback=fallback,
             max_tokens=max_tokens,
@@ -117,6 +133,6 @@ class MindContext:
             return []
         return self.memory.retrieve(query, now, k=k, kinds=kinds, token_budget=RECALL_TOKENS)
 
-    def emit(self, kind: str, data: dict[str, Any], now: datetime) -> None:
+    def emit(self, payload: Payload, now: datetime) -> None:
         if self.events is not None:
-            self.events.emit(kind, data, t=now, agent=self.id)
+            self.events.emit(payload, t=now, agent=self.id)

@@ -7,15 +7,16 @@ when a speaker's answer sets `end`, or at the turn limit. Both agents store the 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Literal
+from typing import Literal, Protocol
 
+from simulacra.memory import MemoryRecord
 from simulacra.mind import converse_prompts as p
-from simulacra.mind.context import clock, memory_lines
-
-if TYPE_CHECKING:
-    from simulacra.mind.agent import Agent
+from simulacra.mind.context import MindContext, clock, memory_lines
+from simulacra.mind.persona import Persona
+from simulacra.runlog.events import ConversationHeld, MessageSent
 
 DIALOGUE_MEMORIES = 6
 
@@ -38,8 +39,20 @@ class Conversation:
         return "\n".join(f"{names.get(u.speaker, u.speaker)}: {u.text}" for u in self.turns)
 
 
+class Speaker(Protocol):
+    """What a conversation needs of each of its two agents."""
+
+    id: str
+    persona: Persona
+    ctx: MindContext[Persona]
+
+    async def remember_conversation(
+        self, conversation: Conversation, names: Mapping[str, str], now: datetime
+    ) -> MemoryRecord | None: ...
+
+
 async def converse(
-    a: Agent, b: Agent, now: datetime, topic: str | None = None, max_turns: int = 8
+    a: Speaker, b: Speaker, now: datetime, topic: str | None = None, max_turns: int = 8
 ) -> Conversation:
     """`a` speaks first. Emits a message event per turn and one conversation event."""
     if max_turns < 1:
@@ -73,9 +86,7 @@ async def converse(
         text = answer.value.text.strip() or fallback.text
         turns.append(Utterance(speaker.id, text))
         speaker.ctx.emit(
-            "message",
-            {"to": [listener.id], "text": text, "conversation": conversation_id, "turn": turn},
-            now,
+            MessageSent(to=[listener.id], text=text, conversation=conversation_id, turn=turn), now
         )
         if answer.value.end:
             ended_by = "decision"
@@ -83,14 +94,13 @@ async def converse(
     conversation = Conversation(conversation_id, (a.id, b.id), subject, tuple(turns), ended_by)
     if a.ctx.events is not None:
         a.ctx.events.emit(
-            "conversation",
-            {
-                "id": conversation.id,
-                "participants": list(conversation.participants),
-                "topic": conversation.topic,
-                "turns": [{"speaker": u.speaker, "text": u.text} for u in conversation.turns],
-                "ended_by": conversation.ended_by,
-            },
+            ConversationHeld(
+                id=conversation.id,
+                participants=list(conversation.participants),
+                topic=conversation.topic,
+                turns=[{"speaker": u.speaker, "text": u.text} for u in conversation.turns],
+                ended_by=conversation.ended_by,
+            ),
             t=now,
             agent=None,
         )

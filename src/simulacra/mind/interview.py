@@ -7,14 +7,15 @@ because the answer was conditioned on all of them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import BaseModel
 
+from simulacra.core import InterviewAnswer
 from simulacra.llm import MaxChars
 from simulacra.mind.context import MindContext, memory_lines
+from simulacra.runlog.events import Interviewed
 
 INTERVIEW_MEMORIES = 12
 
@@ -27,7 +28,7 @@ class InterviewOutput(BaseModel):
 FALLBACK = InterviewOutput(answer="I'm not sure how to answer that.")
 
 INTERVIEW_SYSTEM = (
-    "You play a character in a town simulation who is being interviewed. Answer the question "
+    "You play a character of a simulation who is being interviewed. Answer the question "
     "in the first person, in one to three sentences, using only the character's description "
     "and memories. Reply in JSON with the answer and the ids (in square brackets below) of the "
     "memories the answer relies on."
@@ -42,15 +43,7 @@ Interviewer: {question}
 {name}:"""
 
 
-@dataclass(frozen=True)
-class InterviewAnswer:
-    question: str
-    answer: str
-    memory_ids: tuple[str, ...]
-    fallback: bool
-
-
-async def interview(ctx: MindContext, question: str, now: datetime) -> InterviewAnswer:
+async def interview(ctx: MindContext[Any], question: str, now: datetime) -> InterviewAnswer:
     found = ctx.recall(question, now, k=INTERVIEW_MEMORIES)
     user = INTERVIEW_USER.format(
         summary=ctx.persona.summary(),
@@ -65,9 +58,5 @@ async def interview(ctx: MindContext, question: str, now: datetime) -> Interview
     cited = [i for i in dict.fromkeys(answer.value.memory_ids) if i in shown]
     ids = tuple(cited or shown)
     text = answer.value.answer.strip() or FALLBACK.answer
-    ctx.emit(
-        "interview",
-        {"question": question, "answer": text, "memory_ids": list(ids), "purpose": "interview"},
-        now,
-    )
+    ctx.emit(Interviewed(question=question, answer=text, memory_ids=list(ids)), now)
     return InterviewAnswer(question, text, ids, answer.fallback)

@@ -16,9 +16,11 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from simulacra.core import Observation
 from simulacra.memory import MemoryRecord
 from simulacra.mind.context import MindContext
-from simulacra.worlds.base import Observation
+from simulacra.mind.persona import Persona
+from simulacra.runlog.events import Observed
 
 SEEN_FOR = timedelta(minutes=30)
 SCENERY_IMPORTANCE = 2.0
@@ -72,7 +74,7 @@ def _event_texts(facts: dict[str, Any]) -> tuple[str, ...]:
 
 
 async def perceive(
-    ctx: MindContext,
+    ctx: MindContext[Persona],
     seen: Perception,
     now: datetime,
     observation: Observation,
@@ -114,7 +116,7 @@ async def perceive(
             importance=None if news else SCENERY_IMPORTANCE,
             meta={"place": observation.place, "about": about, "event": is_event},
         )
-        ctx.emit("observation", {"text": text, "salient": news}, now)
+        ctx.emit(Observed(text=text, salient=news), now)
         if news:
             salient.append(record)
     return salient

@@ -13,6 +13,7 @@ from typing import Any
 
 from simulacra.mind import plan_prompts as p
 from simulacra.mind.context import MindContext, clock, end_of_day, memory_lines
+from simulacra.mind.persona import Persona
 from simulacra.mind.routine import is_sleep, routine_plan
 from simulacra.mind.schedule import (
     MAX_ACTION,
@@ -23,6 +24,7 @@ from simulacra.mind.schedule import (
     resolve_place,
     split_hours,
 )
+from simulacra.runlog.events import Planned
 
 # Plans are given an importance rather than rated: a day plan matters more than one action.
 PLAN_IMPORTANCE = {"day": 5.0, "replan": 6.0, "hour": 3.0, "action": 2.0}
@@ -58,7 +60,7 @@ class Planner:
     """One agent's planning faculty and the schedule it keeps."""
 
     def __init__(
-        self, ctx: MindContext, places: Sequence[str], schedule: Schedule | None = None
+        self, ctx: MindContext[Persona], places: Sequence[str], schedule: Schedule | None = None
     ) -> None:
         self.ctx = ctx
         self.places = tuple(places)
@@ -94,7 +96,7 @@ class Planner:
         await self.ctx.memory.add(
             "plan", text, now, importance=PLAN_IMPORTANCE[level], meta={"level": level}
         )
-        self.ctx.emit("plan", {"level": level, "items": _items(steps)}, now)
+        self.ctx.emit(Planned(level=level, items=_items(steps)), now)
 
     async def plan_day(self, now: datetime, yesterday: str | None = None) -> list[PlanStep]:
         memories = self.ctx.recall(

@@ -15,8 +15,10 @@ from typing import Literal
 from simulacra.memory import MemoryRecord
 from simulacra.mind import react_prompts as p
 from simulacra.mind.context import MindContext, clock, memory_lines
+from simulacra.mind.persona import Persona
 from simulacra.mind.routine import is_sleep
 from simulacra.mind.schedule import PlanStep
+from simulacra.runlog.events import Decided
 
 TALK_COOLDOWN = timedelta(hours=3)
 REACT_MEMORIES = 8
@@ -64,7 +66,7 @@ def _target(raw: str, free: Sequence[str], names: Mapping[str, str]) -> str | No
 
 
 async def decide(
-    ctx: MindContext,
+    ctx: MindContext[Persona],
     now: datetime,
     salient: Sequence[MemoryRecord],
     nearby: Sequence[str],
@@ -99,14 +101,13 @@ async def decide(
             else Decision("continue", None, f"nobody free to talk to ({value.target!r})", True)
         )
     ctx.emit(
-        "decision",
-        {
-            "purpose": "react.decide",
-            "choice": decision.choice,
-            "raw": answer.text,
-            "parsed": value.model_dump(),
-            "fallback": decision.fallback,
-        },
+        Decided(
+            purpose="react.decide",
+            choice=decision.choice,
+            raw=answer.text,
+            parsed=value.model_dump(),
+            fallback=decision.fallback,
+        ),
         now,
     )
     return decision

@@ -1,6 +1,7 @@
 """A run's outputs: the HTML report with plots, the replay viewer, and a local server for both."""
 
 from simulacra.report.evidence import EvidenceNode, evidence_tree
+from simulacra.report.frames import assemble_video, render_frames
 from simulacra.report.outputs import build_outputs
 from simulacra.report.replay import build_replay
 from simulacra.report.replay_model import Replay
@@ -10,9 +11,11 @@ from simulacra.report.serve import serve_run
 __all__ = [
     "EvidenceNode",
     "Replay",
+    "assemble_video",
     "build_outputs",
     "build_replay",
     "evidence_tree",
     "json_for_script",
+    "render_frames",
     "serve_run",
 ]

@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-from simulacra.report.figures import figure_images
 from simulacra.report.replay import build_replay
 from simulacra.report.report_page import render_report
 from simulacra.report.viewer_page import render_viewer
@@ -26,7 +25,7 @@ def build_outputs(run_dir: str | Path) -> dict[str, Path]:
     replay = build_replay(events, _read_json(run / "run.json"))
     metrics = _read_json(run / "metrics.json")
     paths = {"report": run / "report.html", "viewer": run / "viewer.html"}
-    page = render_report(replay, events, metrics, figure_images(run, metrics))
+    page = render_report(replay, events, metrics)
     paths["report"].write_text(page, encoding="utf-8")
     paths["viewer"].write_text(render_viewer(replay), encoding="utf-8")
     return paths

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import io
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -45,6 +45,28 @@ def diffusion_svg(points: Sequence[DiffusionPoint]) -> str:
             ax.xaxis.set_major_formatter(_clock)
         ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
         _tidy(ax)
+        return _svg(fig)
+
+
+def steps_svg(
+    steps: Sequence[int], panels: Sequence[tuple[str, Mapping[str, Sequence[float]]]]
+) -> str:
+    """Side-by-side panels of named series over the steps, e.g. agents within each fire's reach."""
+    with _style():
+        fig = Figure(figsize=(9, 2.8))
+        axes = fig.subplots(1, max(len(panels), 1), squeeze=False)[0]
+        for ax, (title, series) in zip(axes, panels, strict=False):
+            for index, (name, values) in enumerate(series.items()):
+                ys = list(values)[: len(steps)]
+                ax.plot(steps[: len(ys)], ys, marker=".", color=f"C{index % 10}", label=name)
+            ax.set_title(title, loc="left", fontsize=9)
+            ax.set_xlabel("step")
+            ax.set_ylim(bottom=0)
+            ax.xaxis.get_major_locator().set_params(integer=True)
+            if series:
+                ax.legend(frameon=False, fontsize=7)
+            _tidy(ax)
+        fig.tight_layout()
         return _svg(fig)
 
 

@@ -9,16 +9,15 @@ from dataclasses import replace
 from typing import Any
 
 from simulacra.report.evidence import evidence_tree
+from simulacra.report.replay_layout import on_screen
 from simulacra.report.replay_model import (
     AgentTrack,
     Conversation,
     Frame,
     Insight,
-    Marker,
     Memory,
     Message,
     Note,
-    Place,
     Plan,
     PlanItem,
     Position,
@@ -30,14 +29,18 @@ from simulacra.report.replay_model import (
 )
 from simulacra.runlog import Event
 
-_FRAME_KEYS = {"tick", "agents"}  # every other key of a world event is a world-specific extra
+# Every other key of a world event is a world-specific extra; the grid's `positions` repeat the
+# agents' x and y, so the replay leaves them out.
+_NOT_EXTRAS = {"step", "agents", "positions"}
 
 
 def build_replay(events: Iterable[Event], run_info: Mapping[str, Any] | None = None) -> Replay:
     events = list(events)
     info = dict(run_info or {})
     start = next((e.data for e in events if e.kind == "run" and "world" in e.data), {})
-    statuses = [e.data["status"] for e in events if e.kind == "run" and "status" in e.data]
+    statuses = [
+        e.data["status"] for e in events if e.kind in ("run.end", "run") and "status" in e.data
+    ]
     world_seqs = [e.seq for e in events if e.kind == "world"]
     frames = tuple(_frame(e, i) for i, e in enumerate(x for x in events if x.kind == "world"))
 
@@ -98,16 +101,13 @@ def build_replay(events: Iterable[Event], run_info: Mapping[str, Any] | None = N
         )
         for agent_id, track in tracks.items()
     }
-    world = start.get("world")
-    places, layers = _places(world), _layers(world)
-    if isinstance(world, Mapping) and world.get("y_axis") == "up":
-        places, layers, frames = _flip_y(places, layers, frames)
+    screen = on_screen(start.get("world"), frames)
     return Replay(
         run=_summary(info, start, statuses, len(events)),
-        places=places,
-        layers=layers,
-        bounds=_bounds(places, frames, world),
-        frames=frames,
+        places=screen.places,
+        layers=screen.layers,
+        bounds=screen.bounds,
+        frames=screen.frames,
         agents=agents,
         messages=tuple(messages),
         conversations=tuple(conversations),
@@ -119,8 +119,11 @@ def _summary(
     info: dict[str, Any], start: Mapping[str, Any], statuses: list[Any], count: int
 ) -> RunSummary:
     seed = info.get("seed", start.get("seed"))
+    world = start.get("world")
+    kind = info.get("world") or (world.get("kind") if isinstance(world, Mapping) else None)
     return RunSummary(
         scenario=str(info.get("scenario") or start.get("scenario") or "unnamed"),
+        world=_text(kind),
         model=str(info.get("model") or start.get("model") or "unknown"),
         seed=int(seed) if isinstance(seed, int | float | str) and str(seed).isdigit() else None,
         status=str(info.get("status") or (statuses[-1] if statuses else "unknown")),
@@ -143,10 +146,10 @@ def _frame(event: Event, index: int) -> Frame:
             y=_num(raw.get("y")),
             action=_text(raw.get("action")),
         )
-    tick = data.get("tick")
-    extras = {k: v for k, v in data.items() if k not in _FRAME_KEYS}
-    tick_number = tick if isinstance(tick, int) else index
-    return Frame(tick=tick_number, t=event.t, agents=positions, extras=extras)
+    step = data.get("step")
+    extras = {k: v for k, v in data.items() if k not in _NOT_EXTRAS}
+    number = step if isinstance(step, int) and not isinstance(step, bool) else index
+    return Frame(step=number, t=event.t, agents=positions, extras=extras)
 
 
 def _agent_tracks(personas: Any, frames: tuple[Frame, ...]) -> dict[str, AgentTrack]:
@@ -168,9 +171,13 @@ def _track(agent_id: str, persona: Mapping[str, Any]) -> AgentTrack:
 
 
 def initials(name: str) -> str:
+    """Two letters of a name (Ada Lin: AL); a numbered id keeps its number (student_007: S7)."""
     words = [w for w in name.replace("_", " ").replace("-", " ").split() if w]
+    number = str(int(words.pop())) if words and words[-1].isdigit() else ""
     if len(words) >= 2:
-        return (words[0][0] + words[1][0]).upper()
+        return (words[0][0] + words[1][0]).upper() + number
+    if number:
+        return (words[0][0] if words else "").upper() + number
     return (words[0][:2] if words else "?").upper()
 
 
@@ -222,8 +229,16 @@ def _reflection(
         t=t,
         questions=tuple(_text(q) for q in _list(data.get("questions"))),
         insights=tuple(insights),
-        rejected=tuple(_text(r) for r in _list(data.get("rejected"))),
+        rejected=tuple(_rejected(r) for r in _list(data.get("rejected"))),
     )
+
+
+def _rejected(value: Any) -> str:
+    """A rejected insight in words: its text and why (older logs list the ids it cited)."""
+    if not isinstance(value, Mapping):
+        return _text(value)
+    reason = _text(value.get("reason"))
+    return _text(value.get("text")) + (f" ({reason})" if reason else "")
 
 
 def _plan(data: Mapping[str, Any], frame: int, t: str | None) -> Plan:
@@ -293,92 +308,6 @@ def _note(event: Event, frame: int) -> Note:
         f"intervention: {_text(data.get('type'))}",
         _text(data.get("text")),
     )
-
-
-def _flip_y(
-    places: tuple[Place, ...],
-    layers: dict[str, tuple[Marker, ...]],
-    frames: tuple[Frame, ...],
-) -> tuple[tuple[Place, ...], dict[str, tuple[Marker, ...]], tuple[Frame, ...]]:
-    """Mirror a world whose y axis points up (a grid) into screen coordinates, y down."""
-    flipped_frames = tuple(
-        replace(
-            frame,
-            agents={
-                a: replace(pos, y=None if pos.y is None else -pos.y)
-                for a, pos in frame.agents.items()
-            },
-        )
-        for frame in frames
-    )
-    return (
-        tuple(replace(p, y=-(p.y + p.h)) for p in places),
-        {k: tuple(replace(m, y=-m.y) for m in v) for k, v in layers.items()},
-        flipped_frames,
-    )
-
-
-def _places(world: Any) -> tuple[Place, ...]:
-    raw_places = world.get("places") if isinstance(world, Mapping) else None
-    places = []
-    for raw in _dicts(raw_places):
-        x, y, w, h = (_num(raw.get(key)) for key in ("x", "y", "w", "h"))
-        if x is None or y is None:
-            continue  # a place with no position cannot be drawn
-        places.append(
-            Place(_text(raw.get("name")), _text(raw.get("kind")), x, y, w or 1.0, h or 1.0)
-        )
-    return tuple(places)
-
-
-def _layers(world: Any) -> dict[str, tuple[Marker, ...]]:
-    """Lists of named points in the layout, e.g. fires: [{name, position: [x, y], radius}]."""
-    layers = {}
-    for key, value in world.items() if isinstance(world, Mapping) else ():
-        markers = [_marker(raw) for raw in _dicts(value)] if key != "places" else []
-        found = tuple(m for m in markers if m is not None)
-        if found:
-            layers[str(key)] = found
-    return layers
-
-
-def _marker(raw: Mapping[str, Any]) -> Marker | None:
-    point = raw.get("position")
-    pair = point if isinstance(point, list) and len(point) == 2 else [raw.get("x"), raw.get("y")]
-    x, y = _num(pair[0]), _num(pair[1])
-    if x is None or y is None:
-        return None
-    radius = _num(raw.get("r", raw.get("radius")))
-    return Marker(_text(raw.get("name")), x, y, radius)
-
-
-def _bounds(
-    places: tuple[Place, ...], frames: tuple[Frame, ...], world: Any
-) -> tuple[float, float, float, float]:
-    xs: list[float] = []
-    ys: list[float] = []
-    for place in places:
-        xs += [place.x, place.x + place.w]
-        ys += [place.y, place.y + place.h]
-    for frame in frames:
-        for pos in frame.agents.values():
-            if pos.x is not None and pos.y is not None:
-                xs.append(pos.x)
-                ys.append(pos.y)
-        for value in frame.extras.values():
-            for point in _dicts(value):
-                px, py = _num(point.get("x")), _num(point.get("y"))
-                if px is not None and py is not None:
-                    xs.append(px)
-                    ys.append(py)
-    if isinstance(world, Mapping) and _num(world.get("width")) and _num(world.get("height")):
-        xs += [0.0, float(world["width"])]
-        ys += [0.0, float(world["height"])]
-    if not xs:
-        return (0.0, 0.0, 100.0, 100.0)
-    width, height = max(max(xs) - min(xs), 1.0), max(max(ys) - min(ys), 1.0)
-    pad = 0.04 * max(width, height)
-    return (min(xs) - pad, min(ys) - pad, width + 2 * pad, height + 2 * pad)
 
 
 def _num(value: Any) -> float | None:

@@ -1,7 +1,8 @@
 """The replay: what the viewer and the report need from a run, indexed by frame.
 
-A frame is the world's state after one tick (one `world` event). Every other event belongs to
-the frame of the tick it happened in: the first `world` event written after it.
+A frame is one `world` event: step 0 is the start state, step N the state after tick N. Every
+other event belongs to the frame of the tick it happened in: the first `world` event written
+after it.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ class Position:
 
 @dataclass(frozen=True)
 class Frame:
-    tick: int
+    step: int
     t: str | None
     agents: dict[str, Position]
     extras: dict[str, Any] = field(default_factory=dict)  # world-specific: fires, occupancy ...
@@ -94,7 +95,7 @@ class Reflection:
     t: str | None
     questions: tuple[str, ...]
     insights: tuple[Insight, ...]
-    rejected: tuple[str, ...]
+    rejected: tuple[str, ...]  # insights not stored, each in words with the reason
 
 
 @dataclass(frozen=True)
@@ -163,6 +164,7 @@ class AgentTrack:
 @dataclass(frozen=True)
 class RunSummary:
     scenario: str
+    world: str  # the world's kind: town, grid, commute ("" when the run does not say)
     model: str
     seed: int | None
     status: str
@@ -185,7 +187,8 @@ class RunSummary:
 class Replay:
     run: RunSummary
     places: tuple[Place, ...]
-    layers: dict[str, tuple[Marker, ...]]  # layout lists of markers, by key ("fires")
+    # Lists of markers in the layout, by key: "fires" (switched on by name in frames), "stops".
+    layers: dict[str, tuple[Marker, ...]]
     bounds: tuple[float, float, float, float]  # x, y, width, height of everything drawn
     frames: tuple[Frame, ...]
     agents: dict[str, AgentTrack]
@@ -193,17 +196,17 @@ class Replay:
     conversations: tuple[Conversation, ...]
     notes: tuple[Note, ...]
 
-    def frame_of_tick(self, tick: int) -> int:
-        """The frame showing `tick`, or the last one before it (0 when there is none)."""
+    def frame_of_step(self, step: int) -> int:
+        """The frame showing `step`, or the last one before it (0 when there is none)."""
         index = 0
         for i, frame in enumerate(self.frames):
-            if frame.tick > tick:
+            if frame.step > step:
                 break
             index = i
         return index
 
-    def tick_of_frame(self, frame: int) -> int:
-        return self.frames[frame].tick if self.frames else 0
+    def step_of_frame(self, frame: int) -> int:
+        return self.frames[frame].step if self.frames else 0
 
     def memories_until(self, agent: str, frame: int) -> tuple[Memory, ...]:
         return tuple(m for m in self.agents[agent].memories if m.frame <= frame)

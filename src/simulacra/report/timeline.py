@@ -6,9 +6,9 @@ import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from html import escape
-from urllib.parse import quote
 
 from simulacra.report.replay_model import Replay
+from simulacra.report.sections import viewer_link
 
 PALETTE = (
     "#8ecae6", "#f4a261", "#90be6d", "#e9c46a", "#cdb4db", "#f28482", "#84a59d",
@@ -16,6 +16,7 @@ PALETTE = (
 )  # fmt: skip
 ON_THE_WAY = "between places"  # a frame with no place: travelling, or outside every place
 _LABEL_W, _PLOT_W, _ROW_H, _GAP, _TOP = 150.0, 740.0, 20.0, 6.0, 24.0
+MAX_ROWS = 60  # a crowd (the commute's hundreds) is shown by its first agents
 
 
 @dataclass(frozen=True)
@@ -62,17 +63,17 @@ def place_colours(replay: Replay) -> dict[str, str]:
     return colours
 
 
-def day_timeline_svg(replay: Replay, viewer: str = "viewer.html") -> str:
+def day_timeline_svg(replay: Replay) -> str:
     if not replay.frames:
         return '<p class="empty">No world frames were logged, so there is no timeline.</p>'
     scale = _Scale.of(replay)
     colours = place_colours(replay)
-    agents = list(replay.agents)
+    agents = list(replay.agents)[:MAX_ROWS]
     parts: list[str] = []
     for row, agent in enumerate(agents):
         y = _TOP + row * (_ROW_H + _GAP)
         name = replay.agents[agent].name
-        href = f"{viewer}#t={replay.tick_of_frame(0)}&agent={quote(agent, safe='')}"
+        href = viewer_link(replay, agent=agent)
         parts.append(
             f'<a href="{escape(href)}"><text x="{_LABEL_W - 8}" y="{y + _ROW_H * 0.7}" '
             f'text-anchor="end" class="agent-name">{escape(name)}</text></a>'
@@ -81,7 +82,7 @@ def day_timeline_svg(replay: Replay, viewer: str = "viewer.html") -> str:
             x0, x1 = scale.x(seg.first), scale.x(seg.last + 1)
             when = f"{scale.label(seg.first)}–{scale.label(seg.last + 1)}"
             tip = f"{name} {when} · {seg.place}: {seg.action or 'idle'}"
-            link = f"{viewer}#t={replay.tick_of_frame(seg.first)}&agent={quote(agent, safe='')}"
+            link = viewer_link(replay, replay.step_of_frame(seg.first), agent)
             parts.append(
                 f'<a href="{escape(link)}"><rect x="{x0:.1f}" y="{y}" width="{max(x1 - x0, 1):.1f}"'
                 f' height="{_ROW_H}" fill="{colours.get(seg.place, "#ddd")}" class="segment">'
@@ -89,16 +90,18 @@ def day_timeline_svg(replay: Replay, viewer: str = "viewer.html") -> str:
             )
     height = _TOP + len(agents) * (_ROW_H + _GAP)
     legend, legend_h = _legend(colours, height + 8)
+    more = len(replay.agents) - len(agents)
+    note = f'<p class="empty">The first {len(agents)} agents; {more} more not shown.</p>'
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" class="timeline" viewBox="0 0 '
         f'{_LABEL_W + _PLOT_W + 30} {height + 8 + legend_h}" width="100%" role="img" '
         f'aria-label="each agent\'s day">{scale.axis(height)}{"".join(parts)}{legend}</svg>'
-    )
+    ) + (note if more else "")
 
 
 @dataclass(frozen=True)
 class _Scale:
-    """Frame index -> x, in simulated minutes when every frame has a time, else in ticks."""
+    """Frame index -> x, in simulated minutes when every frame has a time, else one unit a frame."""
 
     start: datetime | None
     minutes: tuple[float, ...]  # each frame's start, plus the end of the last one
@@ -120,28 +123,41 @@ class _Scale:
     def x(self, frame: int) -> float:
         return self.x_of_minute(self.minutes[frame])
 
+    @property
+    def days(self) -> bool:
+        """Over two days or more, the axis counts days, not hours."""
+        return self.minutes[-1] - self.minutes[0] >= 2 * 24 * 60
+
     def label(self, frame: int) -> str:
         if self.start is None:
-            return f"tick {frame}"
-        return f"{self.start + timedelta(minutes=self.minutes[frame]):%H:%M}"
+            return f"step {frame}"
+        when = self.start + timedelta(minutes=self.minutes[frame])
+        return f"{when:%d %b %H:%M}" if self.days else f"{when:%H:%M}"
 
     def axis(self, height: float) -> str:
         if self.start is None:
-            return f'<text x="{_LABEL_W}" y="{_TOP - 8}" class="tick">ticks</text>'
-        every = max(1, math.ceil((self.minutes[-1] - self.minutes[0]) / 60 / 12))
-        hour = self.start.replace(minute=0, second=0, microsecond=0)
+            return f'<text x="{_LABEL_W}" y="{_TOP - 8}" class="axis">steps</text>'
+        hours = (self.minutes[-1] - self.minutes[0]) / 60
+        if self.days:
+            every = timedelta(days=max(1, math.ceil(hours / 24 / 12)))
+            mark = self.start.replace(hour=0, minute=0, second=0, microsecond=0)
+            shown = "%d %b"
+        else:
+            every = timedelta(hours=max(1, math.ceil(hours / 12)))
+            mark = self.start.replace(minute=0, second=0, microsecond=0)
+            shown = "%H:%M"
         end = self.start + timedelta(minutes=self.minutes[-1])
         lines = []
-        while hour <= end:
-            minute = (hour - self.start).total_seconds() / 60
+        while mark <= end:
+            minute = (mark - self.start).total_seconds() / 60
             if minute >= 0:
                 x = self.x_of_minute(minute)
                 lines.append(
                     f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{_TOP - 4}" y2="{height}" class="grid"/>'
-                    f'<text x="{x:.1f}" y="{_TOP - 8}" text-anchor="middle" class="tick">'
-                    f"{hour:%H:%M}</text>"
+                    f'<text x="{x:.1f}" y="{_TOP - 8}" text-anchor="middle" class="axis">'
+                    f"{mark.strftime(shown)}</text>"
                 )
-            hour += timedelta(hours=every)
+            mark += every
         return "".join(lines)
 
 

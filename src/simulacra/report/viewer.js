@@ -9,6 +9,9 @@
   const PLACE_COLOURS = { home: "#f3e9d2", cafe: "#f6d6ad", park: "#cfe8c4", college: "#d6e0f5",
     store: "#f5d0d0", bar: "#e3d3f0", library: "#d9ecf2", school: "#d6e0f5", office: "#e6e6e6" };
   const EXTRA_COLOURS = { fires: "#e4572e", fire: "#e4572e" };
+  // Static layers of points drawn as a line through them, by layer key.
+  const ROUTES = { stops: "bus line" };
+  const RING_MAX = 8;  // more agents on one spot are packed in a disc, not a ring
   const LIMITS = { memories: 60, retrievals: 3, messages: 30 };
   const ids = Object.keys(R.agents);
   const colour = {};
@@ -62,22 +65,59 @@
   // Extra room on top: speech bubbles rise above the agents.
   setAttrs(map, { viewBox: `${bx} ${by - unit * 6} ${bw} ${bh + unit * 6}`, preserveAspectRatio: "xMidYMid meet" });
   const layers = {};
-  ["places", "extras", "agents", "bubbles"].forEach((name) => { layers[name] = map.appendChild(sv("g", { id: "layer-" + name })); });
+  ["places", "extras", "agents", "labels", "bubbles"].forEach((name) => { layers[name] = map.appendChild(sv("g", { id: "layer-" + name })); });
   R.places.forEach((p) => {
     const g = sv("g", { class: "place", "data-place": p.name });
-    g.append(sv("rect", { x: p.x, y: p.y, width: p.w, height: p.h, rx: unit * 0.8, fill: placeColour(p.kind) }));
-    // Shrink a long name to fit its place, down to a readable minimum.
-    const size = Math.max(unit * 1.2, Math.min(unit * 2.4, (p.w - unit) / (0.62 * Math.max(p.name.length, 1))));
-    g.append(sv("text", { x: p.x + unit * 0.6, y: p.y + size * 1.25, "font-size": size, class: "place-name" }, p.name));
-    if (p.kind) g.append(sv("text", { x: p.x + unit * 0.6, y: p.y + size * 1.25 + unit * 2.2, "font-size": Math.min(size, unit * 1.8), class: "place-kind" }, p.kind));
+    g.append(sv("rect", { x: p.x, y: p.y, width: p.w, height: p.h, rx: Math.min(unit * 0.8, p.w / 4, p.h / 4), fill: placeColour(p.kind) }));
+    // Shrink a long name to fit its place, down to a readable minimum, on two lines if need
+    // be; a place narrower than a few letters (a zone of the commute's corridor) has its name
+    // slanted above it instead.
+    const fit = (text) => (p.w - unit) / (0.62 * Math.max(text.length, 1));
+    let lines = [p.name];
+    if (fit(p.name) < unit * 1.2 && p.name.includes(" ")) {
+      const middle = p.name.length / 2;
+      let cut = -1;
+      [...p.name].forEach((c, i) => { if (c === " " && (cut < 0 || Math.abs(i - middle) < Math.abs(cut - middle))) cut = i; });
+      lines = [p.name.slice(0, cut), p.name.slice(cut + 1)];
+    }
+    const widest = lines.reduce((a, b) => (a.length >= b.length ? a : b));
+    if (p.w >= unit * 4) {
+      const size = Math.max(unit * 1.2, Math.min(unit * 2.4, fit(widest)));
+      const name = sv("text", { x: p.x + unit * 0.6, y: p.y + size * 1.25, "font-size": size, class: "place-name" });
+      lines.forEach((line, i) => name.append(sv("tspan", { x: p.x + unit * 0.6, dy: i ? "1.1em" : null }, line)));
+      g.append(name);
+      const below = p.y + size * 1.25 + size * 1.1 * (lines.length - 1) + unit * 2.2;
+      if (p.kind) g.append(sv("text", { x: p.x + unit * 0.6, y: below, "font-size": Math.min(size, unit * 1.8), class: "place-kind" }, p.kind));
+    } else {
+      // Above the agents, with a halo, so a crowd standing on the place cannot hide it.
+      const x = p.x + p.w / 2, y = p.y - unit * 0.8;
+      layers.labels.append(sv("text", { x, y, "font-size": unit * 1.8, transform: `rotate(-35 ${x} ${y})`, class: "place-name slanted", "data-place": p.name }, p.name));
+    }
     g.append(sv("title", {}, p.kind ? `${p.name} (${p.kind})` : p.name));
+    layers.places.append(g);
+  });
+  // Layers no frame switches on by name (bus stops) are part of the map itself.
+  const switched = new Set();
+  R.frames.forEach((f) => Object.entries(f.extras).forEach(([k, v]) => { if (Array.isArray(v)) switched.add(k); }));
+  Object.entries(R.layers).filter(([key]) => !switched.has(key)).forEach(([key, markers]) => {
+    const g = sv("g", { class: "static-layer", "data-layer": key });
+    if (ROUTES[key] && markers.length > 1) {
+      g.append(sv("polyline", { points: markers.map((m) => `${m.x},${m.y}`).join(" "), class: "route", "stroke-width": unit * 0.5 }));
+      g.lastChild.append(sv("title", {}, ROUTES[key]));
+    }
+    markers.forEach((m) => {
+      const mark = sv("rect", { x: m.x - unit * 0.6, y: m.y - unit * 0.6, width: unit * 1.2, height: unit * 1.2, class: "stop" });
+      mark.append(sv("title", {}, m.name || key));
+      g.append(mark);
+    });
     layers.places.append(g);
   });
   const dots = {};
   ids.forEach((id) => {
     const g = sv("g", { class: "agent", "data-agent": id, tabindex: 0, role: "button" });
     g.append(sv("circle", { r: unit * 2.4, fill: colour[id] }));
-    g.append(sv("text", { "font-size": unit * 1.9, "text-anchor": "middle", dy: "0.35em" }, R.agents[id].initials));
+    const letters = R.agents[id].initials;
+    g.append(sv("text", { "font-size": unit * 1.9 * Math.min(1, 2.4 / Math.max(letters.length, 1)), "text-anchor": "middle", dy: "0.35em" }, letters));
     const title = sv("title", {});
     g.append(title);
     g.addEventListener("click", () => select(id));
@@ -92,6 +132,7 @@
     const spots = {};
     const out = {};
     const top = {};
+    const size = {};
     Object.entries(frame.agents).forEach(([id, pos]) => {
       let x = pos.x, y = pos.y;
       if ((x === null || y === null) && placeByName[pos.place]) {
@@ -105,6 +146,19 @@
     });
     Object.values(spots).forEach((group) => {
       const [x, y] = out[group[0]];
+      if (group.length > RING_MAX) {
+        // A sunflower disc of smaller dots: its area, not its rim, grows with the crowd.
+        const shrink = Math.max(0.45, Math.sqrt(RING_MAX / group.length));
+        const spacing = unit * 2.7 * shrink;
+        const radius = spacing * Math.sqrt(group.length);
+        group.forEach((id, i) => {
+          const r = spacing * Math.sqrt(i + 0.5), a = i * 2.39996;
+          out[id] = [x + r * Math.cos(a), y + r * Math.sin(a)];
+          top[id] = [x, y - radius - unit * 3.2];
+          size[id] = shrink;
+        });
+        return;
+      }
       const radius = group.length < 2 ? 0 : unit * 2.6 * Math.max(1, group.length / 4);
       group.forEach((id, i) => {
         const a = (2 * Math.PI * i) / group.length - Math.PI / 2;
@@ -112,19 +166,20 @@
         top[id] = [x, y - radius - unit * 3.2];
       });
     });
-    return { at: out, top };
+    return { at: out, top, size };
   }
 
   function drawFrame() {
     const frame = R.frames[state.frame];
-    const placed = frame ? positions(frame) : { at: {}, top: {} };
+    const placed = frame ? positions(frame) : { at: {}, top: {}, size: {} };
     const where = placed.at;
     ids.forEach((id) => {
       const { g, title } = dots[id];
       const pos = frame && frame.agents[id];
       if (!where[id]) { g.setAttribute("visibility", "hidden"); return; }
       const [x, y] = where[id];
-      setAttrs(g, { visibility: "visible", transform: `translate(${x} ${y})`, "data-x": x, "data-y": y });
+      const scale = placed.size[id] ? ` scale(${placed.size[id]})` : "";
+      setAttrs(g, { visibility: "visible", transform: `translate(${x} ${y})${scale}`, "data-x": x, "data-y": y });
       g.classList.toggle("selected", id === state.agent);
       title.textContent = `${R.agents[id].name}: ${pos.action || "idle"} (${pos.place || "between places"})`;
     });
@@ -187,7 +242,9 @@
     R.notes.filter((n) => n.frame === state.frame).forEach((n) => {
       list.append(el("li", { class: "note" }, el("b", {}, n.kind + ": "), n.text, n.detail ? " \u2014 " + n.detail : ""));
     });
-    const other = Object.entries(frame ? frame.extras : {}).filter(([, v]) => !Array.isArray(v));
+    // Extras that are not drawn on the map are listed: counts, shares, lists of names.
+    const drawn = (k, v) => Array.isArray(v) && (R.layers[k] || v.some((item) => item && typeof item === "object"));
+    const other = Object.entries(frame ? frame.extras : {}).filter(([k, v]) => !drawn(k, v) && !(Array.isArray(v) && !v.length));
     other.forEach(([k, v]) => list.append(el("li", { class: "note" }, el("b", {}, k + ": "), cut(JSON.stringify(v), 300))));
   }
 
@@ -290,7 +347,7 @@
       ...r.insights.map((ins, ii) => el("div", { class: "insight", "data-memory": ins.id },
         el("div", { class: "text" }, el("code", {}, ins.id), " ", ins.text),
         el("div", { class: "evidence-tree" }, el("span", { class: "label" }, `evidence (${ins.evidence_ids.length})`), evidenceList(agent, ins.tree, `${agent}/ev/${r.frame}/${ri}/${ii}`)))),
-      r.rejected.length ? el("div", { class: "rejected" }, "rejected citations: " + r.rejected.join(", ")) : null)));
+      r.rejected.length ? el("div", { class: "rejected" }, "not stored: " + r.rejected.join("; ")) : null)));
   }
 
   function talkView(agent) {
@@ -336,24 +393,24 @@
   function render() {
     const frame = R.frames[state.frame];
     scrubber.value = String(state.frame);
-    $("clock").textContent = frame ? `tick ${frame.tick}` + (frame.t ? ` \u00b7 ${clock(frame.t)}` : "") : "no world frames in this run";
+    $("clock").textContent = frame ? `step ${frame.step}` + (frame.t ? ` \u00b7 ${clock(frame.t)}` : "") : "no world frames in this run";
     drawFrame();
     drawNow();
     drawPanel();
-    const hash = `#t=${frame ? frame.tick : 0}` + (state.agent ? `&agent=${encodeURIComponent(state.agent)}` : "");
+    const hash = `#step=${frame ? frame.step : 0}` + (state.agent ? `&agent=${encodeURIComponent(state.agent)}` : "");
     if (location.hash !== hash) history.replaceState(null, "", hash);
   }
   function goTo(index) { state.frame = Math.min(Math.max(index, 0), Math.max(R.frames.length - 1, 0)); render(); }
   function select(id) { state.agent = id; render(); }
-  function frameOfTick(tick) {
+  function frameOfStep(step) {
     let index = 0;
-    R.frames.forEach((f, i) => { if (f.tick <= tick) index = i; });
+    R.frames.forEach((f, i) => { if (f.step <= step) index = i; });
     return index;
   }
   function applyHash() {
     const params = new URLSearchParams(location.hash.slice(1));
-    const tick = parseInt(params.get("t"), 10);
-    if (!Number.isNaN(tick)) state.frame = frameOfTick(tick);
+    const step = parseInt(params.get("step"), 10);
+    if (!Number.isNaN(step)) state.frame = frameOfStep(step);
     const agent = params.get("agent");
     if (agent && R.agents[agent]) state.agent = agent;
     render();

@@ -32,13 +32,13 @@ _PAGE = """<!doctype html>
 <footer id="controls">
 <button type="button" id="play">Play</button>
 <button type="button" id="pause">Pause</button>
-<button type="button" id="step-back" title="previous tick">&#9664;</button>
-<button type="button" id="step-forward" title="next tick">&#9654;</button>
+<button type="button" id="step-back" title="previous step">&#9664;</button>
+<button type="button" id="step-forward" title="next step">&#9654;</button>
 <input type="range" id="scrubber" min="0" max="0" value="0" aria-label="time">
 <span id="clock"></span>
 <label>speed <select id="speed">
-<option value="1">1 tick/s</option><option value="2" selected>2 ticks/s</option>
-<option value="4">4 ticks/s</option><option value="8">8 ticks/s</option>
+<option value="1">1 step/s</option><option value="2" selected>2 steps/s</option>
+<option value="4">4 steps/s</option><option value="8">8 steps/s</option>
 </select></label>
 </footer>
 <script type="application/json" id="replay-data">{data}</script>

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import platform
 import secrets
@@ -14,20 +15,27 @@ from typing import Any
 
 import yaml
 
+from simulacra.runlog.events import RunEnded
 from simulacra.runlog.writer import EventWriter
 
 _TRACKED_PACKAGES = ("simulacra", "numpy", "pydantic", "xllamacpp", "onnxruntime")
 STATUSES = ("running", "completed", "failed", "interrupted")
 
 
-def versions() -> dict[str, str]:
+@functools.cache
+def _versions() -> tuple[tuple[str, str], ...]:
     found = {"python": platform.python_version()}
     for name in _TRACKED_PACKAGES:
         try:
             found[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             continue
-    return found
+    return tuple(found.items())
+
+
+def versions() -> dict[str, str]:
+    """The versions of Python and the packages a run depends on (read once per process)."""
+    return dict(_versions())
 
 
 @dataclass(frozen=True)
@@ -55,6 +63,7 @@ class RunDir:
         seed: int,
         model: str,
         config: dict[str, Any],
+        extra: dict[str, Any] | None = None,
     ) -> RunDir:
         stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
         path = Path(root) / f"{scenario}-{stamp}-{secrets.token_hex(3)}"
@@ -70,6 +79,7 @@ class RunDir:
                 "started": time.time(),
                 "ended": None,
                 "status": "running",
+                **(extra or {}),
             }
         )
         return run
@@ -104,7 +114,8 @@ class RunDir:
         """Close the log with a `run` event saying why, and mark the run failed or interrupted
         (a Ctrl+C), so that `--resume` knows it may continue."""
         error = f"{type(exc).__name__}: {exc}"
-        writer.emit("run", {"status": "failed", "error": error})
+        status = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
+        writer.emit(RunEnded(status=status, error=error))
         writer.close()
         self.set_status(
             "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed", error=error

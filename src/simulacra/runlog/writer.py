@@ -6,9 +6,8 @@ import os
 import time
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
-from simulacra.runlog.events import Event
+from simulacra.runlog.events import Event, Payload
 
 
 def _complete_prefix(path: Path) -> tuple[int, int]:
@@ -45,14 +44,13 @@ class EventWriter:
 
     def emit(
         self,
-        kind: str,
-        data: dict[str, Any] | None = None,
+        payload: Payload,
         *,
         t: datetime | str | None = None,
         agent: str | None = None,
     ) -> Event:
         stamp = t.isoformat() if isinstance(t, datetime) else t
-        event = Event(self.seq, stamp, time.time(), kind, agent, data or {})
+        event = Event(self.seq, stamp, time.time(), payload.KIND, agent, payload.to_data())
         self.seq += 1
         self._buffer.append(event.to_json() + "\n")
         return event

@@ -1,6 +1,5 @@
-"""The commute world: a corridor city with a bus line, a taxi fleet and footpaths, its
-population of commuter profiles, and two executors (builtin SimPy, Eclipse SUMO) behind
-`execute_day(day, trips)`."""
+"""The commute world: a corridor city with a bus line, a taxi fleet and footpaths, and two
+executors (builtin SimPy, Eclipse SUMO) behind `execute_day(day, trips)`."""
 
 from simulacra.worlds.commute.builtin import BuiltinExecutor
 from simulacra.worlds.commute.city import (
@@ -12,8 +11,19 @@ from simulacra.worlds.commute.city import (
     TaxiStrike,
     Walking,
 )
+from simulacra.worlds.commute.config import CommuteConfig, Executor
 from simulacra.worlds.commute.executor import EXECUTORS, TripExecutor, open_executor
+from simulacra.worlds.commute.metrics import (
+    TABLE5_COLUMNS,
+    commute_metrics,
+    mean_modal_split,
+    mean_taxi_wait,
+    on_time_window,
+    strike_days,
+)
 from simulacra.worlds.commute.outcomes import (
+    MODES,
+    Mode,
     Punctuality,
     PunctualitySummary,
     Trip,
@@ -21,47 +31,36 @@ from simulacra.worlds.commute.outcomes import (
     classify,
     summarize,
 )
-from simulacra.worlds.commute.population import (
-    MODES,
-    Commuter,
-    Mode,
-    Profile,
-    ProfileBook,
-    ProfileCount,
-    Sociodemographics,
-    build_population,
-    load_profiles,
-)
-from simulacra.worlds.commute.times import DayWindow, format_hhmm, parse_hhmm
+from simulacra.worlds.commute.world import CommuteWorld, week_of
 
 __all__ = [
     "DEFAULT_ZONES",
     "EXECUTORS",
     "MODES",
+    "TABLE5_COLUMNS",
     "BuiltinExecutor",
     "BusLine",
     "City",
     "CityConfig",
-    "Commuter",
-    "DayWindow",
+    "CommuteConfig",
+    "CommuteWorld",
+    "Executor",
     "Mode",
-    "Profile",
-    "ProfileBook",
-    "ProfileCount",
     "Punctuality",
     "PunctualitySummary",
-    "Sociodemographics",
     "TaxiFleet",
     "TaxiStrike",
     "Trip",
     "TripExecutor",
     "TripOutcome",
     "Walking",
-    "build_population",
     "classify",
-    "format_hhmm",
-    "load_profiles",
+    "commute_metrics",
+    "mean_modal_split",
+    "mean_taxi_wait",
+    "on_time_window",
     "open_executor",
-    "parse_hhmm",
+    "strike_days",
     "summarize",
+    "week_of",
 ]

@@ -18,9 +18,9 @@ from typing import Any
 
 import simpy
 
+from simulacra.core.times import format_hhmm
 from simulacra.worlds.commute.city import City, Direction
 from simulacra.worlds.commute.outcomes import Trip, TripOutcome, classify
-from simulacra.worlds.commute.times import format_hhmm
 
 _Process = Generator[Any, Any, None]
 # Lets an event at exactly the window's close still run; nothing later does.

@@ -26,7 +26,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from simulacra.worlds.commute.times import HHMM_PATTERN, DayWindow, parse_hhmm
+from simulacra.core.times import HHMM_PATTERN, DayWindow, parse_hhmm
 
 DEFAULT_ZONES: dict[str, float] = {
     "riverside": 0.4,

@@ -11,9 +11,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from simulacra.worlds.commute.population import Mode
-from simulacra.worlds.commute.times import format_hhmm
+from simulacra.core.times import format_hhmm
 
+Mode = Literal["bus", "taxi", "walk"]
+MODES: tuple[Mode, ...] = ("bus", "taxi", "walk")
 Punctuality = Literal["early", "on_time", "late", "incomplete"]
 
 

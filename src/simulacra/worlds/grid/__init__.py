@@ -1,13 +1,8 @@
 """The grid hazard world (SD-AgentFoundry-2D): places with capacities, fires with perception
-radii, local messages, and two model calls per agent per step."""
+radii, and local messages."""
 
-from simulacra.worlds.grid.config import GridScenario, ScenarioError, load_scenario, parse_scenario
-from simulacra.worlds.grid.frames import assemble_video, draw_frame, render_frames
+from simulacra.worlds.grid.config import GridConfig, GridPerson
 from simulacra.worlds.grid.metrics import grid_metrics
-from simulacra.worlds.grid.prompts import MessageChoice, MoveChoice, action_prompt, message_prompt
-from simulacra.worlds.grid.run import run_grid, run_hazard
-from simulacra.worlds.grid.scripted import script_grid_agents
-from simulacra.worlds.grid.sim import GridSimulation
 from simulacra.worlds.grid.world import (
     Fire,
     FireSighting,
@@ -15,33 +10,22 @@ from simulacra.worlds.grid.world import (
     Layout,
     Persona,
     Place,
-    layout_from_scenario,
-    world_from_scenario,
+    build_world,
+    layout_from_config,
+    roster,
 )
 
 __all__ = [
     "Fire",
     "FireSighting",
-    "GridScenario",
-    "GridSimulation",
+    "GridConfig",
+    "GridPerson",
     "GridWorld",
     "Layout",
-    "MessageChoice",
-    "MoveChoice",
     "Persona",
     "Place",
-    "ScenarioError",
-    "action_prompt",
-    "assemble_video",
-    "draw_frame",
+    "build_world",
     "grid_metrics",
-    "layout_from_scenario",
-    "load_scenario",
-    "message_prompt",
-    "parse_scenario",
-    "render_frames",
-    "run_grid",
-    "run_hazard",
-    "script_grid_agents",
-    "world_from_scenario",
+    "layout_from_config",
+    "roster",
 ]

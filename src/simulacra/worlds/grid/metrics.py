@@ -119,7 +119,7 @@ def grid_metrics(events: Iterable[Event]) -> dict[str, Any]:
             occupancy = {p.name: [] for p in layout.places}
         elif event.kind == "message" and event.agent is not None:
             step = int(event.data["step"])
-            deliveries[step].append((event.agent, event.data["recipient"], event.data["text"]))
+            deliveries[step].append((event.agent, event.data["to"][0], event.data["text"]))
         elif event.kind == "world" and layout is not None and event.data["step"] > 0:
             step = int(event.data["step"])
             positions = {a: (int(x), int(y)) for a, (x, y) in event.data["positions"].items()}
@@ -157,7 +157,7 @@ def grid_metrics(events: Iterable[Event]) -> dict[str, Any]:
             "communication_components": parts,
         },
         "warnings": warnings,
-        "summary": {
+        "headline": {
             "steps": len(steps),
             "messages": sum(messages),
             "agents_within_any_fire_radius_at_end": within_any[-1] if within_any else 0,

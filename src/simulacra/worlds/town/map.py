@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
+
+from simulacra.core import unknown
 
 
 class ThingSpec(BaseModel):
@@ -106,14 +107,6 @@ class TownMap(BaseModel):
         if not cut_off:
             return []
         return [("roads", f"no road reaches {', '.join(cut_off)} from {first}; add a road")]
-
-
-def unknown(what: str, name: str, known: list[str]) -> str:
-    """The house error for a bad reference: what was asked, what exists, the likeliest fix."""
-    close = difflib.get_close_matches(name, known, n=1)
-    hint = f' (did you mean "{close[0]}"?)' if close else ""
-    listed = ", ".join(known[:30]) + (", ..." if len(known) > 30 else "")
-    return f'unknown {what} "{name}"{hint}; known {what}s: {listed}'
 
 
 def read_map(path: str | Path) -> dict[str, Any]:

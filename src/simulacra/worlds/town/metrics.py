@@ -1,39 +1,14 @@
-"""The party scenario's measures, read back from events.jsonl: how word of the party spread
-(from interviews), who came, and who talked with whom."""
+"""The party scenario's measures, read back from events.jsonl: who came, who talked with whom,
+and how many actions the town rejected."""
 
 from __future__ import annotations
 
-import re
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
 from simulacra.runlog import Event
-
-
-def mentions_all(text: str, groups: Sequence[Sequence[str]]) -> bool:
-    """True when `text` contains, for every group, at least one of its words (whole words)."""
-    lowered = text.lower()
-    return bool(groups) and all(
-        any(re.search(rf"(?<!\w){re.escape(w.lower())}(?!\w)", lowered) for w in group)
-        for group in groups
-    )
-
-
-def diffusion(
-    events: Sequence[Event], question: str, aware_when: Sequence[Sequence[str]]
-) -> list[dict[str, Any]]:
-    """Per interview time: how many agents answered aware, who, and every answer."""
-    by_time: defaultdict[str, dict[str, str]] = defaultdict(dict)
-    for event in events:
-        if event.kind == "interview" and event.data.get("question") == question:
-            by_time[event.t or ""][event.agent or "-"] = str(event.data.get("answer", ""))
-    found = []
-    for t, answers in sorted(by_time.items()):
-        aware = [a for a, text in answers.items() if mentions_all(text, aware_when)]
-        found.append({"t": t, "aware": len(aware), "agents": aware, "answers": answers})
-    return found
 
 
 def attendance(

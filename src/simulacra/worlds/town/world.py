@@ -1,22 +1,45 @@
 """The town: agents walk between places along roads, see who and what is around them, use objects.
 
-Actions (`simulacra.worlds.Action`):
-- `do`: go to `target` (a place; None means stay) and do `description`, optionally using
-  `args["object"]` and setting it to `args["state"]`; `args["area"]` picks an area.
-- `talk`: stay and talk with `args["with"]` (an agent id).
-A fault (an unknown place, area or object, an object in use) is rejected with a reason.
+A tick's phases: `plan` (at the day's first tick), `perceive`, `decide`, `act`, `reflect`, and
+`summarize` (at the day's last tick but the run's). In `decide`, agents may ask to talk
+(`Action("talk", target=other)`): the world pairs them in the seeded order, each agent in at
+most one conversation a tick, and only agents at the same place. In `act`, in the seeded
+order, each agent:
+- `do`: goes to `target` (a place; None means stay) and does `description`, optionally using
+  `args["object"]` and setting it to `args["state"]`; `args["area"]` picks an area;
+- `talk`: stays and talks with `args["with"]` (an agent id).
+A fault (an unknown place, area or object, an object in use) is rejected with a reason, and
+the agent carries on with the activity where it is, without it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from simulacra.worlds.base import Action, Observation, Outcome, WorldEvent
+from simulacra.core import (
+    Action,
+    Encounter,
+    Observation,
+    Outcome,
+    Phase,
+    Resolution,
+    Tick,
+    unknown,
+)
 from simulacra.worlds.town.layout import Rect, along, area_rects, static_layout
-from simulacra.worlds.town.map import TownMap, unknown
+from simulacra.worlds.town.map import TownMap
 from simulacra.worlds.town.roads import RoadGraph
+
+PLAN, PERCEIVE, DECIDE, ACT = (
+    Phase("plan"),
+    Phase("perceive"),
+    Phase("decide", order="seeded"),
+    Phase("act", order="seeded"),
+)
+REFLECT, SUMMARIZE = Phase("reflect"), Phase("summarize")
 
 
 @dataclass(frozen=True)
@@ -61,6 +84,8 @@ class TownWorld:
         self._users: dict[tuple[str, str], str] = {}
         self._rects = {p.name: area_rects(p) for p in town.places}
         self._news: dict[str, list[str]] = {}
+        self._talking: dict[str, str] = {}  # who talks with whom this tick
+        self._logged: dict[str, list[Any]] = {}  # each agent's last logged action
 
     # --- set-up -------------------------------------------------------------------------
 
@@ -75,15 +100,105 @@ class TownWorld:
 
     # --- the World protocol -------------------------------------------------------------
 
-    def observe(self, agent_id: str) -> Observation:
+    def phases(self, tick: Tick) -> Sequence[Phase]:
+        first = [PLAN] if tick.starts_day else []
+        last = [SUMMARIZE] if tick.ends_day and not tick.last else []
+        return [*first, PERCEIVE, DECIDE, ACT, REFLECT, *last]
+
+    def observe(self, agent: str, phase: str, tick: Tick) -> Observation:
+        if phase == ACT.name:
+            partner = self._talking.get(agent)
+            here = self.agents[agent]
+            if partner is None or self.agents[partner].place != here.place or here.trip:
+                return Observation(agent, here.place)
+            name = self.agents[partner].name
+            return Observation(
+                agent, here.place, facts={"talking_with": partner, "partner_name": name}
+            )
+        if phase in (PERCEIVE.name, DECIDE.name):
+            return self.look(agent)
+        return Observation(agent, self.agents[agent].place)
+
+    def resolve(self, phase: str, actions: Mapping[str, Action], tick: Tick) -> Resolution:
+        if phase == DECIDE.name:
+            return Resolution(encounters=self._pair(actions))
+        if phase == ACT.name:
+            return Resolution(outcomes={a: self._act(a, action) for a, action in actions.items()})
+        return Resolution()
+
+    def intervene(self, change: Mapping[str, Any], tick: Tick) -> Resolution:
+        """`{"conversation": [a, b], "topic": ...}` makes two agents talk; `{"place", "object",
+        "state", "text"}` changes an object's state, and everyone there notices `text`."""
+        if "conversation" in change:
+            a, b = change["conversation"]
+            if a in self._talking or b in self._talking:
+                return Resolution()
+            self._talking[a], self._talking[b] = b, a
+            return Resolution(encounters=[Encounter(a, b, str(change.get("topic", "")))])
+        place, thing = str(change.get("place")), str(change.get("object"))
+        outcome = self.set_object(place, thing, str(change.get("state")))
+        if not outcome.ok:
+            raise ValueError(outcome.reason)
+        self.announce(place, str(change.get("text", "")))
+        return Resolution()
+
+    def _pair(self, actions: Mapping[str, Action]) -> list[Encounter]:
+        """Each agent that asked to talk, in the given order, with its target, when both are
+        free and at the same place."""
+        pairs = []
+        for a, action in actions.items():
+            b = action.target
+            if action.kind != "talk" or b is None or b not in self.agents:
+                continue
+            if a in self._talking or b in self._talking:
+                continue
+            there = self.agents[b]
+            if there.place != self.agents[a].place or there.trip is not None:
+                continue
+            self._talking[a], self._talking[b] = b, a
+            pairs.append(Encounter(a, b, action.description))
+        return pairs
+
+    def _act(self, agent: str, action: Action) -> Outcome:
+        """Apply; a rejected action is carried on where the agent is, without its place or
+        object. A repeat of the agent's last logged action is not logged again, unless the
+        world rejected it."""
+        key = [
+            action.description,
+            action.target,
+            action.args.get("object"),
+            action.args.get("state"),
+        ]
+        outcome = self.apply(agent, action)
+        if not outcome.ok:
+            self.apply(agent, Action("do", action.description))
+        where = self.agents[agent]
+        facts: dict[str, Any] = {
+            "place": action.target or where.place,
+            "area": where.trip.area if where.trip else where.area,
+            "object": action.args.get("object"),
+            "object_state": action.args.get("state"),
+            **outcome.facts,
+        }
+        if action.kind == "talk":
+            facts = {"place": where.place, "area": where.area, "object": None, "object_state": None}
+            key = ["talk", action.args.get("with")]
+        logged = key != self._logged.get(agent) or not outcome.ok
+        self._logged[agent] = key
+        return replace(outcome, facts=facts, logged=logged)
+
+    def look(self, agent_id: str) -> Observation:
         """People at the same place, changed objects in the same area, and what just happened.
 
         `facts`: `area`, `objects` (the object names at this place, for planning), `names`
-        (id -> name of the people here) and `events` (world events announced at this place).
+        (id -> name of the people here) and `events` (world events announced at this place);
+        `travelling` while on the way somewhere.
         """
         me = self.agents[agent_id]
         if me.trip is not None:
-            return Observation(agent_id, f"on the way to {me.trip.stops[-1]}")
+            return Observation(
+                agent_id, f"on the way to {me.trip.stops[-1]}", facts={"travelling": True}
+            )
         others = sorted(
             (i, w)
             for i, w in self.agents.items()
@@ -141,27 +256,20 @@ class TownWorld:
             agent_id, area, action.description, thing, _text(action.args.get("state"))
         )
 
-    def advance(self, dt: timedelta) -> list[WorldEvent]:
-        self.now += dt
+    def advance(self, tick: Tick) -> None:
+        self.now = tick.next
         self._news.clear()
-        happened: list[WorldEvent] = []
+        self._talking.clear()
         for agent_id, me in sorted(self.agents.items()):
             trip = me.trip
             if trip is None or trip.arrives > self.now:
                 continue
             place = trip.stops[-1]
             self.agents[agent_id] = Whereabouts(me.name, place, trip.area, trip.description)
-            happened.append(
-                WorldEvent(
-                    "arrival", f"{me.name} arrived at {place}", {"agent": agent_id, "place": place}
-                )
-            )
             outcome = self._settle(agent_id, trip.area, trip.description, trip.object, trip.state)
             if not outcome.ok:
                 # The object was taken while on the way: do the activity without it.
                 self._settle(agent_id, trip.area, trip.description, None, None)
-                happened.append(WorldEvent("busy", outcome.reason, {"agent": agent_id}))
-        return happened
 
     def snapshot(self) -> dict[str, Any]:
         return {
@@ -169,13 +277,15 @@ class TownWorld:
             "agents": {i: _whereabouts_json(w) for i, w in sorted(self.agents.items())},
             "objects": [[p, o, s] for (p, o), s in sorted(self.objects.items())],
             "users": [[p, o, a] for (p, o), a in sorted(self._users.items())],
+            "logged": dict(sorted(self._logged.items())),
         }
 
-    def restore(self, snapshot: dict[str, Any]) -> None:
+    def restore(self, snapshot: Mapping[str, Any]) -> None:
         self.now = datetime.fromisoformat(snapshot["time"])
         self.agents = {i: _whereabouts_from(w) for i, w in snapshot["agents"].items()}
         self.objects = {(p, o): s for p, o, s in snapshot["objects"]}
         self._users = {(p, o): a for p, o, a in snapshot["users"]}
+        self._logged = {a: list(key) for a, key in snapshot.get("logged", {}).items()}
 
     # --- what the engine and the viewer read --------------------------------------------
 

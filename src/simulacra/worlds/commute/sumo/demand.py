@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
+from simulacra.core.times import format_hhmm
 from simulacra.worlds.commute.city import Direction
 from simulacra.worlds.commute.outcomes import Trip
 from simulacra.worlds.commute.sumo.network import CorridorNet
-from simulacra.worlds.commute.times import format_hhmm
 
 # Buses may run a little faster than the timetable's cruise speed so that acceleration does
 # not make them late; they then wait for the scheduled departure ("until") at each stop.

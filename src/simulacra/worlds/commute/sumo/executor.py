@@ -14,6 +14,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from simulacra.core.times import format_hhmm
 from simulacra.worlds.commute.city import City
 from simulacra.worlds.commute.outcomes import Trip, TripOutcome, classify
 from simulacra.worlds.commute.sumo.demand import LEAD_S, write_routes
@@ -24,7 +25,6 @@ from simulacra.worlds.commute.sumo.outputs import (
     read_personinfo,
     read_stop_events,
 )
-from simulacra.worlds.commute.times import format_hhmm
 
 # How often SUMO's dispatcher assigns taxis (its default is 60 s).
 DISPATCH_PERIOD_S = 10

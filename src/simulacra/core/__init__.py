@@ -1,0 +1,53 @@
+"""The vocabulary worlds and minds share, below both: what an agent observes, what it does,
+what came of it, the phases of a tick, and the protocols the engine drives them through.
+
+Worlds never import minds and minds never import worlds; both speak these types.
+"""
+
+from simulacra.core.mind import InterviewAnswer, Interviewee, Mind, Talker, Thinker
+from simulacra.core.names import unknown
+from simulacra.core.times import (
+    DayWindow,
+    Duration,
+    Moment,
+    TimeFormatError,
+    format_hhmm,
+    on_day,
+    parse_hhmm,
+)
+from simulacra.core.world import (
+    Action,
+    Encounter,
+    Observation,
+    Outcome,
+    Phase,
+    Resolution,
+    Tick,
+    World,
+    WorldEvent,
+)
+
+__all__ = [
+    "Action",
+    "DayWindow",
+    "Duration",
+    "Encounter",
+    "InterviewAnswer",
+    "Interviewee",
+    "Mind",
+    "Moment",
+    "Observation",
+    "Outcome",
+    "Phase",
+    "Resolution",
+    "Talker",
+    "Thinker",
+    "Tick",
+    "TimeFormatError",
+    "World",
+    "WorldEvent",
+    "format_hhmm",
+    "on_day",
+    "parse_hhmm",
+    "unknown",
+]

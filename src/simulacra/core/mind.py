@@ -1,0 +1,58 @@
+"""The mind protocol, and the abilities a mind may add: take a thought, talk, be interviewed.
+
+The engine asks a mind what it does in each phase of a tick; the scenario's interventions
+and interviews need the abilities, and a scenario that asks for one its minds lack is refused
+before it runs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Protocol, runtime_checkable
+
+from simulacra.core.world import Action, Observation
+
+
+@runtime_checkable
+class Mind(Protocol):
+    id: str
+
+    async def decide(self, phase: str, observation: Observation, now: datetime) -> Action | None:
+        """What the agent does in `phase`; None when the phase asks nothing of it."""
+        ...
+
+    def state(self) -> dict[str, Any]:
+        """JSON-ready state for checkpoints (a memory stream persists on its own)."""
+        ...
+
+    def restore(self, state: Mapping[str, Any]) -> None: ...
+
+
+@runtime_checkable
+class Thinker(Protocol):
+    async def think(self, text: str, now: datetime, importance: float) -> None:
+        """Hold `text` as one's own thought (the scenario's `thought` intervention)."""
+        ...
+
+
+@runtime_checkable
+class Talker(Protocol):
+    async def converse(self, other: Any, now: datetime, topic: str) -> None:
+        """Hold a conversation with `other`, a mind of the same kind; this one speaks first."""
+        ...
+
+
+@dataclass(frozen=True)
+class InterviewAnswer:
+    question: str
+    answer: str
+    memory_ids: tuple[str, ...]
+    fallback: bool
+
+
+@runtime_checkable
+class Interviewee(Protocol):
+    async def interview(self, question: str, now: datetime) -> InterviewAnswer:
+        """Answer from memory, naming the records used."""
+        ...

@@ -1,0 +1,227 @@
+"""The one engine: it walks the clock, runs each tick's phases, and owns what every world
+shares (interventions and interviews, checkpoints, the ordered event log, the budget ledger
+and progress).
+
+A tick: interventions and interviews that are due; then each phase the world declares: every
+agent observes, the minds decide concurrently, and the world resolves the actions in the
+roster's order or in a seeded shuffle; conversations the world brings about are held; then
+the world's state is logged and the world and the clock advance.
+
+Determinism: the events of concurrent work are written per agent in roster order, never in
+the order calls finish, and every shuffle comes from the run's seeded generator.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from functools import partial
+from typing import Any
+
+from simulacra.core import Action, Encounter, Mind, Phase, Resolution, Talker, Tick, World
+from simulacra.engine.checkpoint import (
+    Checkpoints,
+    ledger_state,
+    restore_ledger,
+    rng_from,
+    rng_state,
+)
+from simulacra.engine.clock import Clock
+from simulacra.engine.interventions import Interventions
+from simulacra.engine.sink import EventRouter
+from simulacra.llm import Completion, Gateway, Request
+from simulacra.runlog.events import Acted, CheckpointSaved, ModelCall, WorldState
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Where a run is, for progress displays."""
+
+    step: int
+    ticks: int
+    now: datetime
+    calls: int
+    tokens: int
+    fallbacks: int
+
+
+ProgressHook = Callable[[Progress], None]
+
+
+class Engine:
+    def __init__(
+        self,
+        world: World,
+        minds: Mapping[str, Mind],
+        *,
+        model: Gateway,
+        router: EventRouter,
+        clock: Clock,
+        seed: int,
+        interventions: Interventions | None = None,
+        checkpoints: Checkpoints | None = None,
+        checkpoint_every: int = 6,
+        on_progress: ProgressHook | None = None,
+    ) -> None:
+        self.world = world
+        self.minds = dict(minds)
+        self.ids = list(minds)
+        self.model = model
+        self.router = router
+        self.writer = router.writer
+        self.clock = clock
+        self.rng = random.Random(seed)
+        self.interventions = interventions or Interventions()
+        self.checkpoints = checkpoints
+        self.checkpoint_every = checkpoint_every
+        self.on_progress = on_progress
+        model.on_call = self.record_call
+
+    @property
+    def tick(self) -> Tick:
+        return self.clock.tick
+
+    # --- the loop -----------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Log the world as it stands before the first tick (step 0)."""
+        self.writer.emit(_state(0, self.world.frame()), t=self.clock.now)
+
+    async def run(self) -> None:
+        while not self.clock.done:
+            await self.step()
+            due = self.clock.index % self.checkpoint_every == 0
+            if due and not self.clock.done and self.checkpoints is not None:
+                self.checkpoint()
+
+    async def step(self) -> None:
+        tick = self.tick
+        await self.interventions.fire_due(self, tick.now)
+        await self.interventions.interview_due(self, tick.now)
+        for phase in self.world.phases(tick):
+            await self.run_phase(phase, tick)
+        self.writer.emit(_state(tick.step, self.world.frame()), t=tick.now)
+        self.world.advance(tick)
+        self.clock.advance()
+        self._report()
+
+    async def run_phase(self, phase: Phase, tick: Tick) -> None:
+        actions: dict[str, Action] = {}
+        if phase.minds:
+            seen = {i: self.world.observe(i, phase.name, tick) for i in self.ids}
+            chosen = await self.router.gather(
+                [
+                    ((i,), partial(self.minds[i].decide, phase.name, seen[i], tick.now))
+                    for i in self.ids
+                ]
+            )
+            actions = {i: a for i, a in zip(self.ids, chosen, strict=True) if a is not None}
+        order = self.ids if phase.order == "roster" else self.rng.sample(self.ids, len(self.ids))
+        ordered = {i: actions[i] for i in order if i in actions}
+        await self.settle(self.world.resolve(phase.name, ordered, tick), phase.name, ordered)
+
+    async def settle(
+        self, resolution: Resolution, phase: str, actions: Mapping[str, Action] | None = None
+    ) -> None:
+        """Log what a resolution did, then hold the conversations it brought about."""
+        now, actions = self.clock.now, actions or {}
+        for agent, outcome in resolution.outcomes.items():
+            if not outcome.logged:
+                continue
+            facts = dict(outcome.facts)
+            description = actions[agent].description if agent in actions else None
+            acted = Acted(
+                step=self.clock.index + 1,
+                phase=phase,
+                ok=outcome.ok,
+                description=facts.pop("description", description),
+                reason=outcome.reason or None,
+                extra=facts,
+            )
+            self.writer.emit(acted, t=now, agent=agent)
+        for event in resolution.events:
+            self.writer.emit(event.payload, t=now, agent=event.agent)
+        await self.hold(resolution.encounters, now)
+
+    async def hold(self, encounters: Sequence[Encounter], now: datetime) -> None:
+        jobs = []
+        for e in encounters:
+            first = self.minds[e.first]
+            if not isinstance(first, Talker):
+                raise TypeError(f"the mind of {e.first} cannot hold a conversation")
+            talk = partial(first.converse, self.minds[e.second], now, e.topic)
+            jobs.append(((e.first, e.second), talk))
+        await self.router.gather(jobs)
+
+    # --- accounting and progress ----------------------------------------------------------
+
+    def record_call(self, request: Request, completion: Completion) -> None:
+        self.router.sink(request.agent).emit(
+            _call(request, completion), t=self.clock.now, agent=request.agent
+        )
+
+    def _report(self) -> None:
+        if self.on_progress is None:
+            return
+        total = self.model.ledger.total
+        self.on_progress(
+            Progress(
+                self.clock.index,
+                self.clock.ticks,
+                self.clock.now,
+                total.calls,
+                total.prompt_tokens + total.completion_tokens,
+                total.fallbacks,
+            )
+        )
+
+    # --- checkpoints ------------------------------------------------------------------------
+
+    def checkpoint(self) -> None:
+        assert self.checkpoints is not None
+        offset = self.writer.flush()
+        saved = CheckpointSaved(
+            step=self.clock.index, offset=offset, path=self.checkpoints.folder.name
+        )
+        self.writer.emit(saved, t=self.clock.now)
+        self.checkpoints.save(
+            {
+                "step": self.clock.index,
+                "offset": self.writer.flush(),
+                "rng": rng_state(self.rng.getstate()),
+                "world": self.world.snapshot(),
+                "minds": {i: m.state() for i, m in self.minds.items()},
+                "ledger": ledger_state(self.model.ledger),
+                "interventions": self.interventions.state(),
+            }
+        )
+
+    def restore(self, state: Mapping[str, Any]) -> None:
+        self.clock.index = int(state["step"])
+        self.rng.setstate(rng_from(state["rng"]))
+        self.world.restore(state["world"])
+        for i, mind in self.minds.items():
+            mind.restore(state["minds"][i])
+        restore_ledger(self.model.ledger, state["ledger"])
+        self.interventions.restore(state["interventions"])
+
+
+def _state(step: int, frame: dict[str, Any]) -> WorldState:
+    agents = frame.pop("agents")
+    return WorldState(step=step, agents=agents, extra=frame)
+
+
+def _call(request: Request, completion: Completion) -> ModelCall:
+    return ModelCall(
+        purpose=request.purpose,
+        model=completion.model,
+        prompt_tokens=completion.usage.prompt_tokens,
+        completion_tokens=completion.usage.completion_tokens,
+        latency_s=round(completion.latency_s, 4),
+        cached=completion.cached,
+        attempts=completion.attempts,
+        fallback=completion.fallback,
+        error=completion.error,
+    )

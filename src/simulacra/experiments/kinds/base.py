@@ -1,0 +1,163 @@
+"""What the run pipeline needs of a world kind: the binding of one world to the minds that
+live in it.
+
+A world knows its space and rules; a mind knows how to think. A `WorldKind` is the one place
+that knows both: it checks a scenario's sections against each other, builds the world and a
+mind per agent, arms the scripted model with the world's responders, and reads the world's
+measures back from the log.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from simulacra.core import Mind, World
+from simulacra.embed import Embedder, build_embedder
+from simulacra.engine import EventRouter
+from simulacra.experiments.scenario import Scenario
+from simulacra.llm import Gateway, ScriptedModel
+from simulacra.memory import MemoryStream
+from simulacra.memory.store import Store
+from simulacra.runlog import Event
+
+# What a mind may be asked beyond deciding: take a thought, hold a conversation, answer an
+# interview. A scenario whose interventions or interviews need one its minds lack is refused.
+Ability = str
+THINK, TALK, INTERVIEW = "think", "talk", "interview"
+
+
+def agent_seed(run_seed: int, agent_id: str) -> int:
+    """Each agent's own seed, fixed by the run's seed and its id."""
+    digest = hashlib.blake2b(f"{run_seed}|{agent_id}".encode(), digest_size=4).digest()
+    return int.from_bytes(digest, "little") >> 1
+
+
+@dataclass
+class Services:
+    """What minds are built with: the run's model, its event router (None when a mind is
+    built only to be interviewed), the memory database and one shared embedder."""
+
+    model: Gateway
+    router: EventRouter | None
+    memory_db: Path | None
+    scenario: Scenario
+    workdir: Path | None = None  # the run's directory, for worlds that write files
+    _embedder: Embedder | None = None
+    _store: Store | None = None
+    streams: list[MemoryStream] = field(default_factory=list)
+
+    def embedder(self) -> Embedder:
+        # One embedder (and one text cache) for every agent: they observe the same sentences.
+        if self._embedder is None:
+            self._embedder = build_embedder(self.scenario.memory.embedder)
+        return self._embedder
+
+    def close(self) -> None:
+        for stream in self.streams:
+            stream.close()
+        self.streams = []
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+    def sink(self, agent: str) -> Any:
+        return None if self.router is None else self.router.sink(agent)
+
+    def stream(self, agent: str, scenario: Scenario, importance: Any = None) -> MemoryStream:
+        """An agent's memory stream in the run's database, under the scenario's settings."""
+        assert self.memory_db is not None, "a memory stream needs the run's memory database"
+        if self._store is None:
+            self._store = Store(self.memory_db, shared=True)
+        stream = MemoryStream(
+            agent,
+            self.embedder(),
+            self._store,
+            model=self.model,
+            importance=scenario.memory.importance if importance is None else importance,
+            events=self.sink(agent),
+            seed=agent_seed(scenario.seed, agent),
+        )
+        self.streams.append(stream)
+        return stream
+
+    def flush(self) -> None:
+        """Commit every record written so far (a checkpoint then copies the database)."""
+        for stream in self.streams:
+            stream.flush()
+
+
+@dataclass
+class Cast:
+    """A world and the minds of its agents, in roster order, and the services they were
+    built with (whose memory streams are flushed before a checkpoint and closed at the end)."""
+
+    world: World
+    minds: dict[str, Mind]
+    services: Services
+
+    def flush(self) -> None:
+        self.services.flush()
+
+    def close(self) -> None:
+        self.services.close()
+
+
+class WorldKind:
+    """One world kind's binding; subclasses fill in the class attributes and methods."""
+
+    name: ClassVar[str]
+    minds: ClassVar[tuple[str, ...]]  # the minds it offers; the first is the default
+    ablations: ClassVar[tuple[str, ...]] = ()  # the first is the default
+    memory_modes: ClassVar[tuple[str, ...]] = ("stream",)  # the first is the default
+    changes: ClassVar[str] = ""  # what an `event` intervention's `change` holds; "" if none
+    reads: ClassVar[frozenset[str]] = frozenset()  # the event kinds `measures` reads
+
+    def roster(self, scenario: Scenario) -> list[str]:
+        """The ids of the agents taking part, in order."""
+        raise NotImplementedError
+
+    def check(self, scenario: Scenario) -> list[str]:
+        """Faults between sections, each "scenario.<path>: <what is wrong>"."""
+        return []
+
+    def abilities(self, scenario: Scenario) -> set[Ability]:
+        raise NotImplementedError
+
+    def build(self, scenario: Scenario, services: Services) -> Cast:
+        raise NotImplementedError
+
+    def agents_info(self, cast: Cast) -> dict[str, dict[str, Any]]:
+        """Each agent as the run's first event and the viewer present it."""
+        found: dict[str, dict[str, Any]] = {}
+        for agent, mind in cast.minds.items():
+            persona = getattr(mind, "persona", None)
+            found[agent] = (
+                persona.model_dump(mode="json") if persona is not None else {"name": agent}
+            )
+        return found
+
+    def script(self, model: ScriptedModel) -> None:
+        """Register this world's responders on a scripted model."""
+
+    def measures(self, events: Sequence[Event], scenario: Scenario) -> dict[str, Any]:
+        """The world's own sections of metrics.json, read back from the log."""
+        return {}
+
+    def headline(self, measures: dict[str, Any]) -> dict[str, float]:
+        """The few numbers a sweep compares: logged as `metric` events at the end of a run."""
+        return {}
+
+    # --- resolved settings -----------------------------------------------------------------
+
+    def mind(self, scenario: Scenario) -> str:
+        return scenario.agents.mind or self.minds[0]
+
+    def ablation(self, scenario: Scenario) -> str | None:
+        return scenario.ablation or (self.ablations[0] if self.ablations else None)
+
+    def memory_mode(self, scenario: Scenario) -> str:
+        return scenario.memory.mode or self.memory_modes[0]

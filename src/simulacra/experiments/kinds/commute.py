@@ -1,0 +1,153 @@
+"""The commute world of the urban-mobility study, bound to the cognitive commuter's mind."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import ValidationError
+
+from simulacra.core import Mind, unknown
+from simulacra.experiments.kinds.base import INTERVIEW, Ability, Cast, Services, WorldKind
+from simulacra.experiments.scenario import Scenario
+from simulacra.llm import ScriptedModel
+from simulacra.mind.commuter import (
+    CommuterAgent,
+    Profile,
+    build_population,
+    plan_models,
+    script_commuters,
+)
+from simulacra.runlog import Event
+from simulacra.worlds.commute import (
+    MODES,
+    TABLE5_COLUMNS,
+    City,
+    CommuteConfig,
+    CommuteWorld,
+    commute_metrics,
+)
+
+
+def _commute(scenario: Scenario) -> CommuteConfig:
+    assert isinstance(scenario.world, CommuteConfig)
+    return scenario.world
+
+
+def _profiles(scenario: Scenario) -> dict[str, Profile]:
+    return {name: Profile.model_validate(raw) for name, raw in scenario.agents.profiles.items()}
+
+
+class CommuteKind(WorldKind):
+    name = "commute"
+    reads = frozenset({"run", "action"})
+    minds = ("commuter",)
+    ablations = ("Full", "A1", "B1")
+
+    def roster(self, scenario: Scenario) -> list[str]:
+        return [p.id for p in build_population(_profiles(scenario), scenario.agents.mix)]
+
+    def abilities(self, scenario: Scenario) -> set[Ability]:
+        return {INTERVIEW}
+
+    def check(self, scenario: Scenario) -> list[str]:
+        problems: list[str] = []
+        agents = scenario.agents
+        city = City(_commute(scenario).city)
+        profiles: dict[str, Profile] = {}
+        for name, raw in agents.profiles.items():
+            where = f"scenario.agents.profiles.{name}"
+            try:
+                profile = Profile.model_validate(raw)
+            except ValidationError as exc:
+                for error in exc.errors():
+                    path = "".join(f".{p}" for p in error["loc"])
+                    problems.append(f"{where}{path}: {error['msg']}")
+                continue
+            profiles[name] = profile
+            zones = list(city.config.zones)
+            for field in ("home", "destination"):
+                zone = getattr(profile, field)
+                if zone not in zones:
+                    problems.append(f"{where}.{field}: {unknown('zone', zone, zones)}")
+            if profile.home in zones and profile.destination in zones:
+                gap = city.distance_km(profile.home, profile.destination)
+                if abs(gap - profile.distance_km) > 0.05:
+                    problems.append(
+                        f"{where}.distance_km: {profile.distance_km}, but the city puts "
+                        f"{profile.home} and {profile.destination} {gap:g} km apart; move the "
+                        "zones or fix the distance"
+                    )
+            for mode in profile.allowed_modes:
+                if mode not in MODES:
+                    problems.append(f"{where}.allowed_modes: {unknown('mode', mode, list(MODES))}")
+        if not agents.mix:
+            problems.append("scenario.agents.mix: give how many agents of each profile")
+        for name, count in agents.mix.items():
+            if name not in agents.profiles:
+                problems.append(
+                    f"scenario.agents.mix.{name}: {unknown('profile', name, list(agents.profiles))}"
+                )
+            if count < 0:
+                problems.append(f"scenario.agents.mix.{name}: a count cannot be negative")
+        if agents.personas:
+            problems.append("scenario.agents.personas: commuters are drawn from agents.profiles")
+        if agents.count is not None and agents.count != sum(agents.mix.values()):
+            problems.append(
+                f"scenario.agents.count: {agents.count}, but agents.mix adds up to "
+                f"{sum(agents.mix.values())}; drop count or make them agree"
+            )
+        clock = scenario.clock
+        if clock.start.weekday() != 0:
+            problems.append(
+                f"scenario.clock.start: {clock.start:%Y-%m-%d} is a {clock.start:%A}; weekly "
+                "plans run Monday to Friday, so start on a Monday"
+            )
+        if clock.tick.total_seconds() != 86400 or not clock.weekdays:
+            problems.append(
+                "scenario.clock: a commute ticks one working day: tick: 1d, weekdays: true"
+            )
+        return problems
+
+    def build(self, scenario: Scenario, services: Services) -> Cast:
+        config = _commute(scenario)
+        window = City(config.city).window
+        profiles = _profiles(scenario)
+        models = {name: plan_models(profile, window) for name, profile in profiles.items()}
+        people = build_population(profiles, scenario.agents.mix)
+        world = CommuteWorld(config, {p.id: p.profile.home for p in people}, services.workdir)
+        variant = self.ablation(scenario) or "Full"
+        minds: dict[str, Mind] = {}
+        for person in people:
+            stream = services.stream(person.id, scenario)
+            minds[person.id] = CommuterAgent(
+                person,
+                models[person.profile_name],
+                variant,
+                scenario.seed,
+                services.model,
+                stream,
+                services.sink(person.id),
+            )
+        return Cast(world, minds, services)
+
+    def agents_info(self, cast: Cast) -> dict[str, dict[str, Any]]:
+        return {
+            agent: {"name": agent, "profile": mind.profile_name}
+            for agent, mind in cast.minds.items()
+            if isinstance(mind, CommuterAgent)
+        }
+
+    def script(self, model: ScriptedModel) -> None:
+        script_commuters(model)
+
+    def measures(self, events: Sequence[Event], scenario: Scenario) -> dict[str, Any]:
+        days = len(scenario.clock.calendar().times())
+        return commute_metrics(events, _commute(scenario).city, days)
+
+    def headline(self, measures: dict[str, Any]) -> dict[str, float]:
+        table = measures["punctuality"]["table"]
+        return {column: float(table[column]) for column in TABLE5_COLUMNS}
+
+
+COMMUTE = CommuteKind()

@@ -1,0 +1,76 @@
+"""El Farol, bound to the El Farol agent's mind: the smallest world kind, and the walkthrough's
+example (docs/add-a-world.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from simulacra.core import Mind
+from simulacra.experiments.kinds.base import Ability, Cast, Services, WorldKind, agent_seed
+from simulacra.experiments.scenario import Scenario
+from simulacra.llm import ScriptedModel
+from simulacra.mind.elfarol import ElFarolAgent, script_elfarol
+from simulacra.runlog import Event
+from simulacra.worlds.elfarol import ElFarolConfig, ElFarolWorld, elfarol_metrics
+
+DEFAULT_AGENTS = 100  # Arthur's
+
+
+def _elfarol(scenario: Scenario) -> ElFarolConfig:
+    assert isinstance(scenario.world, ElFarolConfig)
+    return scenario.world
+
+
+class ElFarolKind(WorldKind):
+    name = "elfarol"
+    minds = ("elfarol",)
+    memory_modes = ("bounded",)  # an agent remembers what the world shows: world.memory_weeks
+    reads = frozenset({"run", "world"})
+
+    def roster(self, scenario: Scenario) -> list[str]:
+        return [str(i) for i in range(scenario.agents.count or DEFAULT_AGENTS)]
+
+    def abilities(self, scenario: Scenario) -> set[Ability]:
+        return set()
+
+    def check(self, scenario: Scenario) -> list[str]:
+        problems: list[str] = []
+        for field in ("personas", "profiles", "mix"):
+            if getattr(scenario.agents, field):
+                problems.append(f"scenario.agents.{field}: El Farol takes no {field}; give a count")
+        if scenario.memory.recall is not None:
+            problems.append("scenario.memory.recall: El Farol takes world.memory_weeks instead")
+        config = _elfarol(scenario)
+        agents = scenario.agents.count or DEFAULT_AGENTS
+        if config.seats(agents) == 0:
+            problems.append(
+                f"scenario.world.threshold: {config.threshold} of {agents} agents leaves no room "
+                "at the bar; raise the threshold or agents.count"
+            )
+        return problems
+
+    def build(self, scenario: Scenario, services: Services) -> Cast:
+        roster = self.roster(scenario)
+        minds: dict[str, Mind] = {
+            agent: ElFarolAgent(
+                agent,
+                services.model,
+                seed=agent_seed(scenario.seed, agent),
+                events=services.sink(agent),
+            )
+            for agent in roster
+        }
+        return Cast(ElFarolWorld(_elfarol(scenario), roster), minds, services)
+
+    def script(self, model: ScriptedModel) -> None:
+        script_elfarol(model)
+
+    def measures(self, events: Sequence[Event], scenario: Scenario) -> dict[str, Any]:
+        return {"elfarol": elfarol_metrics(events)}
+
+    def headline(self, measures: dict[str, Any]) -> dict[str, float]:
+        return {k: float(v) for k, v in measures["elfarol"]["headline"].items()}
+
+
+ELFAROL = ElFarolKind()

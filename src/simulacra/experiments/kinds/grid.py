@@ -1,0 +1,145 @@
+"""The grid hazard world of SD-AgentFoundry-2D, bound to the grid agent's mind."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import ValidationError
+
+from simulacra.core import Mind
+from simulacra.experiments.kinds.base import INTERVIEW, Ability, Cast, Services, WorldKind
+from simulacra.experiments.scenario import Scenario
+from simulacra.llm import ScriptedModel
+from simulacra.mind.grid import (
+    BoundedRecall,
+    GridAgent,
+    GridIdentity,
+    StreamRecall,
+    script_grid_agents,
+)
+from simulacra.runlog import Event
+from simulacra.worlds.grid import (
+    GridConfig,
+    GridPerson,
+    GridWorld,
+    build_world,
+    grid_metrics,
+    layout_from_config,
+    roster,
+)
+
+DEFAULT_AGENTS = 20
+DEFAULT_RECALL = 5
+
+
+def _grid(scenario: Scenario) -> GridConfig:
+    assert isinstance(scenario.world, GridConfig)
+    return scenario.world
+
+
+def _people(scenario: Scenario) -> list[GridPerson]:
+    return [GridPerson.model_validate(raw) for raw in scenario.agents.personas]
+
+
+class GridKind(WorldKind):
+    name = "grid"
+    reads = frozenset({"run", "message", "world"})
+    minds = ("grid",)
+    memory_modes = ("bounded", "stream")
+
+    def count(self, scenario: Scenario) -> int:
+        return scenario.agents.count or max(DEFAULT_AGENTS, len(scenario.agents.personas))
+
+    def roster(self, scenario: Scenario) -> list[str]:
+        return roster(_people(scenario), self.count(scenario))
+
+    def _world(self, scenario: Scenario) -> GridWorld:
+        return build_world(_grid(scenario), _people(scenario), self.count(scenario), scenario.seed)
+
+    def abilities(self, scenario: Scenario) -> set[Ability]:
+        return {INTERVIEW} if self.memory_mode(scenario) == "stream" else set()
+
+    def check(self, scenario: Scenario) -> list[str]:
+        problems: list[str] = []
+        grid = _grid(scenario)
+        h = grid.half_size
+        ids: list[str] = []
+        for i, raw in enumerate(scenario.agents.personas):
+            try:
+                person = GridPerson.model_validate(raw)
+            except ValidationError as exc:
+                for error in exc.errors():
+                    path = "".join(f".{p}" for p in error["loc"])
+                    problems.append(f"scenario.agents.personas[{i}]{path}: {error['msg']}")
+                continue
+            if person.position is not None and max(map(abs, person.position)) > h:
+                problems.append(
+                    f"scenario.agents.personas[{i}].position: {list(person.position)} is outside "
+                    f"the field -{h}..{h}"
+                )
+            if person.id in ids:
+                problems.append(f'scenario.agents.personas[{i}].id: duplicate id "{person.id}"')
+            ids.append(person.id)
+        count = scenario.agents.count
+        if count is not None and count < len(scenario.agents.personas):
+            problems.append(
+                f"scenario.agents.count: {count}, but personas lists "
+                f"{len(scenario.agents.personas)} agents"
+            )
+        for field in ("profiles", "mix"):
+            if getattr(scenario.agents, field):
+                problems.append(f"scenario.agents.{field}: the grid takes no {field}")
+        outside = [(i, f.name) for i, f in enumerate(grid.fires) if max(map(abs, f.position)) > h]
+        for i, name in outside:
+            problems.append(
+                f"scenario.world.fires[{i}].position: {name} is outside the field -{h}..{h}"
+            )
+        layout = layout_from_config(grid)
+        cells = ((x, y) for x in range(-h, h + 1) for y in range(-h, h + 1))
+        if not problems and all(layout.place_at(cell) is not None for cell in cells):
+            problems.append(
+                "scenario.world.places: they cover the whole field; agents need cells outside them"
+            )
+        return problems
+
+    def build(self, scenario: Scenario, services: Services) -> Cast:
+        world = self._world(scenario)
+        size = DEFAULT_RECALL if scenario.memory.recall is None else scenario.memory.recall
+        stream_mode = self.memory_mode(scenario) == "stream"
+        minds: dict[str, Mind] = {}
+        for index, agent in enumerate(world.agents):
+            persona = world.personas[agent]
+            identity = GridIdentity(agent, persona.gender, persona.details)
+            recall: BoundedRecall | StreamRecall
+            if stream_mode:
+                stream = services.stream(agent, scenario, importance="rule")
+                recall = StreamRecall(stream, size)
+            else:
+                recall = BoundedRecall(size)
+            minds[agent] = GridAgent(
+                identity,
+                services.model,
+                recall,
+                index=index,
+                seed=scenario.seed,
+                messages=scenario.memory.messages,
+                events=services.sink(agent),
+            )
+        return Cast(world, minds, services)
+
+    def agents_info(self, cast: Cast) -> dict[str, dict[str, Any]]:
+        assert isinstance(cast.world, GridWorld)
+        return {a: {"name": a, **p.to_dict()} for a, p in cast.world.personas.items()}
+
+    def script(self, model: ScriptedModel) -> None:
+        script_grid_agents(model)  # a scripted grid shows movement and warnings, not fallbacks
+
+    def measures(self, events: Sequence[Event], scenario: Scenario) -> dict[str, Any]:
+        return grid_metrics(events)
+
+    def headline(self, measures: dict[str, Any]) -> dict[str, float]:
+        return {k: float(v) for k, v in measures["headline"].items()}
+
+
+GRID = GridKind()

@@ -1,0 +1,150 @@
+"""The town of the Generative Agents study, bound to the generative agent's mind."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import ValidationError
+
+from simulacra.core import Mind, unknown
+from simulacra.experiments.kinds.base import (
+    INTERVIEW,
+    TALK,
+    THINK,
+    Ability,
+    Cast,
+    Services,
+    WorldKind,
+    agent_seed,
+)
+from simulacra.experiments.scenario import Scenario
+from simulacra.llm import ScriptedModel
+from simulacra.mind import Ablation, Agent, Persona
+from simulacra.mind.scripted import sociable
+from simulacra.runlog import Event
+from simulacra.worlds.town import TownConfig, TownWorld, attendance, conversations
+from simulacra.worlds.town.metrics import rejected_actions
+
+
+def _town(scenario: Scenario) -> TownConfig:
+    assert isinstance(scenario.world, TownConfig)
+    return scenario.world
+
+
+class TownKind(WorldKind):
+    name = "town"
+    reads = frozenset({"world", "conversation", "action"})
+    minds = ("generative",)
+    ablations = tuple(a.value for a in Ablation)
+    changes = "place, object and state (an object of the map changes state)"
+
+    def personas(self, scenario: Scenario) -> list[Persona]:
+        return [Persona.model_validate(raw) for raw in scenario.agents.personas]
+
+    def roster(self, scenario: Scenario) -> list[str]:
+        return [p.id for p in self.personas(scenario)][: scenario.agents.count]
+
+    def abilities(self, scenario: Scenario) -> set[Ability]:
+        return {THINK, TALK, INTERVIEW}
+
+    def check(self, scenario: Scenario) -> list[str]:
+        town = _town(scenario).map
+        problems = [f"scenario.world.map.{where}: {what}" for where, what in town.problems()]
+        raw = scenario.agents.personas
+        if not raw:
+            problems.append("scenario.agents.personas: the town needs at least one persona")
+        ids: list[str] = []
+        for i, entry in enumerate(raw):
+            try:
+                persona = Persona.model_validate(entry)
+            except ValidationError as exc:
+                for error in exc.errors():
+                    path = "".join(f".{p}" for p in error["loc"])
+                    problems.append(f"scenario.agents.personas[{i}]{path}: {error['msg']}")
+                continue
+            if persona.home not in town.place_names:
+                where = f"scenario.agents.personas[{i}].home"
+                problems.append(f"{where}: {unknown('place', persona.home, town.place_names)}")
+            if persona.id in ids:
+                problems.append(f'scenario.agents.personas[{i}].id: duplicate id "{persona.id}"')
+            ids.append(persona.id)
+        count = scenario.agents.count
+        if count is not None and count > len(raw):
+            problems.append(
+                f"scenario.agents.count: {count} agents asked for but the roster has {len(raw)}"
+            )
+        for field in ("profiles", "mix"):
+            if getattr(scenario.agents, field):
+                problems.append(f"scenario.agents.{field}: the town takes no {field}")
+        party = _town(scenario).attendance
+        if party is not None and party.place not in town.place_names:
+            where = "scenario.world.attendance.place"
+            problems.append(f"{where}: {unknown('place', party.place, town.place_names)}")
+        for i, item in enumerate(scenario.interventions):
+            if item.type == "event":
+                problems += _change_problems(
+                    f"scenario.interventions[{i}].change", item.change, scenario
+                )
+        return problems
+
+    def build(self, scenario: Scenario, services: Services) -> Cast:
+        town = _town(scenario).map
+        world = TownWorld(town, scenario.clock.start)
+        ablation = Ablation(self.ablation(scenario) or Ablation.FULL)
+        minds: dict[str, Mind] = {}
+        for persona in self.personas(scenario)[: scenario.agents.count]:
+            stream = services.stream(persona.id, scenario)
+            minds[persona.id] = Agent(
+                persona,
+                stream,
+                services.model,
+                ablation=ablation,
+                places=town.place_names,
+                events=services.sink(persona.id),
+                seed=agent_seed(scenario.seed, persona.id),
+            )
+            world.add_agent(persona.id, persona.name, persona.home)
+        return Cast(world, minds, services)
+
+    def script(self, model: ScriptedModel) -> None:
+        sociable(model)  # a scripted town should talk and spread news, not only fall back
+
+    def measures(self, events: Sequence[Event], scenario: Scenario) -> dict[str, Any]:
+        party = _town(scenario).attendance
+        came = {}
+        if party is not None:
+            came = attendance(
+                events, party.place, scenario.when(party.start), scenario.when(party.end)
+            )
+        return {
+            "attendance": came,
+            "conversations": conversations(events),
+            "rejected_actions": rejected_actions(events),
+        }
+
+    def headline(self, measures: dict[str, Any]) -> dict[str, float]:
+        found = {"conversations": float(sum(measures["conversations"].values()))}
+        if measures["attendance"]:
+            found["attended"] = float(len(measures["attendance"]["attended"]))
+        return found
+
+
+def _change_problems(where: str, change: dict[str, Any], scenario: Scenario) -> list[str]:
+    town = _town(scenario).map
+    extra = sorted(set(change) - {"place", "object", "state"})
+    if extra:
+        return [f"{where}: unknown field {extra[0]!r}; a town event takes place, object, state"]
+    place, thing, state = change.get("place"), change.get("object"), change.get("state")
+    if not (place and thing and state):
+        return [f"{where}: an event needs place, object and state"]
+    spec = town.place(str(place))
+    if spec is None:
+        return [f"{where}.place: {unknown('place', str(place), town.place_names)}"]
+    things = [t.name for a in spec.areas for t in a.objects]
+    if thing not in things:
+        return [f"{where}.object: {unknown('object', str(thing), things)} (at {place})"]
+    return []
+
+
+TOWN = TownKind()

@@ -1,0 +1,209 @@
+"""The one scenario format: every world, every run, every sweep starts from a `Scenario`.
+
+The `world` section is a discriminated union on `world.kind`; every other section means the
+same in every world. A tick is the clock's unit everywhere (the town's is 10 minutes, the
+grid's a step, counted as an hour of memory time, the commute's a working day). Times may be
+written "17:00" (on the clock's start date) or as a date and time; durations "10m", "14h",
+"1d" or a number of minutes.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, time, timedelta
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from simulacra.core import Duration, Moment, on_day
+from simulacra.embed import EmbedderConfig
+from simulacra.engine import Calendar
+from simulacra.llm import ModelConfig
+from simulacra.worlds.commute.config import CommuteConfig
+from simulacra.worlds.elfarol.config import ElFarolConfig
+from simulacra.worlds.grid.config import GridConfig
+from simulacra.worlds.town.config import TownConfig
+
+WorldConfig = Annotated[
+    TownConfig | GridConfig | CommuteConfig | ElFarolConfig, Field(discriminator="kind")
+]
+WORLD_CONFIGS: dict[str, type[BaseModel]] = {
+    "town": TownConfig,
+    "grid": GridConfig,
+    "commute": CommuteConfig,
+    "elfarol": ElFarolConfig,
+}
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ClockConfig(_Strict):
+    """Ticks of length `tick` from `start`, for `duration` or for `ticks` ticks (one of the
+    two). `wake`/`sleep` skip the night; `weekdays` skips Saturdays and Sundays."""
+
+    start: datetime = datetime(2000, 1, 1)
+    tick: Duration = timedelta(minutes=10)
+    duration: Duration | None = None
+    ticks: int | None = Field(default=None, ge=1)
+    wake: Moment | None = None
+    sleep: Moment | None = None
+    weekdays: bool = False
+    checkpoint_every: int = Field(default=6, ge=1, description="ticks between checkpoints")
+
+    @model_validator(mode="after")
+    def _one_length(self) -> ClockConfig:
+        if (self.duration is None) == (self.ticks is None):
+            raise ValueError("give the run's length as either duration or ticks (not both)")
+        if self.tick <= timedelta(0):
+            raise ValueError(f"tick must be positive, not {self.tick}")
+        return self
+
+    def calendar(self) -> Calendar:
+        wake = None if self.wake is None else self.time_of(self.wake).time()
+        sleep = None if self.sleep is None else self.time_of(self.sleep).time()
+        if self.ticks is not None:
+            return Calendar.counting(self.start, self.ticks, self.tick, wake, sleep, self.weekdays)
+        assert self.duration is not None
+        end = self.start + self.duration
+        return Calendar(self.start, end, self.tick, wake, sleep, self.weekdays)
+
+    def time_of(self, moment: datetime | time) -> datetime:
+        """A time of day means that time on the clock's first day."""
+        return on_day(moment, self.start.date())
+
+    @property
+    def first_day(self) -> date:
+        return self.start.date()
+
+
+class AgentsConfig(_Strict):
+    """Who the agents are and what thinks for them.
+
+    `personas`: the roster (a list, or a YAML file of one), entries as the world kind reads
+    them. `count`: how many take part: the first `count` of the roster, or (grid) the roster
+    and generated agents up to `count`. `profiles` and `mix` (commute): the archetypes agents
+    are drawn from and how many of each. `mind`: which mind drives them (each world lists its
+    minds; the first is the default)."""
+
+    mind: str | None = None
+    count: int | None = Field(default=None, ge=1)
+    personas: list[dict[str, Any]] = Field(default_factory=list)
+    profiles: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    mix: dict[str, int] = Field(default_factory=dict)
+
+
+class MemoryConfig(_Strict):
+    """`mode`: stream (the memory stream with retrieval) or bounded (the grid source's last
+    few notes); default the world's. `importance`: model (rated 1-10 as the source does),
+    rule, or a fixed number. `recall`: memories a prompt shows, where a mind takes a number.
+    `messages`: received messages an agent keeps (grid)."""
+
+    mode: Literal["stream", "bounded"] | None = None
+    importance: Literal["model", "rule"] | float = "model"
+    embedder: EmbedderConfig = EmbedderConfig()
+    recall: int | None = Field(default=None, ge=0)
+    messages: int = Field(default=10, ge=0)
+
+    @field_validator("embedder", mode="before")
+    @classmethod
+    def _kind_alone(cls, value: Any) -> Any:
+        # `embedder: hashing` is short for `embedder: {kind: hashing}`.
+        return {"kind": value} if isinstance(value, str) else value
+
+
+class InterventionConfig(_Strict):
+    """`thought`: an inner thought of one agent. `event`: a change to the world, its fields in
+    `change` (town: place, object, state). `conversation`: two agents talk about `text`."""
+
+    at: Moment
+    type: Literal["thought", "event", "conversation"]
+    text: str = Field(min_length=1)
+    agent: str | None = None
+    agents: list[str] = Field(default_factory=list)
+    change: dict[str, Any] = Field(default_factory=dict)
+    importance: float = Field(default=9, ge=1, le=10)
+
+    @property
+    def who(self) -> list[str]:
+        return ([self.agent] if self.agent else []) + self.agents
+
+
+class InterviewsConfig(_Strict):
+    """`question` put to every agent at each of `times`; an answer counts as aware when, for
+    every group of words in `aware_when`, it contains one of them (whole words, any case)."""
+
+    times: list[Moment] = Field(min_length=1)
+    question: str = Field(min_length=1)
+    aware_when: list[list[str]] = Field(default_factory=list)
+
+
+class OutputConfig(_Strict):
+    root: str = "runs"
+    report: bool = Field(default=True, description="report.html and viewer.html")
+    frames: bool = Field(default=False, description="PNG frames under <run>/frames/")
+
+
+class SweepConfig(_Strict):
+    """Variants x replicates x models, one run each.
+
+    `vary` maps a field path to its values; each combination is a variant named by them
+    (`ablation=A1`). `variants` names variants outright, each a mapping of field paths to
+    values. Replicate r runs with `seeds[r]`, or `seed + r` (default: the scenario's seed);
+    every variant and model of a replicate shares its seed. `models` lists model specs (none:
+    the scenario's). `executor`: local processes or Ray."""
+
+    vary: dict[str, list[Any]] = Field(default_factory=dict)
+    variants: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    replicates: int | None = Field(default=None, ge=1)
+    seed: int | None = None
+    seeds: list[int] | None = None
+    models: list[str] = Field(default_factory=list)
+    workers: int = Field(default=2, ge=1)
+    executor: Literal["local", "ray"] = "local"
+    ray_address: str | None = None
+
+    @model_validator(mode="after")
+    def _seeds_fit_replicates(self) -> SweepConfig:
+        if self.seeds is not None and self.replicates not in (None, len(self.seeds)):
+            raise ValueError(
+                f"replicates is {self.replicates} but seeds lists {len(self.seeds)}; give one "
+                "seed per replicate or drop one of the two"
+            )
+        empty = [path for path, values in self.vary.items() if not values]
+        if empty:
+            raise ValueError(f"vary.{empty[0]}: list at least one value")
+        return self
+
+    def replicate_seeds(self, base: int) -> list[int]:
+        if self.seeds is not None:
+            return list(self.seeds)
+        start = base if self.seed is None else self.seed
+        return [start + r for r in range(self.replicates or 1)]
+
+
+class Scenario(_Strict):
+    name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")
+    description: str = ""
+    seed: int = 0
+    model: ModelConfig = ModelConfig()
+    clock: ClockConfig
+    world: WorldConfig
+    agents: AgentsConfig = AgentsConfig()
+    memory: MemoryConfig = MemoryConfig()
+    ablation: str | None = Field(
+        default=None, description="which faculties are off; each world lists its ablations"
+    )
+    interventions: list[InterventionConfig] = Field(default_factory=list)
+    interviews: InterviewsConfig | None = None
+    output: OutputConfig = OutputConfig()
+    sweep: SweepConfig = SweepConfig()
+
+    @field_validator("model", mode="before")
+    @classmethod
+    def _spec_alone(cls, value: Any) -> Any:
+        # `model: embedded` is short for `model: {spec: embedded}`.
+        return {"spec": value} if isinstance(value, str) else value
+
+    def when(self, moment: datetime | time) -> datetime:
+        return self.clock.time_of(moment)

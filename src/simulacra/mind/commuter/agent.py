@@ -1,0 +1,327 @@
+"""The cognitive commuter (source 4.2): state a_t = (I, M^s, M^l, p_t, E_t) and its four steps.
+
+- `plan_week`: Plan = LLM_weekly(I, M^l), "commute.weekly"; fallback RandomPlan(I).
+- `reflect`: r = LLM_reflect(p, s), an episode of short-term memory, "commute.reflect".
+- `replan`: p_t = LLM_daily(I, M^s, p_t^init, E_t), "commute.daily"; fallback p_t^init.
+- `abstract`: Patterns = LLM_abstract(M^s) into long-term memory, "commute.abstract"; then
+  short-term memory is cleared.
+
+The ablation variants switch steps off: A1 keeps only the weekly plan (no memory at all), B1
+adds reflection and daily re-planning (short-term memory), Full adds abstraction.
+
+Both memories live in the agent's memory stream: episodes (kind `episode`) and the patterns
+consolidated from them (kind `pattern`, citing the week's episodes). The prompts see this
+week's episodes and the latest four patterns.
+
+The engine drives it through `decide`: in the `plan` phase of each working day (the weekly
+plan on a Monday, then yesterday's reflection and today's re-plan) it returns today's trip;
+in the `reflect` phase at the week's end it reflects on the last day and abstracts the week.
+"""
+
+from __future__ import annotations
+
+import random
+import zlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from simulacra.core import Action, InterviewAnswer, Observation
+from simulacra.llm import LanguageModel, Message, Request
+from simulacra.memory import MemoryStream, consolidate
+from simulacra.mind.ablation import Ablation
+from simulacra.mind.commuter import prompts
+from simulacra.mind.commuter.plans import DayPlan, PlanModels, WeeklyPlan, random_week
+from simulacra.mind.commuter.profiles import Commuter
+from simulacra.mind.context import MindContext
+from simulacra.mind.interview import interview
+from simulacra.runlog import EventSink
+from simulacra.runlog.events import Decided
+
+Variant = Literal["A1", "B1", "Full"]
+VARIANTS: tuple[Variant, ...] = ("A1", "B1", "Full")
+EPISODE = "episode"
+# Given, not rated: a commuter's memories cost no importance calls.
+EPISODE_IMPORTANCE, PATTERN_IMPORTANCE = 3.0, 6.0
+LONG_TERM_SHOWN = 4
+
+
+@dataclass(frozen=True)
+class Faculties:
+    """Which steps of the loop a variant runs."""
+
+    short_term: bool
+    long_term: bool
+
+    @classmethod
+    def of(cls, variant: str) -> Faculties:
+        return {
+            "A1": cls(False, False),
+            "B1": cls(True, False),
+            "Full": cls(True, True),
+        }[variant]
+
+
+def stable_seed(*parts: object) -> int:
+    """A seed from the parts that does not change between processes (unlike hash())."""
+    return zlib.crc32("|".join(str(p) for p in parts).encode()) & 0x7FFFFFFF
+
+
+@dataclass(frozen=True)
+class CommuterIdentity:
+    """Who a commuter is, as interviews present it."""
+
+    id: str
+    label: str
+    identity: str
+
+    @property
+    def name(self) -> str:
+        return f"{self.label} {self.id}"
+
+    def summary(self) -> str:
+        return self.identity
+
+
+class CommuterAgent:
+    def __init__(
+        self,
+        person: Commuter,
+        models: PlanModels,
+        variant: str,
+        seed: int,
+        model: LanguageModel,
+        memory: MemoryStream,
+        events: EventSink | None = None,
+    ) -> None:
+        self.id = person.id
+        self.profile_name = person.profile_name
+        self.profile = profile = person.profile
+        self.models = models
+        self.variant = variant
+        self.faculties = Faculties.of(variant)
+        self.seed = seed
+        self.model = model
+        self.memory = memory
+        self.events = events
+        self.identity = prompts.render_identity(profile, models.rules)
+        self.week: tuple[DayPlan, ...] = ()
+        self.plan: DayPlan | None = None
+        self.plan_fallback = False
+        self.replanned = False
+        self.episodes: list[tuple[str, str]] = []  # this week's (record id, text)
+        self.patterns: list[str] = []  # the lessons of past weeks, as prompts show them
+
+    # --- the engine's phases ------------------------------------------------------------
+
+    async def decide(self, phase: str, observation: Observation, now: datetime) -> Action | None:
+        facts = observation.facts
+        day, weekday, week = int(facts["day"]), int(facts["weekday"]), int(facts["week"])
+        last = facts.get("last_trip")
+        if phase == "plan":
+            if weekday == 0:
+                self.plan_fallback = (await self.plan_week(week, now)).fallback
+            if self.faculties.short_term:
+                if weekday > 0 and last is not None:
+                    await self.reflect(day - 1, last, now)
+                decision = await self.replan(day, weekday, str(facts["environment"]), now)
+                self.replanned, self.plan_fallback = True, decision.fallback
+            else:
+                self.plan = self.initial_plan(weekday)
+                self.replanned = False
+            return self._trip()
+        if phase == "reflect":
+            if self.faculties.long_term and last is not None:
+                await self.reflect(day, last, now)
+                await self.abstract(week, now)
+            self.episodes = []  # short-term memory is cleared at the cycle's end
+        return None
+
+    def _trip(self) -> Action:
+        plan = self.plan
+        assert plan is not None
+        return Action(
+            "travel",
+            plan.describe(),
+            target=plan.destination,
+            args={
+                "mode": plan.mode,
+                "departure_min": plan.departure_min,
+                "origin": self.profile.home,
+                "destination": plan.destination,
+                "deadline": self.profile.deadline,
+                "plan": plan.model_dump(),
+                "replanned": self.replanned,
+                "plan_fallback": self.plan_fallback,
+            },
+        )
+
+    # --- the four steps -----------------------------------------------------------------
+
+    async def plan_week(self, week: int, now: datetime) -> Decision:
+        """The weekly plan from identity and long-term memory (empty unless Full)."""
+        rng = random.Random(stable_seed(self.seed, self.id, "random_week", week))
+        fallback = random_week(self.models, self.profile, rng)
+        decision = await self._ask(
+            "commute.weekly",
+            prompts.weekly_messages(self.identity, self._long_term()),
+            self.models.week,
+            fallback,
+            now,
+            week,
+        )
+        assert isinstance(decision.value, WeeklyPlan)
+        self.week = decision.value.days
+        return decision
+
+    def initial_plan(self, weekday: int) -> DayPlan:
+        return self.week[weekday % len(self.week)]
+
+    async def reflect(self, day: int, trip: Mapping[str, Any], now: datetime) -> Decision:
+        """Judge a day's plan and outcome; the episode joins short-term memory."""
+        assert self.plan is not None, "reflect() needs a plan that was executed"
+        facts = str(trip["describe"])
+        decision = await self._ask(
+            "commute.reflect",
+            prompts.reflect_messages(self.identity, self.plan, facts),
+            prompts.Reflection,
+            prompts.reflection_fallback(facts),
+            now,
+            day,
+        )
+        assert isinstance(decision.value, prompts.Reflection)
+        text = f"Day {day}: {facts}. Reflection: {decision.value.summary}"
+        meta = {"day": day, "plan": self.plan.model_dump()}
+        record = await self.memory.add(EPISODE, text, now, EPISODE_IMPORTANCE, meta=meta)
+        self.episodes.append((record.id, text))
+        return decision
+
+    async def replan(self, day: int, weekday: int, environment: str, now: datetime) -> Decision:
+        """Keep or change today's initial plan given this week's episodes."""
+        initial = self.initial_plan(weekday)
+        decision = await self._ask(
+            "commute.daily",
+            prompts.daily_messages(
+                self.identity, self._short_term(), weekday, environment, initial
+            ),
+            self.models.day,
+            initial,
+            now,
+            day,
+        )
+        assert isinstance(decision.value, DayPlan)
+        self.plan = decision.value
+        return decision
+
+    async def abstract(self, week: int, now: datetime) -> Decision:
+        """Summarise the week into long-term memory, citing its episodes."""
+        stm = self._short_term()
+        decision = await self._ask(
+            "commute.abstract",
+            prompts.abstract_messages(self.identity, stm),
+            prompts.Patterns,
+            prompts.patterns_fallback(stm),
+            now,
+            week,
+        )
+        assert isinstance(decision.value, prompts.Patterns)
+        lesson = f"Week {week}: {decision.value.pattern}"
+        evidence = [record_id for record_id, _ in self.episodes]
+        await consolidate(self.memory, evidence, lesson, now, importance=PATTERN_IMPORTANCE)
+        self.patterns.append(lesson)
+        return decision
+
+    def _short_term(self) -> str:
+        return "\n".join(text for _, text in self.episodes) or "(nothing yet this week)"
+
+    def _long_term(self) -> str:
+        if not self.faculties.long_term:
+            return "(none)"
+        return "\n".join(self.patterns[-LONG_TERM_SHOWN:]) or "(no past weeks)"
+
+    async def _ask(
+        self,
+        purpose: str,
+        messages: Sequence[Message],
+        output: type[BaseModel],
+        fallback: BaseModel,
+        now: datetime,
+        *parts: object,
+    ) -> Decision:
+        request = Request(
+            messages=messages,
+            output=output,
+            fallback=fallback,
+            purpose=purpose,
+            agent=self.id,
+            seed=stable_seed(self.seed, self.id, purpose, *parts),
+        )
+        completion = await self.model.complete(request)
+        value = completion.value if completion.value is not None else fallback
+        decision = Decision(purpose, value, completion.fallback, completion.text, completion.error)
+        if self.events is not None:
+            self.events.emit(decision.event(), t=now, agent=self.id)
+        return decision
+
+    # --- interviews and checkpoints -------------------------------------------------------
+
+    async def interview(self, question: str, now: datetime) -> InterviewAnswer:
+        who = CommuterIdentity(self.id, self.profile.label, self.identity)
+        ctx = MindContext(
+            who, self.memory, self.model, Ablation.FULL, self.events, self.seed, prompts.SYSTEM
+        )
+        return await interview(ctx, question, now)
+
+    def state(self) -> dict[str, Any]:
+        return {
+            "week": [p.model_dump() for p in self.week],
+            "plan": self.plan.model_dump() if self.plan else None,
+            "plan_fallback": self.plan_fallback,
+            "replanned": self.replanned,
+            "episodes": [list(e) for e in self.episodes],
+            "patterns": list(self.patterns),
+        }
+
+    def restore(self, state: Mapping[str, Any]) -> None:
+        self.week = tuple(self.models.day.model_validate(p) for p in state["week"])
+        self.plan = None if state["plan"] is None else self.models.day.model_validate(state["plan"])
+        self.plan_fallback = bool(state["plan_fallback"])
+        self.replanned = bool(state["replanned"])
+        self.episodes = [(str(i), str(t)) for i, t in state["episodes"]]
+        self.patterns = [str(p) for p in state["patterns"]]
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One model-backed step: what it produced and whether the fallback was used."""
+
+    purpose: str
+    value: BaseModel
+    fallback: bool
+    raw: str
+    error: str | None
+
+    def event(self) -> Decided:
+        return Decided(
+            purpose=self.purpose,
+            choice=_choice(self.value),
+            raw=self.raw,
+            parsed=self.value.model_dump(mode="json"),
+            fallback=self.fallback,
+            error=self.error,
+        )
+
+
+def _choice(value: BaseModel) -> str:
+    if isinstance(value, DayPlan):
+        return value.describe()
+    if isinstance(value, WeeklyPlan):
+        return "; ".join(day.describe() for day in value.days)
+    if isinstance(value, prompts.Reflection):
+        return value.summary
+    if isinstance(value, prompts.Patterns):
+        return value.pattern
+    return value.model_dump_json()

@@ -1,0 +1,111 @@
+"""Travel plans as the model writes them: departure ("HH:MM"), mode and destination per day.
+
+The output models are built per identity (`plan_models`): their JSON schema lists only the
+agent's allowed modes and its destination, and validation rejects a departure outside the
+day's window, so a failed answer is retried by the Gateway and then replaced by the fallback.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
+
+from simulacra.core import DayWindow, format_hhmm, parse_hhmm
+from simulacra.core.times import HHMM_PATTERN
+from simulacra.mind.commuter.profiles import Profile
+
+WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday")
+PLAN_DAYS = len(WEEKDAYS)
+
+
+@dataclass(frozen=True)
+class PlanRules:
+    """What makes a plan valid for one identity."""
+
+    modes: tuple[str, ...]
+    destination: str
+    window: DayWindow
+
+    def check(self, plan: DayPlan) -> None:
+        if plan.mode not in self.modes:
+            raise ValueError(f"mode {plan.mode!r} is not allowed; choose one of {list(self.modes)}")
+        if plan.destination != self.destination:
+            raise ValueError(f"destination must be {self.destination!r}, not {plan.destination!r}")
+        self.window.check(plan.departure)
+
+
+class DayPlan(BaseModel):
+    """One day's plan; `rules` is set on the per-identity subclasses."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    rules: ClassVar[PlanRules | None] = None
+
+    departure: str = Field(pattern=HHMM_PATTERN)
+    mode: str
+    destination: str
+
+    @model_validator(mode="after")
+    def _within_rules(self) -> DayPlan:
+        if type(self).rules is not None:
+            type(self).rules.check(self)  # type: ignore[union-attr]
+        return self
+
+    @property
+    def departure_min(self) -> float:
+        return parse_hhmm(self.departure)
+
+    def describe(self) -> str:
+        return f"{self.mode} at {self.departure} to {self.destination}"
+
+
+class WeeklyPlan(BaseModel):
+    """Monday to Friday, in order."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    days: tuple[DayPlan, ...] = Field(min_length=PLAN_DAYS, max_length=PLAN_DAYS)
+
+
+@dataclass(frozen=True)
+class PlanModels:
+    day: type[DayPlan]
+    week: type[WeeklyPlan]
+    rules: PlanRules
+
+
+def plan_models(profile: Profile, window: DayWindow) -> PlanModels:
+    """Output models whose schema and validation follow `profile` and `window`."""
+    the_rules = PlanRules(tuple(profile.allowed_modes), profile.destination, window)
+    enum_modes: list[JsonValue] = list(the_rules.modes)
+    enum_destinations: list[JsonValue] = [the_rules.destination]
+
+    class IdentityDayPlan(DayPlan):
+        rules: ClassVar[PlanRules | None] = the_rules
+        mode: str = Field(json_schema_extra={"enum": enum_modes})
+        destination: str = Field(json_schema_extra={"enum": enum_destinations})
+
+    class IdentityWeeklyPlan(WeeklyPlan):
+        days: tuple[IdentityDayPlan, ...] = Field(min_length=PLAN_DAYS, max_length=PLAN_DAYS)
+
+    return PlanModels(IdentityDayPlan, IdentityWeeklyPlan, the_rules)
+
+
+def random_week(models: PlanModels, profile: Profile, rng: random.Random) -> WeeklyPlan:
+    """Section 4.4's RandomPlan(I): allowed modes, departures 20-90 minutes before the deadline
+    on a 5-minute grid, clipped to the day's window."""
+    window, deadline = models.rules.window, parse_hhmm(profile.deadline)
+    earliest = max(window.start_min, deadline - 90)
+    latest = min(window.end_min - 5, max(earliest, deadline - 20))
+    slots = [earliest + 5 * k for k in range(int((latest - earliest) // 5) + 1)]
+    days = tuple(
+        models.day(
+            departure=format_hhmm(rng.choice(slots)),
+            mode=rng.choice(models.rules.modes),
+            destination=profile.destination,
+        )
+        for _ in WEEKDAYS
+    )
+    return models.week(days=days)

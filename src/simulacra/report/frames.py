@@ -1,0 +1,137 @@
+"""PNG frames of a run, one a `world` event (step 0 is the start), drawn from its events with
+matplotlib's Agg backend (no window, no pyplot state), and their assembly into a video (ffmpeg
+where present) or an animated GIF (Pillow).
+
+The same run draws the same bytes: nothing in a frame depends on the clock or the machine's
+matplotlib version (no metadata is written).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from PIL import Image
+
+from simulacra.report.frame_corridor import commute_painter
+from simulacra.report.frame_maps import DPI, Painter, grid_painter, town_painter
+from simulacra.report.replay import build_replay
+from simulacra.report.replay_model import Replay
+from simulacra.runlog import RunDir, read_events
+
+FRAMES = "frames"
+
+
+def render_frames(run: RunDir | str | Path) -> list[Path]:
+    """Draw <run>/frames/step_NNN.png for every `world` event; return their paths in order.
+
+    Frames of an earlier drawing are replaced. Raises FileNotFoundError when the folder holds
+    no events.jsonl and ValueError when the run has no world to draw.
+    """
+    root = _run_path(run)
+    events_path = root / "events.jsonl"
+    if not events_path.is_file():
+        raise FileNotFoundError(
+            f"{root}: no events.jsonl, so there are no frames to draw; "
+            "pass a run directory written by `simulacra run`"
+        )
+    events = list(read_events(events_path))
+    layout: Mapping[str, Any] = next(
+        (
+            e.data["world"]
+            for e in events
+            if e.kind == "run" and isinstance(e.data.get("world"), Mapping)
+        ),
+        {},
+    )
+    replay = build_replay(events, _run_info(root))
+    if not replay.frames:
+        raise ValueError(f"{root}: events.jsonl holds no `world` event, so there is no frame")
+    try:
+        painter = painter_for(replay, layout)
+    except ValueError as error:
+        raise ValueError(f"{root}: {error}") from None
+    out = root / FRAMES
+    out.mkdir(parents=True, exist_ok=True)
+    for stale in out.glob("step_*.png"):
+        stale.unlink()
+    digits = max(3, len(str(max(frame.step for frame in replay.frames))))
+    written = []
+    for frame in replay.frames:
+        fig = Figure(figsize=painter.size, dpi=DPI)
+        FigureCanvasAgg(fig)
+        painter.draw(fig, frame)
+        path = out / f"step_{frame.step:0{digits}d}.png"
+        fig.savefig(path, format="png", dpi=DPI, metadata={"Software": None})
+        written.append(path)
+    return written
+
+
+def assemble_video(run: RunDir | str | Path, *, fps: float = 2.0) -> Path:
+    """frames/ as <run>/frames.mp4 with ffmpeg when it is on PATH, else <run>/frames.gif.
+    Frames are drawn first when the run has none."""
+    root = _run_path(run)
+    frames = sorted((root / FRAMES).glob("step_*.png")) or render_frames(root)
+    ffmpeg = shutil.which("ffmpeg")
+    if ffmpeg is not None:
+        out = root / "frames.mp4"
+        digits = len(frames[0].stem.removeprefix("step_"))
+        subprocess.run(
+            [
+                ffmpeg,
+                "-y",
+                "-loglevel",
+                "error",
+                "-framerate",
+                f"{fps:g}",
+                "-i",
+                str(root / FRAMES / f"step_%0{digits}d.png"),
+                "-vf",
+                "scale=trunc(iw/2)*2:trunc(ih/2)*2",
+                "-pix_fmt",
+                "yuv420p",
+                str(out),
+            ],
+            check=True,
+        )
+        return out
+    out = root / "frames.gif"
+    images = [Image.open(f).convert("P", palette=Image.Palette.ADAPTIVE) for f in frames]
+    images[0].save(out, save_all=True, append_images=images[1:], duration=int(1000 / fps), loop=0)
+    return out
+
+
+def painter_for(replay: Replay, layout: Mapping[str, Any]) -> Painter:
+    """The drawing for the run's world: the commute's corridor, the grid, or a map of places
+    (the town, and any world that lays out places or puts agents at x, y)."""
+    kind = replay.run.world or str(layout.get("kind") or "")
+    if kind == "commute":
+        return commute_painter(replay)
+    if kind == "grid":
+        return grid_painter(replay, layout)
+    placed = any(p.x is not None for f in replay.frames for p in f.agents.values())
+    if replay.places or placed:
+        return town_painter(replay)
+    raise ValueError(
+        f"the run's world ({kind or 'of no kind'}) lays out no places and puts no agent at "
+        "x, y, so there is nothing to draw; a frame needs places in the `run` event's world "
+        "or agents with x and y in its `world` events"
+    )
+
+
+def _run_path(run: RunDir | str | Path) -> Path:
+    return run.path if isinstance(run, RunDir) else Path(run)
+
+
+def _run_info(root: Path) -> dict[str, Any] | None:
+    try:
+        info = json.loads((root / "run.json").read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return None  # the events alone are enough to draw
+    return info if isinstance(info, dict) else None

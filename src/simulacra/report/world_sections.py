@@ -1,0 +1,279 @@
+"""The report's sections that one world's metrics call for, chosen by the world's kind.
+
+- town: how the news spread (interviews) and who came to the event;
+- grid: who was warned of each fire, by sight or by message, and exposure per step;
+- commute: punctuality with its on-time window, the modal split and the taxi wait per day.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable, Mapping, Sequence
+from html import escape
+from typing import Any
+
+from simulacra.report.commute_plots import modal_split_svg, taxi_wait_svg
+from simulacra.report.plots import DiffusionPoint, diffusion_svg, steps_svg
+from simulacra.report.replay_model import Replay
+from simulacra.report.sections import (
+    links,
+    no_link,
+    number,
+    parse_time,
+    section,
+    step_at,
+    viewer_link,
+)
+from simulacra.report.tables import rows_table, value_html
+from simulacra.worlds.commute import TABLE5_COLUMNS
+
+Metrics = Mapping[str, Any]
+_Sections = Callable[[Replay, Metrics], list[str]]
+
+# The metrics.json keys each world's sections show, so "All metrics" does not repeat them.
+SHOWN: dict[str, tuple[str, ...]] = {
+    "town": ("diffusion", "attendance"),
+    "grid": (
+        "warnings",
+        "steps",
+        "agents_within_fire_radius",
+        "agents_within_any_fire_radius",
+        "messages_per_step",
+        "senders_per_step",
+    ),
+    "commute": ("punctuality", "modal_split", "taxi_wait"),
+}
+
+
+def world_kind(replay: Replay, metrics: Metrics | None) -> str:
+    """The run's world, from run.json or the run event; else guessed from the metrics."""
+    if replay.run.world:
+        return replay.run.world
+    keys = set(metrics or ())
+    for kind, shown in SHOWN.items():
+        if keys & set(shown):
+            return kind
+    return ""
+
+
+def world_sections(replay: Replay, metrics: Metrics | None) -> tuple[list[str], tuple[str, ...]]:
+    """The world's sections, and the metrics keys they showed."""
+    kind = world_kind(replay, metrics)
+    draw = _BY_KIND.get(kind)
+    if draw is None:
+        return [], ()
+    return draw(replay, metrics or {}), SHOWN[kind]
+
+
+# ---- town ------------------------------------------------------------------------------
+
+
+def _town(replay: Replay, metrics: Metrics) -> list[str]:
+    return [_diffusion(replay, metrics), _attendance(replay, metrics)]
+
+
+def _diffusion(replay: Replay, metrics: Metrics) -> str:
+    rows = _rows(metrics.get("diffusion"))
+    if not rows:
+        return section("Diffusion", '<p class="empty">No diffusion measured.</p>', "diffusion")
+    points, table = [], []
+    for row in rows:
+        step = step_at(replay, row.get("t"))
+        answers = row.get("answers")
+        population = len(answers) if isinstance(answers, Mapping) and answers else None
+        points.append(
+            DiffusionPoint(
+                parse_time(row.get("t")),
+                number(row.get("aware")),
+                float(population or len(replay.agents)),
+                viewer_link(replay, step),
+            )
+        )
+        table.append(
+            {
+                "t": row.get("t"),
+                "aware": row.get("aware"),
+                "who": row.get("agents"),
+                "viewer": f"step {step}",
+                "answers": answers,
+            }
+        )
+    steps = {str(r["viewer"]) for r in table}
+    body = f'<div class="plot">{diffusion_svg(points)}</div>'
+    body += rows_table(table, links(replay, steps))
+    note = (
+        "<p>How many agents know, by interviewing each at fixed times. Click a point to replay.</p>"
+    )
+    return section("Diffusion over time", note + body, "diffusion")
+
+
+def _attendance(replay: Replay, metrics: Metrics) -> str:
+    value = metrics.get("attendance")
+    if value is None:
+        return section("Attendance", '<p class="empty">Not measured in this run.</p>', "attendance")
+    return section("Attendance", value_html(value, links(replay)), "attendance")
+
+
+# ---- grid ------------------------------------------------------------------------------
+
+
+def _grid(replay: Replay, metrics: Metrics) -> list[str]:
+    return [_warnings(replay, metrics), _exposure(replay, metrics)]
+
+
+def _warnings(replay: Replay, metrics: Metrics) -> str:
+    warnings = metrics.get("warnings")
+    if not isinstance(warnings, Mapping) or not warnings:
+        return section("Warnings", '<p class="empty">No fire was seen.</p>', "warnings")
+    body = ""
+    for fire, raw in warnings.items():
+        warned = _mapping(raw)
+        sight, heard = _mapping(warned.get("by_sight")), _mapping(warned.get("by_message"))
+        only = _list(warned.get("by_message_only"))
+        rows: list[dict[str, Any]] = [
+            {"agent": a, "warned by": "sight", "step": s, "hops": 0, "from": None}
+            for a, s in sight.items()
+        ]
+        rows += [
+            {
+                "agent": a,
+                "warned by": "message",
+                "step": m.get("step"),
+                "hops": m.get("hops"),
+                "from": m.get("from"),
+            }
+            for a, m in heard.items()
+            if isinstance(m, Mapping)
+        ]
+        rows.sort(key=lambda r: (number(r["step"]), r["warned by"] != "sight", str(r["agent"])))
+        for row in rows:
+            row["step"] = f"step {row['step']}"
+        summary = (
+            f"{len(sight)} saw it; {len(only)} knew of it by message alone; "
+            f"a warning travelled at most {escape(str(warned.get('max_hops', 0)))} hop(s)."
+        )
+        table = rows_table(rows, links(replay, {str(r["step"]) for r in rows})) if rows else ""
+        body += f"<h3>{escape(str(fire))}</h3><p>{summary}</p>{table}"
+    return section("Warnings: who knew of each fire, and how", body, "warnings")
+
+
+def _exposure(replay: Replay, metrics: Metrics) -> str:
+    steps = [int(number(s)) for s in metrics.get("steps") or ()]
+    if not steps:
+        return section("Exposure", '<p class="empty">No steps measured.</p>', "exposure")
+    reach = {
+        str(k): _numbers(v) for k, v in _mapping(metrics.get("agents_within_fire_radius")).items()
+    }
+    reach["any fire"] = _numbers(metrics.get("agents_within_any_fire_radius"))
+    talk = {
+        "messages": _numbers(metrics.get("messages_per_step")),
+        "senders": _numbers(metrics.get("senders_per_step")),
+    }
+    svg = steps_svg(steps, [("agents within a fire's radius", reach), ("messages", talk)])
+    rows = []
+    for i, step in enumerate(steps):
+        row: dict[str, Any] = {"step": f"step {step}"}
+        for name, values in {**reach, **talk}.items():
+            row[name] = values[i] if i < len(values) else None
+        rows.append(row)
+    table = rows_table(rows, links(replay, {r["step"] for r in rows}))
+    note = "<p>Agents within each active fire's perception radius after each step.</p>"
+    return section("Exposure per step", f'{note}<div class="plot">{svg}</div>{table}', "exposure")
+
+
+# ---- commute ---------------------------------------------------------------------------
+
+
+def _commute(replay: Replay, metrics: Metrics) -> list[str]:
+    taxi = _mapping(metrics.get("taxi_wait"))
+    strikes = [int(number(d)) for d in taxi.get("strike_days") or ()]
+    strike_text = f"days {_days(strikes)}" if strikes else "none"
+    label = f"{replay.run.scenario}, seed {replay.run.seed}"
+    return [
+        _punctuality(metrics, strike_text),
+        _modal_split(metrics, strikes, strike_text, label),
+        _taxi_wait(taxi, strikes, strike_text, label),
+    ]
+
+
+def _punctuality(metrics: Metrics, strike_text: str) -> str:
+    raw = metrics.get("punctuality")
+    if not isinstance(raw, Mapping):
+        return section("Punctuality", '<p class="empty">Not measured.</p>', "punctuality")
+    columns = ("trips", *TABLE5_COLUMNS)
+    groups: list[tuple[str, Any]] = [("all trips", raw.get("table"))]
+    by_profile = raw.get("by_profile")
+    groups += list(by_profile.items()) if isinstance(by_profile, Mapping) else []
+    if strike_text != "none":
+        groups.append(("strike days only", raw.get("strike_days_only")))
+    rows = [
+        {"trips of": name, **{c.replace("_", " "): values.get(c) for c in columns}}
+        for name, values in groups
+        if isinstance(values, Mapping)
+    ]
+    note = (
+        f"<p>Percent of trips (trips: their number). {escape(str(raw.get('on_time_window', '')))}."
+        f" Taxi strike: {escape(strike_text)}.</p>"
+    )
+    body = rows_table(rows, no_link) + note
+    return section("Punctuality (Table 5 of the source)", body, "punctuality")
+
+
+def _modal_split(metrics: Metrics, strikes: list[int], strike_text: str, label: str) -> str:
+    split = metrics.get("modal_split")
+    if not isinstance(split, Mapping) or not split:
+        return section("Modal split", '<p class="empty">No trips.</p>', "modal-split")
+    svg = modal_split_svg(split, strikes, f"Modal split per profile ({label})")
+    caption = f"Percent of each profile's trips by mode; shaded: taxi strike ({strike_text})."
+    return section(
+        "Modal split per profile per day (Figure 6 of the source)",
+        _figure(svg, "modal split per profile per day", caption),
+        "modal-split",
+    )
+
+
+def _taxi_wait(taxi: Mapping[str, Any], strikes: list[int], strike_text: str, label: str) -> str:
+    by_day = _rows(taxi.get("by_day"))
+    if not by_day:
+        return section("Taxi wait", '<p class="empty">No days measured.</p>', "taxi-wait")
+    svg = taxi_wait_svg(by_day, strikes, f"Mean taxi wait ({label})")
+    caption = f"Mean wait of the day's taxi trips; red bars and shade: strike ({strike_text})."
+    body = _figure(svg, "mean taxi wait per day", caption) + rows_table(by_day, no_link)
+    return section("Mean taxi wait per day (Figure 7 of the source)", body, "taxi-wait")
+
+
+def _figure(svg: str, alt: str, caption: str) -> str:
+    # An SVG shown through <img> cannot run scripts, and its ids cannot clash with the page's.
+    uri = "data:image/svg+xml;base64," + base64.b64encode(svg.encode("utf-8")).decode("ascii")
+    return (
+        f'<figure class="plot"><img src="{uri}" alt="{escape(alt)}">'
+        f"<figcaption>{escape(caption)}</figcaption></figure>"
+    )
+
+
+def _days(days: Sequence[int]) -> str:
+    if list(days) == list(range(days[0], days[-1] + 1)):
+        return f"{days[0]}-{days[-1]}" if len(days) > 1 else str(days[0])
+    return ", ".join(map(str, days))
+
+
+# ---- helpers ---------------------------------------------------------------------------
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _rows(value: Any) -> list[Mapping[str, Any]]:
+    return [r for r in value if isinstance(r, Mapping)] if isinstance(value, list) else []
+
+
+def _numbers(value: Any) -> list[float]:
+    return [number(v) for v in value] if isinstance(value, list) else []
+
+
+_BY_KIND: dict[str, _Sections] = {"town": _town, "grid": _grid, "commute": _commute}

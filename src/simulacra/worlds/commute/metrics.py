@@ -1,0 +1,146 @@
+"""What a commute run measured, read back from its log, as metrics.json holds it.
+
+- `punctuality`: the source's Table 5 (early, late, on time, incomplete, completion, percent of
+  trips), with the on-time window stated; also per profile and on strike days alone.
+- `modal_split`: percent of each profile's trips per mode per day (the source's Figure 6).
+- `taxi_wait`: mean taxi wait per day, strike days marked (the source's Figure 7).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import fields
+from typing import Any
+
+from simulacra.core import format_hhmm
+from simulacra.runlog import Event
+from simulacra.worlds.commute.city import City, CityConfig
+from simulacra.worlds.commute.outcomes import MODES, TripOutcome, summarize
+
+TABLE5_COLUMNS = ("early", "late", "on_time", "incomplete", "completion")
+_OUTCOME_FIELDS = tuple(f.name for f in fields(TripOutcome))
+
+
+def on_time_window(city: CityConfig) -> str:
+    """The classification in words, as Table 5 needs it stated."""
+    close = format_hhmm(City(city).window.end_min)
+    return (
+        f"on time: arrival within the {city.on_time_window_min:g} minutes before the deadline; "
+        f"early: before that; late: after the deadline; incomplete: not arrived by {close}"
+    )
+
+
+def strike_days(city: CityConfig, days: int) -> list[int]:
+    town = City(city)
+    return [d for d in range(1, days + 1) if len(town.taxis_in_service(d)) < city.taxi.size]
+
+
+def trips(events: Iterable[Event]) -> list[tuple[str, TripOutcome]]:
+    """(profile, outcome) of every trip in the log, in order."""
+    profiles: dict[str, str] = {}
+    found = []
+    for event in events:
+        if event.kind == "run" and "agents" in event.data:
+            profiles = {a: str(p.get("profile", "")) for a, p in event.data["agents"].items()}
+        elif event.kind == "action" and event.data.get("phase") == "travel" and event.agent:
+            outcome = TripOutcome(**{k: event.data[k] for k in _OUTCOME_FIELDS if k in event.data})
+            found.append((profiles.get(event.agent, ""), outcome))
+    return found
+
+
+def commute_metrics(events: Sequence[Event], city: CityConfig, days: int) -> dict[str, Any]:
+    """metrics.json's commute sections (days are string keys where they key a mapping)."""
+    done = trips(events)
+    strikes = strike_days(city, days)
+    town = City(city)
+    waits: dict[int, list[float]] = {}
+    for _, o in done:
+        if o.mode == "taxi":
+            waits.setdefault(o.day, []).append(o.wait_min)
+    summary = _rounded(summarize(o for _, o in done))
+    return {
+        "punctuality": {
+            "on_time_window": on_time_window(city),
+            "table": summary,
+            "by_profile": {
+                profile: _rounded(summarize(o for p, o in done if p == profile))
+                for profile in sorted({p for p, _ in done})
+            },
+            "strike_days_only": _rounded(summarize(o for _, o in done if o.day in strikes)),
+        },
+        "modal_split": _modal_split(done),
+        "taxi_wait": {
+            "strike_days": strikes,
+            "by_day": [
+                {
+                    "day": day,
+                    "mean_wait_min": round(sum(w) / len(w), 2) if (w := waits.get(day)) else None,
+                    "taxi_trips": len(waits.get(day, [])),
+                    "taxis_in_service": len(town.taxis_in_service(day)),
+                    "strike": day in strikes,
+                }
+                for day in range(1, days + 1)
+            ],
+        },
+    }
+
+
+def mean_modal_split(
+    splits: Sequence[Mapping[str, Mapping[str, Mapping[str, float]]]],
+) -> dict[str, dict[str, dict[str, float]]]:
+    """The mean of several runs' modal splits (profile -> day -> mode -> percent)."""
+    out: dict[str, dict[str, dict[str, float]]] = {}
+    for profile in sorted({p for split in splits for p in split}):
+        days = sorted({d for split in splits for d in split.get(profile, {})}, key=int)
+        out[profile] = {}
+        for day in days:
+            having = [s for s in splits if day in s.get(profile, {})]
+            out[profile][day] = {
+                mode: round(_mean(s[profile][day].get(mode, 0.0) for s in having), 2)
+                for mode in MODES
+            }
+    return out
+
+
+def mean_taxi_wait(runs: Sequence[Sequence[Mapping[str, Any]]]) -> list[dict[str, Any]]:
+    """The mean over runs of each day's mean taxi wait (days with no taxi trip are skipped)."""
+    days: dict[int, list[float]] = {}
+    strike: dict[int, bool] = {}
+    for by_day in runs:
+        for row in by_day:
+            day = int(row["day"])
+            strike[day] = bool(row.get("strike")) or strike.get(day, False)
+            days.setdefault(day, [])
+            if row.get("mean_wait_min") is not None:
+                days[day].append(float(row["mean_wait_min"]))
+    return [
+        {
+            "day": day,
+            "mean_wait_min": round(_mean(waits), 2) if waits else None,
+            "strike": strike[day],
+        }
+        for day, waits in sorted(days.items())
+    ]
+
+
+def _modal_split(done: Sequence[tuple[str, TripOutcome]]) -> dict[str, dict[str, dict[str, float]]]:
+    counts: dict[str, dict[int, Counter[str]]] = {}
+    for profile, o in done:
+        counts.setdefault(profile, {}).setdefault(o.day, Counter())[o.mode] += 1
+    return {
+        profile: {
+            str(day): {mode: round(100.0 * c[mode] / sum(c.values()), 2) for mode in MODES}
+            for day, c in sorted(days.items())
+        }
+        for profile, days in sorted(counts.items())
+    }
+
+
+def _rounded(summary: Any) -> dict[str, float]:
+    return {k: round(v, 2) for k, v in summary.as_dict().items()}
+
+
+def _mean(values: Iterable[float]) -> float:
+    values = list(values)
+    return sum(values) / len(values) if values else 0.0
