@@ -1,6 +1,6 @@
 """Gateway overhead and the embedded model's speed; prints one JSON line.
 
-Throughput: the gateway (openai backend, httpx) against a server that answers every call
+Throughput: the gateway (openai backend, its HTTP client) against a server that answers every call
 after a fixed latency L, at concurrency C. The ideal is C / L calls per second; the ratio
 to it is what the gateway's own overhead leaves. The server runs in a child process so it
 does not share the client's interpreter.

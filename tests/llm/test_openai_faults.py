@@ -84,6 +84,20 @@ async def test_near_json_content_is_repaired(fault_server: FaultServerFactory) -
     assert completion.attempts == 1
 
 
+@pytest.mark.parametrize("framing", ["chunked", "closing"])
+async def test_chunked_bodies_and_closed_connections_are_read_in_full(
+    fault_server: FaultServerFactory, framing: str
+) -> None:
+    """Go servers (Ollama) send chunked bodies; proxies may close after each answer."""
+    server = fault_server(framing, "ok")
+    model = served(server.url)
+    answers = [await model.complete(ask(seed)) for seed in range(4)]
+    await model.aclose()
+    assert [c.value for c in answers] == [Answer(answer="yes")] * 4
+    assert [c.attempts for c in answers] == [1] * 4
+    assert server.requests == 4
+
+
 async def test_requests_go_round_robin_over_the_endpoints(
     fault_server: FaultServerFactory,
 ) -> None:

@@ -4,9 +4,9 @@ benchmark: it answers late, fails, cuts bodies short or sends garbage, on purpos
     with FaultServer("error", "ok", latency_s=0.01) as server:   # modes cycle per request
         load_model(f"openai:{server.url}?model=fake")
 
-It speaks just enough HTTP/1.1 (keep-alive, Content-Length) for httpx and runs its own
-event loop in a thread, or in a child process so that it never competes with the client
-for the GIL.
+It speaks just enough HTTP/1.1 (keep-alive, Content-Length or chunked bodies) for an HTTP
+client and runs its own event loop in a thread, or in a child process so that it never
+competes with the client for the GIL.
 """
 
 from __future__ import annotations
@@ -20,8 +20,17 @@ from dataclasses import dataclass
 from multiprocessing.context import SpawnProcess
 from typing import Any, Literal, Self
 
-Mode = Literal["ok", "slow", "error", "truncated", "malformed", "fenced"]
-MODES: tuple[Mode, ...] = ("ok", "slow", "error", "truncated", "malformed", "fenced")
+Mode = Literal["ok", "slow", "error", "truncated", "malformed", "fenced", "chunked", "closing"]
+MODES: tuple[Mode, ...] = (
+    "ok",
+    "slow",
+    "error",
+    "truncated",
+    "malformed",
+    "fenced",
+    "chunked",
+    "closing",
+)
 _CTX = multiprocessing.get_context("spawn")
 
 
@@ -33,7 +42,9 @@ class FaultPlan:
     error: HTTP 500;
     truncated: a 200 whose body stops halfway, then the connection closes;
     malformed: a 200 whose body is not JSON;
-    fenced: `content` wrapped in prose and a code fence, with a trailing comma.
+    fenced: `content` wrapped in prose and a code fence, with a trailing comma;
+    chunked: a good answer sent in chunks (Transfer-Encoding: chunked), as Go servers do;
+    closing: a good answer with `Connection: close`, then the connection closes.
     Every answer waits `latency_s` first."""
 
     modes: tuple[Mode, ...] = ("ok",)
@@ -182,12 +193,19 @@ async def _misbehave(writer: asyncio.StreamWriter, plan: FaultPlan, mode: Mode, 
         if mode == "fenced":
             content = f"Sure! Here it is:\n```json\n{content[:-1].rstrip()},}}\n```\nHope it helps."
         payload = _completion(content, size)
-        if mode == "truncated":
+        if mode == "chunked":
+            _respond_chunked(writer, payload)
+        elif mode == "closing":
+            _respond(writer, 200, payload, close=True)
+            await writer.drain()
+            return False
+        elif mode == "truncated":
             # Declare the whole body, send half, hang up: the client sees a cut transfer.
             _respond(writer, 200, payload, send=len(payload) // 2)
             await writer.drain()
             return False
-        _respond(writer, 200, payload)
+        else:
+            _respond(writer, 200, payload)
     await writer.drain()
     return True
 
@@ -216,10 +234,22 @@ def _completion(content: str, request_bytes: int) -> bytes:
     ).encode()
 
 
-def _respond(writer: asyncio.StreamWriter, status: int, payload: bytes, send: int = -1) -> None:
+def _respond(
+    writer: asyncio.StreamWriter, status: int, payload: bytes, send: int = -1, close: bool = False
+) -> None:
     reason = {200: "OK", 500: "Internal Server Error"}[status]
     head = (
         f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\n"
-        f"Content-Length: {len(payload)}\r\nConnection: keep-alive\r\n\r\n"
+        f"Content-Length: {len(payload)}\r\nConnection: {'close' if close else 'keep-alive'}"
+        "\r\n\r\n"
     ).encode()
     writer.write(head + (payload if send < 0 else payload[:send]))
+
+
+def _respond_chunked(writer: asyncio.StreamWriter, payload: bytes, size: int = 40) -> None:
+    head = (
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+    )
+    parts = [payload[i : i + size] for i in range(0, len(payload), size)]
+    body = b"".join(b"%x\r\n%s\r\n" % (len(p), p) for p in parts)
+    writer.write(head + body + b"0\r\n\r\n")

@@ -6,7 +6,7 @@ round-robin over the base URL and the extra endpoints, which must all serve the 
 
 from __future__ import annotations
 
-import importlib
+import functools
 import itertools
 import json
 import os
@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-import httpx
+from pydantic import BaseModel
 
-from simulacra.llm.http_pool import HttpPool
+from simulacra.llm.http_pool import HttpPool, TransportError
+from simulacra.llm.structured import output_schema
 from simulacra.llm.types import RawReply, Request, Usage
 
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
@@ -108,6 +109,12 @@ def response_format(name: str, schema: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+@functools.lru_cache(maxsize=1024)
+def _format_for(output: type[BaseModel]) -> dict[str, Any]:
+    # Built once per output model: checking the schema for `strict` walks all of it.
+    return response_format(output.__name__, output_schema(output))
+
+
 def _strict_ready(node: Any) -> bool:
     if isinstance(node, dict):
         if node.get("type") == "object" and "properties" in node:
@@ -120,26 +127,10 @@ def _strict_ready(node: Any) -> bool:
     return True
 
 
-def _warm_http_stack() -> None:
-    """Import what httpx loads lazily on its first request, so that the first call's timeout
-    measures the server and not imports (0.2 s, seconds on a busy machine)."""
-    for module in _LAZY_HTTP_MODULES:
-        importlib.import_module(module)
-
-
-_LAZY_HTTP_MODULES = (
-    "httpcore",
-    "anyio._backends._asyncio",
-    "anyio.streams.memory",
-    "anyio.streams.stapled",
-)
-
-
 class OpenAIBackend:
     """Posts chat completions to the target's endpoints in turn."""
 
     def __init__(self, target: OpenAITarget, *, timeout_s: float, concurrency: int) -> None:
-        _warm_http_stack()
         self.target = target
         self.name = openai_name(target)
         self.timeout_s = timeout_s
@@ -150,10 +141,8 @@ class OpenAIBackend:
         # Loading CA certificates takes ~0.2 s: done once here, not inside a timed call, and
         # not at all for plain-http local servers.
         uses_tls = any(url.startswith("https:") for url in target.urls)
-        tls: ssl.SSLContext | bool = httpx.create_ssl_context() if uses_tls else False
-        self._pool = HttpPool(
-            connections=concurrency, timeout_s=timeout_s, headers=headers, verify=tls
-        )
+        tls: ssl.SSLContext | bool = ssl.create_default_context() if uses_tls else False
+        self._pool = HttpPool(connections=concurrency, headers=headers, verify=tls)
 
     async def generate(
         self, request: Request, schema: dict[str, Any] | None, seed: int
@@ -167,14 +156,19 @@ class OpenAIBackend:
             "seed": seed,
         }
         if schema is not None:
-            name = request.output.__name__ if request.output is not None else "output"
-            body["response_format"] = response_format(name, schema)
+            output = request.output
+            if output is not None and schema is output_schema(output):
+                body["response_format"] = _format_for(output)
+            else:
+                body["response_format"] = response_format(
+                    output.__name__ if output else "output", schema
+                )
         try:
             response = await self._pool.post(url, body)
-        except httpx.HTTPError as exc:
+        except TransportError as exc:
             raise EndpointError(f"{url}: {type(exc).__name__}: {exc}") from exc
-        if response.status_code != 200:
-            raise EndpointError(f"{url}: HTTP {response.status_code}: {response.text[:300]}")
+        if response.status != 200:
+            raise EndpointError(f"{url}: HTTP {response.status}: {response.text[:300]}")
         return read_chat_completion(response.content, url)
 
     async def aclose(self) -> None:
