@@ -442,3 +442,25 @@ def built_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     run = write_town_run(tmp_path_factory.mktemp("built") / "run")
     build_outputs(run)
     return run
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Debian's headless Chromium, shared by a module's tests."""
+    from .browser import CHROMIUM, CHROMIUM_ARGS
+
+    sync_api = pytest.importorskip("playwright.sync_api", reason="needs playwright (dev extra)")
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def tab(browser: Any) -> Iterator[Any]:
+    """A fresh page (a browser.Page) per test."""
+    from .browser import Page
+
+    page = Page(browser)
+    yield page
+    page.page.close()

@@ -13,8 +13,8 @@ from playwright.sync_api import sync_playwright
 
 from simulacra.report import build_outputs, serve_run
 
+from .browser import CHROMIUM, CHROMIUM_ARGS
 from .conftest import write_town_run
-from .test_viewer_browser import CHROMIUM, CHROMIUM_ARGS
 
 
 def screenshot(run: Path, out: Path, where: str = "#step=7&agent=ada") -> None:

@@ -10,36 +10,10 @@ import pytest
 
 from simulacra.report import serve_run
 
+from .browser import NEEDS_CHROMIUM
 from .conftest import IMG_PAYLOAD, SCRIPT_PAYLOAD
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
-
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        not CHROMIUM.exists(),
-        reason="needs Debian's chromium at /usr/bin/chromium (apt-get install chromium)",
-    ),
-]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    sync_api = pytest.importorskip("playwright.sync_api", reason="needs playwright (dev extra)")
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+pytestmark = NEEDS_CHROMIUM
 
 
 @pytest.fixture(scope="module")
@@ -48,30 +22,6 @@ def site(built_run: Path) -> Iterator[str]:
     yield url.rsplit("/", 1)[0]
     server.shutdown()
     server.server_close()
-
-
-class Page:
-    """A page that records console errors, page errors and every request it makes."""
-
-    def __init__(self, browser: Any) -> None:
-        self.page = browser.new_page(viewport={"width": 1400, "height": 860})
-        self.errors: list[str] = []
-        self.requests: list[str] = []
-        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
-        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
-        self.page.on("request", lambda r: self.requests.append(r.url))
-
-    def open(self, url: str) -> Any:
-        self.page.goto(url)
-        self.page.wait_for_load_state("load")
-        return self.page
-
-
-@pytest.fixture
-def tab(browser: Any) -> Iterator[Page]:
-    page = Page(browser)
-    yield page
-    page.page.close()
 
 
 def agent_at(page: Any, agent: str) -> tuple[str, str]:

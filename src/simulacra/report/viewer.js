@@ -60,6 +60,73 @@
     return `hsl(${h},45%,88%)`;
   }
 
+  // ---- place labels --------------------------------------------------------------------
+  // A place's name fits inside it at any scale. The label is drawn once at one unit, measured
+  // in the browser, and scaled: text grows linearly with its size, so the largest size that
+  // fits follows from the place's room. The name may take one to three lines, and the place's
+  // kind goes under it when that costs the name little. Below a readable size the name is cut
+  // with an ellipsis; the whole name stays in the place's tooltip.
+  const LABEL_MAX = 2.4, LABEL_MIN = 1.0;
+  function wrapped(name, count) {
+    const words = name.split(" ");
+    if (count <= 1 || words.length < 2) return [name];
+    const per = name.length / Math.min(count, words.length);
+    const out = [""];
+    words.forEach((w) => {
+      const line = out[out.length - 1];
+      if (line && line.length + w.length / 2 > per && out.length < count) out.push(w);
+      else out[out.length - 1] = line ? line + " " + w : w;
+    });
+    return out;
+  }
+  function drawLabel(g, p, lines, size, withKind) {
+    g.querySelectorAll("text").forEach((t) => t.remove());
+    const x = p.x + labelPad(p), top = p.y + labelPad(p);
+    const name = sv("text", { x, y: top + size * 0.95, "font-size": size, class: "place-name" });
+    lines.forEach((line, i) => name.append(sv("tspan", { x, dy: i ? "1.1em" : null }, line)));
+    g.append(name);
+    if (withKind) {
+      const y = top + size * (0.95 + 1.1 * lines.length);
+      g.append(sv("text", { x, y, "font-size": size * 0.8, class: "place-kind" }, p.kind));
+    }
+    // The block's extent from its top-left anchor.
+    let w = 0, h = 0;
+    g.querySelectorAll("text").forEach((t) => {
+      const b = t.getBBox();
+      w = Math.max(w, b.x + b.width - x);
+      h = Math.max(h, b.y + b.height - top);
+    });
+    return { w, h };
+  }
+  function labelPad(p) { return Math.min(unit * 0.6, p.w / 10, p.h / 10); }
+  function fitLabel(g, p) {
+    const roomW = p.w - labelPad(p) * 1.5, roomH = p.h - labelPad(p) * 1.25;
+    const largest = (lines, withKind) => {
+      const { w, h } = drawLabel(g, p, lines, unit, withKind);
+      return Math.min(unit * LABEL_MAX, (unit * roomW) / Math.max(w, 1e-9), (unit * roomH) / Math.max(h, 1e-9));
+    };
+    let best = null;
+    for (let count = 1; count <= Math.min(3, p.name.split(" ").length); count++) {
+      const lines = wrapped(p.name, count);
+      for (const withKind of p.kind ? [true, false] : [false]) {
+        // The kind is a hint: worth a tenth of the name's size, no more.
+        const size = largest(lines, withKind), score = size * (withKind ? 1.1 : 1);
+        if (!best || score > best.score) best = { lines, withKind, size, score };
+      }
+    }
+    if (best.size >= unit * LABEL_MIN) {
+      drawLabel(g, p, best.lines, best.size, best.withKind);
+      return;
+    }
+    const lines = best.lines.slice();
+    const last = lines.length - 1;
+    for (let keep = lines[last].length - 1; keep > 0; keep--) {
+      lines[last] = lines[last].slice(0, keep).trimEnd() + "\u2026";
+      const { w, h } = drawLabel(g, p, lines, unit * LABEL_MIN, false);
+      if (w <= roomW && h <= roomH) return;
+    }
+  }
+
   // ---- the map -------------------------------------------------------------------------
   const map = $("map");
   // Extra room on top: speech bubbles rise above the agents.
@@ -69,25 +136,9 @@
   R.places.forEach((p) => {
     const g = sv("g", { class: "place", "data-place": p.name });
     g.append(sv("rect", { x: p.x, y: p.y, width: p.w, height: p.h, rx: Math.min(unit * 0.8, p.w / 4, p.h / 4), fill: placeColour(p.kind) }));
-    // Shrink a long name to fit its place, down to a readable minimum, on two lines if need
-    // be; a place narrower than a few letters (a zone of the commute's corridor) has its name
-    // slanted above it instead.
-    const fit = (text) => (p.w - unit) / (0.62 * Math.max(text.length, 1));
-    let lines = [p.name];
-    if (fit(p.name) < unit * 1.2 && p.name.includes(" ")) {
-      const middle = p.name.length / 2;
-      let cut = -1;
-      [...p.name].forEach((c, i) => { if (c === " " && (cut < 0 || Math.abs(i - middle) < Math.abs(cut - middle))) cut = i; });
-      lines = [p.name.slice(0, cut), p.name.slice(cut + 1)];
-    }
-    const widest = lines.reduce((a, b) => (a.length >= b.length ? a : b));
     if (p.w >= unit * 4) {
-      const size = Math.max(unit * 1.2, Math.min(unit * 2.4, fit(widest)));
-      const name = sv("text", { x: p.x + unit * 0.6, y: p.y + size * 1.25, "font-size": size, class: "place-name" });
-      lines.forEach((line, i) => name.append(sv("tspan", { x: p.x + unit * 0.6, dy: i ? "1.1em" : null }, line)));
-      g.append(name);
-      const below = p.y + size * 1.25 + size * 1.1 * (lines.length - 1) + unit * 2.2;
-      if (p.kind) g.append(sv("text", { x: p.x + unit * 0.6, y: below, "font-size": Math.min(size, unit * 1.8), class: "place-kind" }, p.kind));
+      layers.places.append(g);  // in the document, so that its text can be measured
+      fitLabel(g, p);
     } else {
       // Above the agents, with a halo, so a crowd standing on the place cannot hide it.
       const x = p.x + p.w / 2, y = p.y - unit * 0.8;
@@ -245,7 +296,35 @@
     // Extras that are not drawn on the map are listed: counts, shares, lists of names.
     const drawn = (k, v) => Array.isArray(v) && (R.layers[k] || v.some((item) => item && typeof item === "object"));
     const other = Object.entries(frame ? frame.extras : {}).filter(([k, v]) => !drawn(k, v) && !(Array.isArray(v) && !v.length));
-    other.forEach(([k, v]) => list.append(el("li", { class: "note" }, el("b", {}, k + ": "), cut(JSON.stringify(v), 300))));
+    other.forEach(([k, v]) => list.append(el("li", { class: "state", "data-key": k }, el("b", {}, words(k)), stateView(v, 0))));
+  }
+
+  // The world's own state, as a person reads it: names and values, nested lists, long lists
+  // cut short with a count of the rest; never raw JSON.
+  const STATE_ITEMS = 12;
+  const words = (key) => key.replace(/_/g, " ");
+  function scalar(v) {
+    if (v === null || v === undefined) return "\u2014";
+    if (typeof v === "number") return Number.isInteger(v) ? String(v) : v.toFixed(2);
+    if (typeof v === "boolean") return v ? "yes" : "no";
+    return String(v);
+  }
+  function stateView(v, depth) {
+    const simple = (x) => x === null || typeof x !== "object";
+    if (simple(v)) return el("span", { class: "value" }, " " + scalar(v));
+    const entries = Array.isArray(v) ? v.map((x, i) => [null, x, i]) : Object.entries(v).map(([k, x]) => [k, x]);
+    if (!entries.length) return el("span", { class: "value empty" }, " none");
+    if (Array.isArray(v) && v.every(simple)) {
+      const shown = v.slice(0, STATE_ITEMS).map(scalar).join(", ");
+      return el("span", { class: "value" }, " " + shown + (v.length > STATE_ITEMS ? `, \u2026 (${v.length - STATE_ITEMS} more)` : ""));
+    }
+    if (depth >= 3) return el("span", { class: "value" }, ` (${entries.length} entries)`);
+    const ul = el("ul", { class: "state-list" });
+    entries.slice(0, STATE_ITEMS).forEach(([k, x]) => {
+      ul.append(el("li", {}, k !== null ? el("span", { class: "key" }, words(k) + ":") : null, stateView(x, depth + 1)));
+    });
+    if (entries.length > STATE_ITEMS) ul.append(el("li", { class: "more" }, `\u2026 ${entries.length - STATE_ITEMS} more`));
+    return ul;
   }
 
   // ---- the agent panel -----------------------------------------------------------------
@@ -271,7 +350,7 @@
 
   function personaView(persona) {
     const dl = el("dl", { class: "persona" });
-    Object.entries(persona).forEach(([k, v]) => dl.append(el("dt", {}, k), el("dd", {}, typeof v === "string" ? v : JSON.stringify(v))));
+    Object.entries(persona).forEach(([k, v]) => dl.append(el("dt", {}, words(k)), el("dd", {}, typeof v === "string" ? v : stateView(v, 1))));
     return dl;
   }
 

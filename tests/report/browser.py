@@ -1,0 +1,46 @@
+"""Headless Chromium for the viewer tests: Debian's chromium, driven by Playwright."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+
+# For the modules that drive the browser.
+NEEDS_CHROMIUM = [
+    pytest.mark.browser,
+    pytest.mark.skipif(
+        not CHROMIUM.exists(),
+        reason="needs Debian's chromium at /usr/bin/chromium (apt-get install chromium)",
+    ),
+]
+
+
+class Page:
+    """A page that records console errors, page errors and every request it makes."""
+
+    def __init__(self, browser: Any) -> None:
+        self.page = browser.new_page(viewport={"width": 1400, "height": 860})
+        self.errors: list[str] = []
+        self.requests: list[str] = []
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.on("request", lambda r: self.requests.append(r.url))
+
+    def open(self, url: str) -> Any:
+        self.page.goto(url)
+        self.page.wait_for_load_state("load")
+        return self.page
