@@ -20,7 +20,7 @@ $(VENV)/.installed: pyproject.toml constraints.txt | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml constraints.txt $(VENV)/.installed
-	$(BIN)/pip install --quiet -c constraints.txt -e ".[dev,sumo]"
+	$(BIN)/pip install --quiet -c constraints.txt -e ".[dev,sumo,ray]"
 	bash scripts/install-browser.sh
 	touch $@
 

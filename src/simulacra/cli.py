@@ -7,7 +7,7 @@ import json
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 from pydantic import BaseModel, Field
@@ -204,8 +204,8 @@ def _print_outputs(run_dir: RunDir) -> None:
 @app.command()
 def sweep(
     scenario: Annotated[
-        Path, typer.Argument(help="a scenario; its sweep section says what varies")
-    ],
+        Path | None, typer.Argument(help="a scenario; its sweep section says what varies")
+    ] = None,
     set_: SetOption = None,
     model: ModelOption = None,
     executor: Annotated[
@@ -214,20 +214,32 @@ def sweep(
     workers: Annotated[
         int | None, typer.Option(help="parallel runs (default: the scenario's)")
     ] = None,
+    resume: Annotated[
+        Path | None,
+        typer.Option(help="finish a stopped sweep directory; completed runs are not redone"),
+    ] = None,
 ) -> None:
     """Run every variant x model x replicate of a scenario; write results.csv and a report."""
     from simulacra.experiments import ScenarioError
-    from simulacra.experiments.sweep import run_sweep
+    from simulacra.experiments.sweep import resume_sweep, run_sweep
 
     if executor not in (None, "local", "ray"):
         raise _fail(f"--executor: expected local or ray, got {executor!r}")
+    if (scenario is None) == (resume is None):
+        raise _fail("give either a SCENARIO file or --resume SWEEP")
+    if resume is not None and (set_ or model):
+        raise _fail("--resume finishes a sweep as it was planned; it takes no --set or --model")
+    chosen: Literal["local", "ray"] | None = (
+        "ray" if executor == "ray" else "local" if executor else None
+    )
     try:
-        out = run_sweep(
-            scenario,
-            _override(set_, model, None),
-            executor="ray" if executor == "ray" else "local" if executor else None,
-            workers=workers,
-        )
+        if resume is not None:
+            out = resume_sweep(resume, executor=chosen, workers=workers)
+        else:
+            assert scenario is not None
+            out = run_sweep(
+                scenario, _override(set_, model, None), executor=chosen, workers=workers
+            )
     except (ScenarioError, FileNotFoundError, ValueError, RuntimeError) as exc:
         raise _fail(str(exc)) from exc
     console.print(f"[bold green]sweep finished:[/] {out}")

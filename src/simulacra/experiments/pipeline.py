@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -71,7 +72,7 @@ def run(
         seed=scenario.seed,
         model=spec,
         config=scenario.model_dump(mode="json"),
-        extra={"world": scenario.world.kind, **(extra_info or {})},
+        extra={"world": scenario.world.kind, "pid": os.getpid(), **(extra_info or {})},
     )
     gateway = model if model is not None else load_run_model(scenario, run_dir)
     gateway.ledger = Ledger()
@@ -96,7 +97,9 @@ def resume(
     if state is None:  # killed before its first checkpoint: start again from nothing
         for name in (MEMORY_DB, MEMORY_DB + "-wal", MEMORY_DB + "-shm", "events.jsonl"):
             (run_dir.path / name).unlink(missing_ok=True)
-    run_dir.set_status("running")
+    # The process now running it, and how often it was resumed (a sweep's retries show here).
+    resumed = int(run_dir.info().get("resumed", 0)) + 1
+    run_dir.set_status("running", pid=os.getpid(), resumed=resumed)
     return _drive(run_dir, scenario, gateway, state, progress, on_progress)
 
 

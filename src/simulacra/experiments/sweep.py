@@ -13,7 +13,6 @@ worker builds its own from the spec, so an embedded model is loaded once per wor
 
 from __future__ import annotations
 
-import csv
 import itertools
 import json
 import multiprocessing
@@ -25,7 +24,7 @@ import traceback
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -34,15 +33,15 @@ import yaml
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from simulacra.experiments.kinds import kind_of
 from simulacra.experiments.load import ScenarioError, apply_override, load_scenario
-from simulacra.experiments.pipeline import run
+from simulacra.experiments.pipeline import resume, run
 from simulacra.experiments.scenario import Scenario
-from simulacra.experiments.stats import CONFIDENCE, mean_ci
+from simulacra.experiments.sweep_results import JobResult, write_json, write_outputs
 from simulacra.report.sweep_page import write_sweep_report
-from simulacra.runlog import versions
+from simulacra.runlog import RunDir, versions
 
 SweepExecutor = Literal["local", "ray"]
+RAY_RETRIES = 2
 
 
 class SweepError(RuntimeError):
@@ -59,18 +58,6 @@ class SweepJob:
     replicate: int
     seed: int
     name: str
-
-
-@dataclass(frozen=True)
-class JobResult:
-    variant: str
-    model: str
-    replicate: int
-    seed: int
-    run: str  # the run directory
-    summary: dict[str, float] = field(default_factory=dict)
-    wall_s: float = 0.0
-    error: str | None = None
 
 
 def variants(scenario: Scenario) -> dict[str, dict[str, Any]]:
@@ -115,14 +102,22 @@ def plan_jobs(scenario: Scenario) -> list[SweepJob]:
 
 
 def run_job(job: SweepJob, root: str) -> JobResult:
-    """Run one job in this process (a pool or Ray worker)."""
+    """Run one job in this process (a pool or Ray worker). A job whose run is already in
+    `root` is not run again: a completed run is read back (a resumed sweep), a stopped one is
+    resumed from its last checkpoint (Ray's retry of a run whose worker died)."""
     started = time.perf_counter()
     try:
-        scenario = load_scenario(
-            {**job.scenario, "output": {**job.scenario["output"], "root": root}}
-        )
-        extra = {"variant": job.variant, "replicate": job.replicate}
-        run_dir = run(scenario, progress=False, run_name=job.name, extra_info=extra)
+        earlier = _run_of(job, root)
+        if earlier is not None and earlier.info().get("status") == "completed":
+            run_dir = earlier
+        elif earlier is not None:
+            run_dir = resume(earlier.path, progress=False)
+        else:
+            scenario = load_scenario(
+                {**job.scenario, "output": {**job.scenario["output"], "root": root}}
+            )
+            extra = {"job": job.name, "variant": job.variant, "replicate": job.replicate}
+            run_dir = run(scenario, progress=False, run_name=job.name, extra_info=extra)
     except Exception:
         error = traceback.format_exc(limit=8)
         return JobResult(job.variant, job.model, job.replicate, job.seed, "", error=error)
@@ -131,6 +126,16 @@ def run_job(job: SweepJob, root: str) -> JobResult:
     return JobResult(
         job.variant, job.model, job.replicate, job.seed, str(run_dir.path), summary, wall
     )
+
+
+def _run_of(job: SweepJob, root: str) -> RunDir | None:
+    """The run directory a job already has in the sweep, if any (the latest)."""
+    found = None
+    for path in sorted(Path(root).glob(f"{job.name}-*/run.json")):
+        run_dir = RunDir(path.parent)
+        if run_dir.info().get("job") == job.name:
+            found = run_dir
+    return found
 
 
 def run_sweep(
@@ -147,14 +152,11 @@ def run_sweep(
     `overrides` are `key.path=value` settings (`sweep.replicates=2`); `executor` is "local" (a
     process pool of `workers`) or "ray" (the `ray` extra; started locally with `workers` CPUs,
     or joined at `sweep.ray_address`, whose nodes must all see `root`); each defaults to the
-    scenario's sweep section. Raises SweepError after writing the outputs if any run failed.
+    scenario's sweep section. On Ray, a run whose worker dies is retried and resumes from its
+    last checkpoint. Raises SweepError after writing the outputs if any run failed.
     """
     scenario = load_scenario(path, overrides)
-    plan = scenario.sweep
-    executor = executor or plan.executor
-    if executor not in ("local", "ray"):
-        raise SweepError(f'unknown sweep executor {executor!r}; expected "local" or "ray"')
-    ray = _ray() if executor == "ray" else None
+    executor = _executor(executor or scenario.sweep.executor)
     jobs = plan_jobs(scenario)
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     out = (
@@ -163,25 +165,62 @@ def run_sweep(
     out.mkdir(parents=True, exist_ok=False)
     resolved = scenario.model_dump(mode="json")
     (out / "config.yaml").write_text(yaml.safe_dump(resolved, sort_keys=False), encoding="utf-8")
-    count = workers or plan.workers
+    count = workers or scenario.sweep.workers
     info: dict[str, Any] = {
         "scenario": scenario.name,
         "world": scenario.world.kind,
         "executor": executor,
         "workers": count,
         "variants": list(variants(scenario)),
-        "models": plan.models or [scenario.model.spec],
-        "seeds": plan.replicate_seeds(scenario.seed),
+        "models": scenario.sweep.models or [scenario.model.spec],
+        "seeds": scenario.sweep.replicate_seeds(scenario.seed),
         "versions": versions(),
         "started": time.time(),
-        "status": "running",
     }
-    _write_json(out / "sweep.json", info)
+    return _fan_out(out, scenario, jobs, info, progress)
+
+
+def resume_sweep(
+    path: str | Path,
+    *,
+    executor: SweepExecutor | None = None,
+    workers: int | None = None,
+    progress: bool = True,
+) -> Path:
+    """Finish a stopped sweep in its own directory: runs that completed are read back, not
+    redone; stopped runs resume from their checkpoints; missing runs start."""
+    out = Path(path)
+    if not (out / "sweep.json").is_file() or not (out / "config.yaml").is_file():
+        raise SweepError(f"{out}: not a sweep directory (no sweep.json and config.yaml)")
+    info: dict[str, Any] = json.loads((out / "sweep.json").read_text(encoding="utf-8"))
+    scenario = load_scenario(yaml.safe_load((out / "config.yaml").read_text(encoding="utf-8")))
+    info["executor"] = _executor(executor or info.get("executor", scenario.sweep.executor))
+    info["workers"] = workers or info.get("workers", scenario.sweep.workers)
+    info["resumed"] = int(info.get("resumed", 0)) + 1
+    return _fan_out(out, scenario, plan_jobs(scenario), info, progress)
+
+
+def _executor(name: str) -> SweepExecutor:
+    if name not in ("local", "ray"):
+        raise SweepError(f'unknown sweep executor {name!r}; expected "local" or "ray"')
+    if name == "ray":
+        _ray()  # refuse before anything runs when Ray is missing
+    return "ray" if name == "ray" else "local"
+
+
+def _fan_out(
+    out: Path, scenario: Scenario, jobs: Sequence[SweepJob], info: dict[str, Any], progress: bool
+) -> Path:
+    """Run `jobs` into `out` on the sweep's executor; write the results, summaries and
+    report; raise SweepError if any run failed."""
+    info["status"] = "running"
+    write_json(out / "sweep.json", info)
     started = time.perf_counter()
     results: list[JobResult] = []
+    count = int(info["workers"])
     with _job_bar(f"{scenario.name} sweep", len(jobs), progress) as done:
-        if ray is not None:
-            fan_out = _on_ray(ray, jobs, str(out), count, plan.ray_address)
+        if info["executor"] == "ray":
+            fan_out = _on_ray(_ray(), jobs, str(out), count, scenario.sweep.ray_address)
         else:
             fan_out = _on_processes(jobs, str(out), count)
         for result in fan_out:
@@ -191,93 +230,15 @@ def run_sweep(
     results.sort(key=lambda r: order[r.variant, r.model, r.replicate])
     failed = [r for r in results if r.error is not None]
     wall_s = round(time.perf_counter() - started, 2)
-    summary = _write_outputs(out, scenario, results, wall_s)
+    summary = write_outputs(out, scenario, results, wall_s)
     info |= {"ended": time.time(), "wall_s": wall_s, "status": "failed" if failed else "completed"}
     info["failed"] = [f"{r.variant} {r.model} r{r.replicate}: {r.error}" for r in failed]
-    _write_json(out / "sweep.json", info)
+    write_json(out / "sweep.json", info)
     write_sweep_report(out, summary)
     if failed:
         detail = "\n".join(info["failed"])
         raise SweepError(f"{len(failed)} of {len(results)} runs failed (see {out}):\n{detail}")
     return out
-
-
-def summarize_sweep(results: Sequence[JobResult]) -> list[dict[str, Any]]:
-    """Per variant and model: the replicates and each figure's mean with its interval."""
-    groups: dict[tuple[str, str], list[JobResult]] = {}
-    for result in results:
-        if result.error is None:
-            groups.setdefault((result.variant, result.model), []).append(result)
-    rows = []
-    for (variant, model), runs in groups.items():
-        names = sorted({k for r in runs for k in r.summary})
-        figures = {
-            name: mean_ci([r.summary[name] for r in runs if name in r.summary]).as_dict()
-            for name in names
-        }
-        rows.append(
-            {"variant": variant, "model": model, "replicates": len(runs), "figures": figures}
-        )
-    return rows
-
-
-def _write_outputs(
-    out: Path, scenario: Scenario, results: Sequence[JobResult], wall_s: float
-) -> dict[str, Any]:
-    done = [r for r in results if r.error is None]
-    names = sorted({k for r in done for k in r.summary})
-    with (out / "results.csv").open("w", newline="", encoding="utf-8") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(["variant", "model", "replicate", "seed", *names])
-        for r in done:
-            writer.writerow(
-                [r.variant, r.model, r.replicate, r.seed, *(r.summary.get(n) for n in names)]
-            )
-    summary = {
-        "scenario": scenario.name,
-        "world": scenario.world.kind,
-        "agents": len(kind_of(scenario).roster(scenario)),
-        "ticks": len(scenario.clock.calendar().times()),
-        "confidence": CONFIDENCE,
-        "wall_s": wall_s,
-        "figures": names,
-        "rows": summarize_sweep(results),
-        "runs": [asdict(r) | {"run": Path(r.run).name if r.run else None} for r in results],
-        "config": scenario.model_dump(mode="json"),
-    }
-    _write_json(out / "summary.json", summary)
-    (out / "summary.md").write_text(_markdown(summary), encoding="utf-8")
-    return summary
-
-
-def _markdown(summary: dict[str, Any]) -> str:
-    names = summary["figures"]
-    lines = [
-        f"# {summary['scenario']}: sweep",
-        "",
-        f"{summary['agents']} agents x {summary['ticks']} ticks. Mean "
-        f"[{summary['confidence']:.0%} interval over replicates, Student's t].",
-        "",
-        "| variant | model | replicates | " + " | ".join(names) + " |",
-        "|" + " --- |" * (len(names) + 3),
-    ]
-    for row in summary["rows"]:
-        cells = [_interval_text(row["figures"].get(n)) for n in names]
-        lines.append(
-            f"| {row['variant']} | {row['model']} | {row['replicates']} | "
-            + " | ".join(cells)
-            + " |"
-        )
-    lines += ["", f"Wall time: {summary['wall_s']} s.", ""]
-    return "\n".join(lines)
-
-
-def _interval_text(value: dict[str, Any] | None) -> str:
-    if value is None:
-        return "-"
-    if value["low"] is None:
-        return f"{value['mean']:.2f} (n/a)"
-    return f"{value['mean']:.2f} [{value['low']:.2f}, {value['high']:.2f}]"
 
 
 def _safe(name: str) -> str:
@@ -315,11 +276,17 @@ def _on_ray(
         else:
             ray.init(num_cpus=workers, include_dashboard=False)
     try:
-        remote = ray.remote(num_cpus=1)(run_job)
-        pending = [remote.remote(job, root) for job in jobs]
+        # A run whose worker dies (killed, out of memory) is retried; it resumes, see run_job.
+        remote = ray.remote(num_cpus=1, max_retries=RAY_RETRIES)(run_job)
+        of_ref = {remote.remote(job, root): job for job in jobs}
+        pending = list(of_ref)
         while pending:
             finished, pending = ray.wait(pending, num_returns=1)
-            yield ray.get(finished[0])
+            try:
+                yield ray.get(finished[0])
+            except ray.exceptions.RayError as exc:  # retries spent
+                job = of_ref[finished[0]]
+                yield JobResult(job.variant, job.model, job.replicate, job.seed, "", error=str(exc))
     finally:
         if started_here:
             ray.shutdown()
@@ -341,7 +308,3 @@ def _job_bar(title: str, total: int, progress: bool) -> Iterator[Callable[[], No
     task = bar.add_task(title, total=total)
     with bar:
         yield lambda: bar.advance(task)
-
-
-def _write_json(path: Path, data: Any) -> None:
-    path.write_text(json.dumps(data, indent=2, default=str), encoding="utf-8")
