@@ -219,6 +219,7 @@ def _call(request: Request, completion: Completion) -> ModelCall:
         model=completion.model,
         prompt_tokens=completion.usage.prompt_tokens,
         completion_tokens=completion.usage.completion_tokens,
+        cached_prompt_tokens=completion.usage.cached_prompt_tokens,
         latency_s=round(completion.latency_s, 4),
         cached=completion.cached,
         attempts=completion.attempts,

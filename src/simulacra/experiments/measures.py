@@ -15,6 +15,7 @@ _FIELDS = (
     "calls",
     "prompt_tokens",
     "completion_tokens",
+    "cached_prompt_tokens",
     "latency_s",
     "cache_hits",
     "retries",
@@ -30,6 +31,7 @@ def _add(tally: dict[str, float], data: dict[str, Any]) -> None:
     tally["calls"] += 1
     tally["prompt_tokens"] += int(data.get("prompt_tokens", 0))
     tally["completion_tokens"] += int(data.get("completion_tokens", 0))
+    tally["cached_prompt_tokens"] += int(data.get("cached_prompt_tokens", 0))
     tally["latency_s"] = round(tally["latency_s"] + float(data.get("latency_s", 0.0)), 4)
     tally["cache_hits"] += int(bool(data.get("cached")))
     tally["retries"] += max(0, int(data.get("attempts", 1)) - 1)

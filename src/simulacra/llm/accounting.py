@@ -14,6 +14,7 @@ class Tally:
     calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_prompt_tokens: int = 0
     latency_s: float = 0.0
     cache_hits: int = 0
     retries: int = 0
@@ -23,6 +24,7 @@ class Tally:
         self.calls += 1
         self.prompt_tokens += completion.usage.prompt_tokens
         self.completion_tokens += completion.usage.completion_tokens
+        self.cached_prompt_tokens += completion.usage.cached_prompt_tokens
         self.latency_s += completion.latency_s
         self.cache_hits += int(completion.cached)
         self.retries += max(0, completion.attempts - 1)

@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from simulacra.llm.embedded import Repetition
 from simulacra.llm.gateway import Gateway
 from simulacra.llm.spec import check_spec, load_model
 
@@ -30,6 +31,11 @@ class ModelConfig(BaseModel):
     max_tokens: int | None = Field(
         None, ge=1, description="completion tokens for every call; none: each prompt's budget"
     )
+    repetition: Repetition | None = Field(
+        None,
+        description="the embedded model's repeat penalty and DRY sampler (served models keep "
+        "their own sampling); none: both off",
+    )
 
     @field_validator("spec")
     @classmethod
@@ -47,5 +53,6 @@ class ModelConfig(BaseModel):
             cache=cache,
             temperature=self.temperature,
             max_tokens=self.max_tokens,
+            repetition=self.repetition,
             **options,
         )

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from simulacra.llm.types import RawReply, Request, Usage
 
 DEFAULT_GGUF = "SmolLM2-135M-Instruct.Q4_1"
@@ -35,12 +37,41 @@ def default_threads() -> int:
 
 @dataclass(frozen=True)
 class EmbeddedSettings:
-    """What the process-wide model instance is keyed by."""
+    """What the process-wide model instance is keyed by. `parallel` is the number of slots:
+    each keeps the KV cache of its last prompt, and an agent's calls always go to the same
+    slot (see EmbeddedBackend)."""
 
     path: Path
     threads: int = field(default_factory=default_threads)
     parallel: int = 2
     context_per_slot: int = 2048
+
+
+class Repetition(BaseModel):
+    """llama.cpp's repetition controls: the repeat penalty divides the odds of every token
+    seen in the last `repeat_last_n`; the DRY sampler ("don't repeat yourself") penalises a
+    token that would extend a sequence already in the context, from `dry_allowed_length`
+    tokens on, by `dry_multiplier * dry_base ** (length - dry_allowed_length)`. JSON's
+    quotes and colons break sequences, so keys repeated by a schema are not penalised.
+    The defaults switch both off."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    repeat_penalty: float = Field(1.0, ge=1.0, le=2.0, description="1.0: off; 1.1 is mild")
+    repeat_last_n: int = Field(64, ge=0, le=4096, description="tokens the penalty looks back")
+    dry_multiplier: float = Field(0.0, ge=0.0, le=5.0, description="0: off; 0.8 is usual")
+    dry_base: float = Field(1.75, ge=1.0, le=4.0, description="growth per repeated token")
+    dry_allowed_length: int = Field(2, ge=1, le=20, description="repeats this long go free")
+
+    def body(self) -> dict[str, Any]:
+        """The request fields llama.cpp's server reads."""
+        return {
+            "repeat_penalty": self.repeat_penalty,
+            "repeat_last_n": self.repeat_last_n,
+            "dry_multiplier": self.dry_multiplier,
+            "dry_base": self.dry_base,
+            "dry_allowed_length": self.dry_allowed_length,
+        }
 
 
 def _package_dir() -> Path | None:
@@ -139,15 +170,32 @@ def _closed(node: Any) -> Any:
 
 
 class EmbeddedBackend:
-    """Runs chat completions in-process; calls go to worker threads so the loop stays free."""
+    """Runs chat completions in-process; calls go to worker threads so the loop stays free.
 
-    def __init__(self, settings: EmbeddedSettings, name: str) -> None:
+    Each agent's calls go to one slot (agents take slots in the order they first call), with
+    `cache_prompt`: the slot keeps the KV cache of the agent's last prompt, and a prompt that
+    begins as that one did (system message, persona) is processed only from where it
+    differs. llama.cpp's server also keeps prompts it evicts from a slot in a RAM cache and
+    restores the best match, so agents sharing a slot still find their own prefix.
+    """
+
+    def __init__(
+        self, settings: EmbeddedSettings, name: str, repetition: Repetition | None = None
+    ) -> None:
         self.settings = settings
         self.name = name
+        self.repetition = repetition or Repetition()
+        self._slots: dict[str, int] = {}
         # Its own threads: waiting on the model must not starve asyncio's default executor.
         self._executor = ThreadPoolExecutor(
             max_workers=settings.parallel, thread_name_prefix="embedded-model"
         )
+
+    def slot(self, agent: str | None) -> int:
+        """The slot an agent's calls go to; -1 (any free slot) for calls of no agent."""
+        if agent is None:
+            return -1
+        return self._slots.setdefault(agent, len(self._slots) % self.settings.parallel)
 
     async def generate(
         self, request: Request, schema: dict[str, Any] | None, seed: int
@@ -157,6 +205,9 @@ class EmbeddedBackend:
             "max_tokens": request.max_tokens,
             "temperature": request.temperature,
             "seed": seed,
+            "id_slot": self.slot(request.agent),
+            "cache_prompt": True,
+            **self.repetition.body(),
         }
         if schema is not None:
             body["grammar"] = compact_json_grammar(schema)
@@ -185,8 +236,4 @@ def _read_reply(reply: Any) -> RawReply:
         raise EmbeddedModelError(
             f"no message in the embedded model's reply: {reply!r:.200}"
         ) from exc
-    usage = reply.get("usage") or {}
-    return RawReply(
-        str(text),
-        Usage(int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))),
-    )
+    return RawReply(str(text), Usage.read(reply.get("usage")))

@@ -16,6 +16,7 @@ import json
 import multiprocessing
 import socket
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
 from multiprocessing.context import SpawnProcess
 from typing import Any, Literal, Self
@@ -45,12 +46,17 @@ class FaultPlan:
     fenced: `content` wrapped in prose and a code fence, with a trailing comma;
     chunked: a good answer sent in chunks (Transfer-Encoding: chunked), as Go servers do;
     closing: a good answer with `Connection: close`, then the connection closes.
-    Every answer waits `latency_s` first."""
+    Every answer waits `latency_s` first. `answers` maps a response_format schema name to the
+    content for requests that name it (a stand-in for a served model in benchmarks);
+    `capacity` answers at most that many requests at once, the others queue (0: no limit),
+    as a server with that many batch slots."""
 
     modes: tuple[Mode, ...] = ("ok",)
     latency_s: float = 0.0
     slow_s: float = 30.0
     content: str = '{"answer": "yes"}'
+    answers: tuple[tuple[str, str], ...] = ()
+    capacity: int = 0
 
 
 def closed_port_url() -> str:
@@ -72,11 +78,14 @@ class FaultServer:
         slow_s: float = 30.0,
         content: str = '{"answer": "yes"}',
         own_process: bool = False,
+        answers: Mapping[str, str] | None = None,
+        capacity: int = 0,
     ) -> None:
         bad = [m for m in modes if m not in MODES]
         if bad:
             raise ValueError(f"unknown fault mode(s) {bad}; known: {list(MODES)}")
-        self.plan = FaultPlan(modes or ("ok",), latency_s, slow_s, content)
+        pairs = tuple(sorted((answers or {}).items()))
+        self.plan = FaultPlan(modes or ("ok",), latency_s, slow_s, content, pairs, capacity)
         self.own_process = own_process
         self.port = 0
         # Shared memory, readable from the parent process: requests, in flight, peak in flight.
@@ -131,13 +140,14 @@ def _serve(plan: FaultPlan, counters: Any, stop: Any, ports: Any) -> None:
 
 async def _serve_until_stopped(plan: FaultPlan, counters: Any, stop: Any, ports: Any) -> None:
     connections: set[asyncio.Task[Any]] = set()
+    slots = asyncio.Semaphore(plan.capacity) if plan.capacity else None
 
     async def on_connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
         if task is not None:
             connections.add(task)
         try:
-            while await _answer_one(reader, writer, plan, counters):
+            while await _answer_one(reader, writer, plan, counters, slots):
                 pass
         except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
             pass
@@ -159,7 +169,11 @@ async def _serve_until_stopped(plan: FaultPlan, counters: Any, stop: Any, ports:
 
 
 async def _answer_one(
-    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, plan: FaultPlan, counters: Any
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    plan: FaultPlan,
+    counters: Any,
+    slots: asyncio.Semaphore | None,
 ) -> bool:
     """Read one request and answer it; False when the connection must close."""
     head = await reader.readuntil(b"\r\n\r\n")
@@ -173,13 +187,28 @@ async def _answer_one(
     counters[0] += 1
     counters[1] += 1
     counters[2] = max(counters[2], counters[1])
+    content = _content_for(plan, body) if plan.answers else plan.content
     try:
-        return await _misbehave(writer, plan, mode, len(body))
+        if slots is None:
+            return await _misbehave(writer, plan, mode, content, len(body))
+        async with slots:
+            return await _misbehave(writer, plan, mode, content, len(body))
     finally:
         counters[1] -= 1
 
 
-async def _misbehave(writer: asyncio.StreamWriter, plan: FaultPlan, mode: Mode, size: int) -> bool:
+def _content_for(plan: FaultPlan, body: bytes) -> str:
+    """The answer for the schema a request names, else the plan's content."""
+    try:
+        name = json.loads(body)["response_format"]["json_schema"]["name"]
+    except (ValueError, KeyError, TypeError):
+        return plan.content
+    return dict(plan.answers).get(name, plan.content)
+
+
+async def _misbehave(
+    writer: asyncio.StreamWriter, plan: FaultPlan, mode: Mode, content: str, size: int
+) -> bool:
     if plan.latency_s:
         await asyncio.sleep(plan.latency_s)
     if mode == "slow":
@@ -189,7 +218,6 @@ async def _misbehave(writer: asyncio.StreamWriter, plan: FaultPlan, mode: Mode, 
     elif mode == "malformed":
         _respond(writer, 200, b"<html><body>502 Bad Gateway</body></html>")
     else:
-        content = plan.content
         if mode == "fenced":
             content = f"Sure! Here it is:\n```json\n{content[:-1].rstrip()},}}\n```\nHope it helps."
         payload = _completion(content, size)

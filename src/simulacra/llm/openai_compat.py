@@ -186,8 +186,4 @@ def read_chat_completion(content: bytes, url: str) -> RawReply:
         raise EndpointError(f"{url}: no choices[0].message.content in {content[:200]!r}") from exc
     if not isinstance(text, str):
         raise EndpointError(f"{url}: the message content is {type(text).__name__}, not text")
-    usage = data.get("usage") or {}
-    return RawReply(
-        text,
-        Usage(int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)),
-    )
+    return RawReply(text, Usage.read(data.get("usage")))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel
 
@@ -43,13 +43,32 @@ class Request:
 
 @dataclass(frozen=True)
 class Usage:
+    """Tokens of a call. `cached_prompt_tokens` of the prompt were served from the server's
+    prompt cache (its KV cache) rather than processed again."""
+
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_prompt_tokens: int = 0
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
             self.prompt_tokens + other.prompt_tokens,
             self.completion_tokens + other.completion_tokens,
+            self.cached_prompt_tokens + other.cached_prompt_tokens,
+        )
+
+    @classmethod
+    def read(cls, usage: Any) -> Usage:
+        """The `usage` object of an OpenAI-style chat completion (llama.cpp, vLLM and OpenAI
+        report cached prompt tokens under prompt_tokens_details)."""
+        if not isinstance(usage, dict):
+            return cls()
+        details = usage.get("prompt_tokens_details")
+        cached = details.get("cached_tokens") if isinstance(details, dict) else 0
+        return cls(
+            int(usage.get("prompt_tokens") or 0),
+            int(usage.get("completion_tokens") or 0),
+            int(cached or 0),
         )
 
 

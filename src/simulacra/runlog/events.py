@@ -243,8 +243,10 @@ class Interviewed(Payload):
 
 @dataclass(frozen=True, kw_only=True)
 class ModelCall(Payload):
-    """One model call: purpose, model, tokens, latency, whether the cache answered, the
-    attempts made, whether the fallback stood in, and the errors of failed attempts."""
+    """One model call: purpose, model, tokens (`cached_prompt_tokens` of the prompt served
+    from the server's prompt cache, the rest processed), latency, whether the response cache
+    answered, the attempts made, whether the fallback stood in, and the errors of failed
+    attempts."""
 
     KIND = "llm.call"
     AGENT = "id or null"
@@ -252,6 +254,7 @@ class ModelCall(Payload):
     model: str
     prompt_tokens: int
     completion_tokens: int
+    cached_prompt_tokens: int = 0
     latency_s: float
     cached: bool
     attempts: int
