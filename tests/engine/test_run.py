@@ -238,22 +238,21 @@ def test_interviewing_an_agent_answers_from_its_saved_memory(reference: RunDir) 
 def test_a_rejected_action_is_logged_with_its_reason_and_the_agent_keeps_to_its_plan(
     tmp_path: Path,
 ) -> None:
-    kettle = {"minutes": 15, "action": "boiling water", "object": "stove", "object_state": "on"}
     scripted = model()
-    scripted.on("plan.actions", lambda request: {"actions": [kettle]})
+    scripted.on("plan.actions", lambda request: {"actions": ["boiling water on the stove"]})
     # Marta and Daniel share Alder Cottage and its one stove.
     scenario: Scenario = load_scenario(TOWN, tiny(tmp_path, "agents.count=6"))
     done = run_scenario(scenario, model=scripted, progress=False)
     refused = [e for e in events(done, "action") if not e.data["ok"]]
     assert refused and "in use by" in refused[0].data["reason"]
-    assert refused[0].data["description"] == "boiling water"
+    assert refused[0].data["description"] == "boiling water on the stove"
     # The world state after that tick: the refused agent boils water, without the stove.
     frame = next(
         e
         for e in events(done, "world")
         if e.seq > refused[0].seq and e.data["step"] == refused[0].data["step"]
     )
-    assert frame.data["agents"][refused[0].agent]["action"] == "boiling water"
+    assert frame.data["agents"][refused[0].agent]["action"] == "boiling water on the stove"
     metrics = json.loads((done.path / "metrics.json").read_text())
     assert metrics["rejected_actions"] == len(refused)
 

@@ -12,6 +12,7 @@ from simulacra.llm import Request, ScriptedModel
 from simulacra.mind import PlanStep
 from simulacra.mind.schedule import fit_durations
 from simulacra.runlog import EventWriter, read_events
+from simulacra.worlds.base import Observation
 
 from .conftest import ISABELLA_DAY, MONDAY, MakeAgent, calls, day_plan
 
@@ -25,18 +26,7 @@ def _hourly(request: Request) -> dict[str, object]:
 
 
 def _actions(request: Request) -> dict[str, object]:
-    return {
-        "actions": [
-            {"minutes": 10, "action": "greeting a customer"},
-            {
-                "minutes": 15,
-                "action": "brewing espresso",
-                "object": "coffee machine",
-                "object_state": "brewing",
-            },
-            {"minutes": 5, "action": "wiping the counter"},
-        ]
-    }
+    return {"actions": ["greeting a customer", "brewing at the coffee machine", "wiping up"]}
 
 
 async def test_daily_plan_has_5_to_8_contiguous_blocks_until_midnight(
@@ -95,6 +85,30 @@ async def test_lazy_decomposition_yields_contiguous_5_to_15_minute_actions_cover
     assert all(a.place == "Hobbs Cafe" for a in actions)
     assert calls(model, "plan.hourly") == 2  # a 5-hour block is broken down 3 hours at a time
     assert calls(model, "plan.actions") == 5  # one call per hour of the block
+
+
+async def test_an_hour_is_shared_among_its_actions_and_an_action_naming_an_object_uses_it(
+    model: ScriptedModel, make_agent: MakeAgent
+) -> None:
+    model.on("plan.daily", lambda r: ISABELLA_DAY)
+    model.on("plan.hourly", _hourly)
+    model.on("plan.actions", _actions)
+    agent = make_agent()
+    await agent.plan_day(MONDAY)
+    start = agent.planner.schedule.blocks[2].start  # 07:00 at the cafe
+    here = Observation("isabella", "Hobbs Cafe", facts={"objects": ["counter", "coffee machine"]})
+    await agent.perceive(start, here)
+    await agent.current_action(start)
+    hour = [
+        (s.duration_min, s.description, s.object, s.object_state)
+        for s in agent.planner.schedule.actions
+    ]
+    assert hour == [
+        (15, "greeting a customer", None, None),
+        (15, "brewing at the coffee machine", "coffee machine", "in use"),
+        (15, "wiping up", None, None),
+        (15, "wiping up", None, None),  # three actions, four 15-minute steps: the last goes on
+    ]
 
 
 async def test_sleep_is_not_decomposed(model: ScriptedModel, make_agent: MakeAgent) -> None:

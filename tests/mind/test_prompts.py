@@ -9,9 +9,10 @@ from typing import Any
 
 from simulacra.llm import Request, ScriptedModel
 from simulacra.mind import Ablation, converse
+from simulacra.mind.context import CHARACTER_SYSTEM
 from simulacra.worlds.base import Observation
 
-from .conftest import ISABELLA_DAY, KLAUS, MONDAY, MakeAgent
+from .conftest import ISABELLA, ISABELLA_DAY, KLAUS, MONDAY, MakeAgent
 
 PURPOSES = {
     "plan.daily",
@@ -67,7 +68,10 @@ async def test_each_prompt_renders_and_declares_a_fallback_that_fits(
     for purpose, request in seen.items():
         system, user = (m.content for m in request.messages)
         assert not _PLACEHOLDER.search(system + user), purpose
-        assert "Isabella Rodriguez" in user, purpose  # the persona summary opens every prompt
+        # Stable parts first, so that a server's prompt cache serves them: one system message,
+        # then the persona, then the purpose's task; the situation comes last.
+        assert system == CHARACTER_SYSTEM, purpose
+        assert user.startswith(f"{ISABELLA.summary()}\n\nTask: "), purpose
         assert request.agent == "isabella" and request.seed > 0
         assert request.output is not None and request.fallback is not None
         request.output.model_validate(request.fallback.model_dump())  # type: ignore[union-attr]

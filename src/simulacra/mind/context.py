@@ -72,12 +72,13 @@ def memory_lines(found: Sequence[Retrieved], *, with_ids: bool = False) -> str:
     return "\n".join(f"- {rec.text}" for rec in records)
 
 
-# Every faculty shares one system message and its user message opens with the persona, the
-# task last: all of an agent's calls then share a long prompt prefix that llama.cpp-style
-# servers reuse, and prompt processing is most of a small model's time on a CPU.
+# Stable parts first: one system message for every faculty, then the persona, then the task
+# (fixed per purpose), then the situation. All of an agent's calls share the persona prefix
+# and its calls of one purpose the task too, which llama.cpp-style servers keep in their KV
+# cache; prompt processing is most of a small model's time on a CPU.
 CHARACTER_SYSTEM = (
-    "You simulate one character of a small-town simulation. Do the task at the end of the "
-    "message and reply only in JSON."
+    "You simulate one character of a small-town simulation. Do the task given after the "
+    "character's description and reply only in JSON."
 )
 
 
@@ -103,8 +104,8 @@ class MindContext(Generic[P]):
         self,
         purpose: str,
         now: datetime,
-        system: str,
-        user: str,
+        task: str,
+        situation: str,
         output: type[T],
         fallback: T,
         *,
@@ -112,7 +113,7 @@ class MindContext(Generic[P]):
         salt: str = "",
     ) -> Answer[T]:
         request = Request(
-            messages=chat(self.system, f"{user}\n\nTask: {system}"),
+            messages=chat(self.system, f"{self.persona.summary()}\n\nTask: {task}\n\n{situation}"),
             output=output,
             fallback=fallback,
             max_tokens=max_tokens,

@@ -70,7 +70,6 @@ async def converse(
         speaker, listener = (a, b) if turn % 2 == 0 else (b, a)
         relation = speaker.persona.relation_to(listener.id, listener.persona.name)
         user = p.TURN_USER.format(
-            summary=speaker.persona.summary(),
             name=speaker.persona.name,
             other=listener.persona.name,
             relation=relation or "no particular relationship noted",
@@ -81,7 +80,14 @@ async def converse(
         )
         fallback = p.fallback_turn(turn, listener.persona.name)
         answer = await speaker.ctx.ask(
-            "converse.turn", now, p.TURN_SYSTEM, user, p.TurnOutput, fallback, salt=str(turn)
+            "converse.turn",
+            now,
+            p.TURN_SYSTEM,
+            user,
+            p.TurnOutput,
+            fallback,
+            max_tokens=80,
+            salt=str(turn),
         )
         text = answer.value.text.strip() or fallback.text
         turns.append(Utterance(speaker.id, text))

@@ -10,7 +10,7 @@ from simulacra.llm import MaxChars
 
 
 class TurnOutput(BaseModel):
-    text: Annotated[str, MaxChars(240)]
+    text: Annotated[str, MaxChars(200)]
     end: bool = False
 
 
@@ -29,9 +29,7 @@ TURN_SYSTEM = (
     "naturally over."
 )
 
-TURN_USER = """{summary}
-
-{name} and {other}: {relation}
+TURN_USER = """{name} and {other}: {relation}
 What {name} remembers about {other} and {topic}:
 {memories}
 

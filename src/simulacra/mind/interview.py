@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from simulacra.core import InterviewAnswer
 from simulacra.llm import MaxChars
@@ -21,8 +21,9 @@ INTERVIEW_MEMORIES = 12
 
 
 class InterviewOutput(BaseModel):
-    answer: Annotated[str, MaxChars(320)]
-    memory_ids: list[Annotated[str, MaxChars(24)]] = []
+    # Bounded: one to three sentences, and the few memories they rest on.
+    answer: Annotated[str, MaxChars(240)]
+    memory_ids: list[Annotated[str, MaxChars(24)]] = Field(default=[], max_length=3)
 
 
 FALLBACK = InterviewOutput(answer="I'm not sure how to answer that.")
@@ -34,9 +35,7 @@ INTERVIEW_SYSTEM = (
     "memories the answer relies on."
 )
 
-INTERVIEW_USER = """{summary}
-
-{name}'s memories:
+INTERVIEW_USER = """{name}'s memories:
 {memories}
 
 Interviewer: {question}
@@ -46,13 +45,12 @@ Interviewer: {question}
 async def interview(ctx: MindContext[Any], question: str, now: datetime) -> InterviewAnswer:
     found = ctx.recall(question, now, k=INTERVIEW_MEMORIES)
     user = INTERVIEW_USER.format(
-        summary=ctx.persona.summary(),
         name=ctx.persona.name,
         memories=memory_lines(found, with_ids=True),
         question=question,
     )
     answer = await ctx.ask(
-        "interview.answer", now, INTERVIEW_SYSTEM, user, InterviewOutput, FALLBACK
+        "interview.answer", now, INTERVIEW_SYSTEM, user, InterviewOutput, FALLBACK, max_tokens=120
     )
     shown = [r.record.id for r in found]
     cited = [i for i in dict.fromkeys(answer.value.memory_ids) if i in shown]

@@ -7,6 +7,7 @@ written to memory as a plan record (importance given, not rated, to save a call)
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
@@ -73,11 +74,7 @@ class Planner:
 
     def _prefix(self) -> dict[str, str]:
         persona = self.ctx.persona
-        return {
-            "summary": persona.summary(),
-            "name": persona.name,
-            "places": ", ".join(self.places) or persona.home,
-        }
+        return {"name": persona.name, "places": ", ".join(self.places) or persona.home}
 
     def _blocks(
         self, items: Sequence[p.PlannedBlock], now: datetime, lead: p.PlannedBlock
@@ -112,8 +109,13 @@ class Planner:
             start=clock(now),
         )
         fallback = routine_plan(self.ctx.persona, self.places)
+        # The usual day as an example: small models copy a format they are shown, and it is
+        # part of the agent's stable prompt prefix.
+        task = p.DAILY_SYSTEM + p.DAILY_EXAMPLE.format(
+            name=self._name, routine=fallback.model_dump_json()
+        )
         answer = await self.ctx.ask(
-            "plan.daily", now, p.DAILY_SYSTEM, user, p.DailyPlanOutput, fallback, max_tokens=320
+            "plan.daily", now, task, user, p.DailyPlanOutput, fallback, max_tokens=320
         )
         asleep = p.PlannedBlock(start=clock(now), place=self.ctx.persona.home, activity="sleeping")
         steps = self._blocks(answer.value.blocks, now, asleep)
@@ -231,10 +233,8 @@ class Planner:
             minutes=hour.duration_min,
             activity=hour.description,
         )
-        wanted = fit_durations([], hour.duration_min)
-        fallback = p.ActionsOutput(
-            actions=[p.PlannedAction(minutes=m, action=hour.description) for m in wanted]
-        )
+        steps_needed = len(fit_durations([], hour.duration_min))
+        fallback = p.ActionsOutput(actions=[hour.description] * min(steps_needed, p.MAX_ACTIONS))
         answer = await self.ctx.ask(
             "plan.actions",
             now,
@@ -242,7 +242,7 @@ class Planner:
             user,
             p.ActionsOutput,
             fallback,
-            max_tokens=18 * len(wanted) + 16,
+            max_tokens=12 * p.MAX_ACTIONS + 8,  # six phrases of at most 36 characters
         )
         steps = _actions(answer.value.actions, hour, objects)
         self.schedule.actions += steps
@@ -304,22 +304,27 @@ class Planner:
         return answer.value.summary.strip() or fallback.summary
 
 
-def _actions(
-    planned: Sequence[p.PlannedAction], hour: PlanStep, objects: Sequence[str]
-) -> list[PlanStep]:
-    """Contiguous 5-15 minute actions covering `hour` exactly, objects checked against `objects`
-    (when the world told us what is here)."""
-    lengths = fit_durations([a.minutes for a in planned], hour.duration_min)
-    known = {o.lower(): o for o in objects}
+def _actions(planned: Sequence[str], hour: PlanStep, objects: Sequence[str]) -> list[PlanStep]:
+    """Contiguous 5-15 minute actions covering `hour` exactly, the hour shared evenly among
+    the planned ones (the last repeated if the hour needs more steps); an action uses the
+    first object of `objects` it names."""
+    texts = [a.strip() for a in planned if a.strip()] or [hour.description]
+    share = round(hour.duration_min / len(texts))
+    lengths = fit_durations([share] * len(texts), hour.duration_min)
     steps: list[PlanStep] = []
     at = hour.start
     for i, minutes in enumerate(lengths):
-        item = planned[i] if i < len(planned) else None
-        description = (item.action.strip() if item else "") or hour.description
-        thing = (item.object.strip() if item else "") or None
-        if thing is not None and known:
-            thing = known.get(thing.lower())
-        state = (item.object_state.strip() or None) if item and thing else None
+        description = texts[min(i, len(texts) - 1)]
+        thing = _object_named(description, objects)
+        state = "in use" if thing else None
         steps.append(PlanStep(at, minutes, hour.place, description, thing, state))
         at += timedelta(minutes=minutes)
     return steps
+
+
+def _object_named(text: str, objects: Sequence[str]) -> str | None:
+    lowered = text.lower()
+    for thing in sorted(objects, key=len, reverse=True):  # "coffee machine" before "machine"
+        if re.search(rf"\b{re.escape(thing.lower())}\b", lowered):
+            return thing
+    return None

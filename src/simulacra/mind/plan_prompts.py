@@ -1,7 +1,7 @@
 """The planning prompts as data: templates, output models and the fallbacks they declare.
 
-Each system message is fixed per purpose and each user message opens with the persona summary,
-so that a serving engine can reuse the cached prompt prefix across calls.
+Each task is fixed per purpose; `MindContext.ask` puts it after the persona and before the
+situation, so that a serving engine reuses the cached prompt prefix across calls.
 """
 
 from __future__ import annotations
@@ -33,15 +33,15 @@ class HourlyOutput(BaseModel):
     activities: list[Annotated[str, MaxChars(36)]] = Field(min_length=1, max_length=24)
 
 
-class PlannedAction(BaseModel):
-    minutes: int = Field(ge=5, le=15)
-    action: Annotated[str, MaxChars(36)]
-    object: Annotated[str, MaxChars(20)] = ""
-    object_state: Annotated[str, MaxChars(20)] = ""
+MAX_ACTIONS = 6
 
 
 class ActionsOutput(BaseModel):
-    actions: list[PlannedAction] = Field(min_length=1, max_length=12)
+    """Short phrases; the hour is shared among them in 5-15 minute steps, and an action that
+    names an object of the place uses it. Plain strings cost the small model about 40% of
+    the tokens that objects with minutes, object and state keys did."""
+
+    actions: list[Annotated[str, MaxChars(36)]] = Field(min_length=1, max_length=MAX_ACTIONS)
 
 
 class NextStepOutput(BaseModel):
@@ -61,9 +61,9 @@ DAILY_SYSTEM = (
     "remembers, at its time and place. The last block runs until midnight."
 )
 
-DAILY_USER = """{summary}
+DAILY_EXAMPLE = " {name}'s usual day, for the form of the reply: {routine}"
 
-Places: {places}
+DAILY_USER = """Places: {places}
 Yesterday: {yesterday}
 What {name} remembers about today's plans and commitments:
 {memories}
@@ -77,9 +77,7 @@ REPLAN_SYSTEM = (
     "Keep appointments and promises the character remembers."
 )
 
-REPLAN_USER = """{summary}
-
-Places: {places}
+REPLAN_USER = """Places: {places}
 The plan so far for the rest of the day:
 {remaining}
 What {name} remembers:
@@ -93,20 +91,16 @@ HOURLY_SYSTEM = (
     "one short activity per hour, in order."
 )
 
-HOURLY_USER = """{summary}
-
-{name} plans: {activity} at {place}, from {start} to {end} ({hours} hours).
+HOURLY_USER = """{name} plans: {activity} at {place}, from {start} to {end} ({hours} hours).
 Give {hours} activities, one for each hour."""
 
 ACTIONS_SYSTEM = (
-    "You break a character's plan for the coming hour into concrete actions of 5 to 15 minutes "
-    "each, in order. Reply in JSON: each action has minutes (5 to 15), a short action, and "
-    "optionally the object it uses and the state that object is in meanwhile."
+    "You break a character's plan for the coming hour into 3 to 6 concrete actions of 5 to "
+    "15 minutes each, in order. Reply in JSON with a list of short actions; an action that "
+    "uses one of the objects here names it."
 )
 
-ACTIONS_USER = """{summary}
-
-{name} is at {place}. Objects here: {objects}
+ACTIONS_USER = """{name} is at {place}. Objects here: {objects}
 From {start} to {end} ({minutes} minutes) {name} plans: {activity}
 List the actions."""
 
@@ -116,9 +110,7 @@ NEXT_STEP_SYSTEM = (
     "minutes it takes (5 to 60)."
 )
 
-NEXT_STEP_USER = """{summary}
-
-Places: {places}
+NEXT_STEP_USER = """Places: {places}
 What {name} remembers:
 {memories}
 
@@ -129,9 +121,7 @@ SUMMARY_SYSTEM = (
     "anything they promised or plan to do on coming days, with its time and place."
 )
 
-SUMMARY_USER = """{summary}
-
-{name}'s plan today was:
+SUMMARY_USER = """{name}'s plan today was:
 {plan}
 What {name} remembers of today:
 {memories}

@@ -81,7 +81,6 @@ async def decide(
     noticed = "\n".join(f"- {r.text}" for r in asked)
     memories = ctx.recall(" ".join(r.text for r in asked), now, k=REACT_MEMORIES)
     user = p.REACT_USER.format(
-        summary=ctx.persona.summary(),
         name=ctx.persona.name,
         memories=memory_lines(memories),
         now=clock(now),
@@ -90,7 +89,9 @@ async def decide(
         nearby=", ".join(f"{a} ({names[a]})" if a in names else a for a in free) or "nobody",
         noticed=noticed,
     )
-    answer = await ctx.ask("react.decide", now, p.REACT_SYSTEM, user, p.ReactionOutput, p.FALLBACK)
+    answer = await ctx.ask(
+        "react.decide", now, p.REACT_SYSTEM, user, p.ReactionOutput, p.FALLBACK, max_tokens=48
+    )
     value = answer.value
     decision = Decision(value.choice, None, value.reason.strip(), answer.fallback)
     if value.choice == "talk":

@@ -14,7 +14,7 @@ Choice = Literal["continue", "react", "replan", "talk"]
 class ReactionOutput(BaseModel):
     choice: Choice
     target: Annotated[str, MaxChars(40)] = ""
-    reason: Annotated[str, MaxChars(120)] = ""
+    reason: Annotated[str, MaxChars(80)] = ""
 
 
 FALLBACK = ReactionOutput(choice="continue", reason="no decision could be read; carrying on")
@@ -26,9 +26,7 @@ REACT_SYSTEM = (
     "someone nearby), and a short reason."
 )
 
-REACT_USER = """{summary}
-
-What {name} remembers:
+REACT_USER = """What {name} remembers:
 {memories}
 
 It is {now}. {name} is {action} at {place}.
