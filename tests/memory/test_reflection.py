@@ -11,7 +11,7 @@ import pytest
 
 from simulacra.embed import HashingEmbedder
 from simulacra.llm import Request, ScriptedModel
-from simulacra.memory import MemoryStream
+from simulacra.memory import MemoryStream, ReflectionConfig
 from simulacra.runlog import EventWriter, read_events
 
 NOW = datetime(2023, 2, 13, 9, 0)
@@ -134,3 +134,21 @@ async def test_reflection_without_a_model_stores_nothing_unfounded() -> None:
     await fill(stream, [10] * 15)
     assert await stream.reflect_if_due(NOW + timedelta(hours=1)) == []
     assert stream.since_reflection == 0 and len(stream) == 15
+
+
+async def test_reflection_prompts_hold_the_newest_statements_that_fit_the_token_budget() -> None:
+    asked: list[Request] = []
+    model = reflective_model()
+    model.on("reflect.questions", lambda r: asked.append(r) or {"questions": ["What now?"]})
+    stream = MemoryStream(
+        "ada", HashingEmbedder(), model=model, reflection=ReflectionConfig(token_budget=100)
+    )
+    await fill(stream, [5] * 40)  # the newest are 10 tokens each: 10 fit in 100
+    await stream.reflect(NOW + timedelta(hours=1))
+    (questions,) = asked
+    statements = questions.messages[-1].content
+    assert shown(questions) == 10
+    assert "for 40 hours" in statements and "for 31 hours" in statements
+    assert "for 30 hours" not in statements
+    insights = model.ledger.by_purpose["reflect.insights"]
+    assert insights.calls == 1 and insights.prompt_tokens <= 100 + 120

@@ -19,6 +19,7 @@ from simulacra.memory.prompts import (
     questions_request,
 )
 from simulacra.memory.record import REFLECTION, MemoryRecord, Retrieved
+from simulacra.memory.scoring import fit_budget
 from simulacra.runlog.events import Reflected
 
 
@@ -32,7 +33,9 @@ class Reflective(Protocol):
 
     def recent(self, n: int) -> list[MemoryRecord]: ...
 
-    def retrieve(self, query: str, now: datetime, k: int = 30) -> list[Retrieved]: ...
+    def retrieve(
+        self, query: str, now: datetime, k: int = 30, *, token_budget: int | None = None
+    ) -> list[Retrieved]: ...
 
     async def add(
         self,
@@ -47,14 +50,16 @@ class Reflective(Protocol):
 @dataclass(frozen=True)
 class ReflectionConfig:
     """The source's parameters: reflect when 150 importance has accrued, over the 100 latest
-    records, with 3 questions; how much evidence each question retrieves and how many
-    insights it may yield are ours."""
+    records, with 3 questions; how much evidence each question retrieves, how many insights
+    it may yield and how many tokens of statements a prompt may hold are ours (the 100 latest
+    records of a town day run to 6,000 tokens, three times the embedded model's context)."""
 
     threshold: float = 150.0
     recent: int = 100
     questions: int = 3
     evidence: int = 30
     insights: int = 5
+    token_budget: int = 600
 
 
 @dataclass(frozen=True)
@@ -92,6 +97,9 @@ async def reflect(stream: Reflective, now: datetime) -> ReflectionOutcome:
     """One reflection over `stream`, as the source describes it; see ReflectionConfig."""
     config = stream.reflection
     latest = stream.recent(config.recent)
+    # The newest of them that fit the budget, still oldest first.
+    fits = fit_budget([r.text for r in reversed(latest)], config.token_budget)
+    latest = latest[len(latest) - max(1, fits) :]
     if not latest:
         return ReflectionOutcome(questions=[])
     # Without a usable answer, ask about the weightiest recent events themselves.
@@ -108,7 +116,10 @@ async def reflect(stream: Reflective, now: datetime) -> ReflectionOutcome:
     )
     assert isinstance(asked, ReflectionQuestions)
     questions = [q.strip() for q in asked.questions if q.strip()][: config.questions]
-    evidence = [stream.retrieve(q, now, k=config.evidence) for q in questions]
+    evidence = [
+        stream.retrieve(q, now, k=config.evidence, token_budget=config.token_budget)
+        for q in questions
+    ]
     answers = await asyncio.gather(
         *(
             _ask(
