@@ -9,6 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from simulacra.embed import Vectors
+from simulacra.memory.quantized import Int8s, Scales, dot, quantize
 from simulacra.memory.scoring import Floats
 
 Bools = npt.NDArray[np.bool_]
@@ -17,12 +18,14 @@ _T = TypeVar("_T", bound=np.generic)
 
 
 class Columns:
-    """Embeddings and scores of records 0..len-1, in creation order (row = record number - 1)."""
+    """Embeddings and scores of records 0..len-1, in creation order (row = record number - 1).
+    Embeddings are kept quantized (see `quantized`): codes and a scale per row."""
 
     def __init__(self, dim: int, capacity: int = 16) -> None:
         self.dim = dim
         self.size = 0
-        self.vectors: Vectors = np.zeros((capacity, dim), dtype=np.float32)
+        self.codes: Int8s = np.zeros((capacity, dim), dtype=np.int8)
+        self.scales: Scales = np.ones(capacity, dtype=np.float32)
         self.accessed_h: Floats = np.zeros(capacity)
         self.importance: Floats = np.zeros(capacity)
         self.valid: Bools = np.zeros(capacity, dtype=np.bool_)
@@ -40,7 +43,7 @@ class Columns:
         count = vectors.shape[0]
         self._reserve(self.size + count)
         rows = slice(self.size, self.size + count)
-        self.vectors[rows] = vectors
+        self.codes[rows], self.scales[rows] = quantize(vectors)
         self.accessed_h[rows] = accessed_h
         self.importance[rows] = importance
         self.valid[rows] = valid
@@ -48,18 +51,27 @@ class Columns:
         self.invalid_count += int(count - np.count_nonzero(valid))
         self.size += count
 
+    def set_vectors(self, rows: list[int], vectors: Vectors) -> None:
+        """Embeddings of rows appended before they were embedded."""
+        self.codes[rows], self.scales[rows] = quantize(vectors)
+
+    def relevance(self, query: Vectors) -> Vectors:
+        """Every row's cosine with a unit `query` (rows are unit vectors too)."""
+        return dot(self.codes[: self.size], self.scales[: self.size], query)
+
     def invalidate(self, row: int) -> None:
         if self.valid[row]:
             self.valid[row] = False
             self.invalid_count += 1
 
     def _reserve(self, needed: int) -> None:
-        capacity = self.vectors.shape[0]
+        capacity = self.codes.shape[0]
         if needed <= capacity:
             return
         while capacity < needed:
             capacity *= 2
-        self.vectors = _grown(self.vectors, capacity, self.size)
+        self.codes = _grown(self.codes, capacity, self.size)
+        self.scales = _grown(self.scales, capacity, self.size)
         self.accessed_h = _grown(self.accessed_h, capacity, self.size)
         self.importance = _grown(self.importance, capacity, self.size)
         self.valid = _grown(self.valid, capacity, self.size)

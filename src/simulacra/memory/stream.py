@@ -292,7 +292,7 @@ class MemoryStream:
         size = self._columns.size
         q = np.asarray(self.embedder.embed([query])[0], dtype=np.float32)
         # One pass over the matrix; the candidate subset is taken from the scores, not the rows.
-        relevance: Floats = (self._columns.vectors[:size] @ q).astype(np.float64)
+        relevance: Floats = self._columns.relevance(q).astype(np.float64)
         accessed = self._columns.accessed_h[:size]
         importance = self._columns.importance[:size]
         if candidates is not None:
@@ -337,7 +337,7 @@ class MemoryStream:
             return
         rows = list(self._unembedded)
         vectors = self.embedder.embed(list(self._unembedded.values()))
-        self._columns.vectors[rows] = vectors
+        self._columns.set_vectors(rows, vectors)
         self._store.embed(self.agent, [row + 1 for row in rows], vectors)
         self._unembedded = {}
 
