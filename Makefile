@@ -20,8 +20,9 @@ $(VENV)/.installed: pyproject.toml constraints.txt | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml constraints.txt $(VENV)/.installed
-	$(BIN)/pip install --quiet -c constraints.txt -e ".[dev,sumo]"
+	$(BIN)/pip install --quiet -c constraints.txt -e ".[dev,sumo,3d]"
 	bash scripts/install-browser.sh
+	bash scripts/install-gl.sh
 	touch $@
 
 install: $(VENV)/.installed

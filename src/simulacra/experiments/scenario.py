@@ -20,17 +20,20 @@ from simulacra.engine import Calendar
 from simulacra.llm import ModelConfig
 from simulacra.worlds.commute.config import CommuteConfig
 from simulacra.worlds.elfarol.config import ElFarolConfig
+from simulacra.worlds.embodied.config import EmbodiedConfig
 from simulacra.worlds.grid.config import GridConfig
 from simulacra.worlds.town.config import TownConfig
 
 WorldConfig = Annotated[
-    TownConfig | GridConfig | CommuteConfig | ElFarolConfig, Field(discriminator="kind")
+    TownConfig | GridConfig | CommuteConfig | ElFarolConfig | EmbodiedConfig,
+    Field(discriminator="kind"),
 ]
 WORLD_CONFIGS: dict[str, type[BaseModel]] = {
     "town": TownConfig,
     "grid": GridConfig,
     "commute": CommuteConfig,
     "elfarol": ElFarolConfig,
+    "embodied": EmbodiedConfig,
 }
 
 

@@ -3,7 +3,7 @@
 from simulacra.llm.accounting import Ledger, Tally
 from simulacra.llm.cache import SqliteCache
 from simulacra.llm.config import ModelConfig
-from simulacra.llm.embedded import EmbeddedModelError
+from simulacra.llm.embedded import EmbeddedModelError, ImagesRefused
 from simulacra.llm.gateway import Backend, Gateway, ModelFailure
 from simulacra.llm.openai_compat import EndpointError
 from simulacra.llm.replay import CACHE_FILE, ReplayMiss
@@ -12,12 +12,16 @@ from simulacra.llm.spec import ModelSpecError, check_spec, load_model, model_nam
 from simulacra.llm.structured import MaxChars, OutputError, parse_output, repair_json
 from simulacra.llm.types import (
     Completion,
+    ImagePart,
     LanguageModel,
     Message,
     RawReply,
     Request,
+    TextPart,
     Usage,
     chat,
+    has_images,
+    with_images,
 )
 
 __all__ = [
@@ -27,6 +31,8 @@ __all__ = [
     "EmbeddedModelError",
     "EndpointError",
     "Gateway",
+    "ImagePart",
+    "ImagesRefused",
     "LanguageModel",
     "Ledger",
     "MaxChars",
@@ -41,11 +47,14 @@ __all__ = [
     "ScriptedModel",
     "SqliteCache",
     "Tally",
+    "TextPart",
     "Usage",
     "chat",
     "check_spec",
+    "has_images",
     "load_model",
     "model_name",
     "parse_output",
     "repair_json",
+    "with_images",
 ]

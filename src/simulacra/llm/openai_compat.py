@@ -19,7 +19,7 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 
 from simulacra.llm.http_pool import HttpPool
-from simulacra.llm.types import RawReply, Request, Usage
+from simulacra.llm.types import ImagePart, Message, RawReply, Request, Usage
 
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 SPEC_FORM = "openai:<base_url>?model=<name>[&key_env=<ENV>][&endpoints=<url2>,<url3>]"
@@ -161,7 +161,7 @@ class OpenAIBackend:
         url = self.target.urls[next(self._turn) % len(self.target.urls)] + "/chat/completions"
         body: dict[str, Any] = {
             "model": self.target.model,
-            "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+            "messages": [message_json(m) for m in request.messages],
             "max_tokens": request.max_tokens,
             "temperature": request.temperature,
             "seed": seed,
@@ -179,6 +179,21 @@ class OpenAIBackend:
 
     async def aclose(self) -> None:
         await self._pool.aclose()
+
+
+def message_json(message: Message) -> dict[str, Any]:
+    """A message as the chat-completions API takes it: text stays a string; parts become a
+    list of `text` and `image_url` parts, each image a base64 data URI (vLLM, Ollama,
+    llama.cpp's server and hosted APIs all read this form)."""
+    if isinstance(message.content, str):
+        return {"role": message.role, "content": message.content}
+    parts: list[dict[str, Any]] = []
+    for part in message.content:
+        if isinstance(part, ImagePart):
+            parts.append({"type": "image_url", "image_url": {"url": part.data_uri()}})
+        else:
+            parts.append({"type": "text", "text": part.text})
+    return {"role": message.role, "content": parts}
 
 
 def read_chat_completion(content: bytes, url: str) -> RawReply:

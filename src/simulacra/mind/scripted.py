@@ -27,7 +27,7 @@ def sociable(model: ScriptedModel) -> ScriptedModel:
 
 
 def _prompt(request: Request) -> str:
-    return request.messages[-1].content
+    return request.messages[-1].text
 
 
 def _party(text: str) -> str | None:

@@ -1,6 +1,7 @@
 """PNG frames of a run, one a `world` event (step 0 is the start), drawn from its events with
-matplotlib's Agg backend (no window, no pyplot state), and their assembly into a video (ffmpeg
-where present) or an animated GIF (Pillow).
+matplotlib's Agg backend (no window, no pyplot state), or for the embodied world re-rendered
+in 3D from the logged poses, and their assembly into a video (ffmpeg where present) or an
+animated GIF (Pillow).
 
 The same run draws the same bytes: nothing in a frame depends on the clock or the machine's
 matplotlib version (no metadata is written).
@@ -53,6 +54,14 @@ def render_frames(run: RunDir | str | Path) -> list[Path]:
     replay = build_replay(events, _run_info(root))
     if not replay.frames:
         raise ValueError(f"{root}: events.jsonl holds no `world` event, so there is no frame")
+    if (replay.run.world or layout.get("kind")) == "embodied":
+        from simulacra.report.frame_embodied import render_embodied_frames
+
+        out = root / FRAMES
+        out.mkdir(parents=True, exist_ok=True)
+        for stale in out.glob("step_*.png"):
+            stale.unlink()
+        return render_embodied_frames(root, events, out)  # the scene re-rendered in 3D
     try:
         painter = painter_for(replay, layout)
     except ValueError as error:

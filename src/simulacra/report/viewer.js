@@ -357,6 +357,35 @@
       el("span", { class: "meta" }, `${hhmm(m.t)} ${nameOf(m.agent)} \u2192 ${m.to.map(nameOf).join(", ")}: `), m.text));
   }
 
+  const PNG = "data:image/png;base64,";
+  function picture(src, alt, kind) {
+    if (typeof src !== "string" || !src.startsWith(PNG)) return null;
+    return el("figure", { class: "picture" }, el("img", { src, alt, "data-kind": kind }), el("figcaption", {}, alt));
+  }
+
+  function decisionView(a) {
+    // The decision that led to this frame (the latest one up to it), and the scene after it.
+    const d = upTo(a.decisions).pop();
+    const overview = picture(R.overviews[state.frame], "overview", "overview");
+    if (!d) return el("div", {}, el("p", { class: "empty" }, "No decision yet."), overview);
+    const pose = (p) => (p ? `(${p.x.toFixed(2)}, ${p.y.toFixed(2)}) heading ${Math.round(p.yaw)}\u00b0 gaze ${Math.round(p.pitch)}\u00b0` : "?");
+    const meta = [`step ${d.step}`, d.mind, d.inference_s !== null ? `model ${d.inference_s.toFixed(2)} s` : null, d.nudged ? "nudged" : null].filter(Boolean).join(" \u00b7 ");
+    const rows = [
+      ["reply", d.raw],
+      d.caption ? ["caption", d.caption] : null,
+      ["command", d.command],
+      d.notes.length ? ["parser notes", d.notes.join("; ")] : null,
+      ["outcome", d.outcome],
+      d.clamps.length ? ["clamps", d.clamps.join("; ")] : null,
+      d.boundary ? ["boundary", d.boundary] : null,
+      ["pose", `${pose(d.pose_before)} \u2192 ${pose(d.pose_after)}`]].filter(Boolean);
+    return el("div", { class: "decision", "data-step": d.step },
+      el("div", { class: "meta" }, meta),
+      el("div", { class: "pictures" }, picture(d.image, "first-person view", "view"), overview),
+      el("dl", { class: "decision-fields" }, ...rows.flatMap(([k, v]) => [el("dt", {}, k), el("dd", { "data-field": k }, v)])),
+      d.parsed ? el("code", { class: "parsed" }, JSON.stringify(d.parsed)) : null);
+  }
+
   function drawPanel() {
     const panel = $("panel");
     if (!state.agent || !R.agents[state.agent]) {
@@ -374,6 +403,7 @@
     const parts = [
       el("div", { class: "panel-head" }, swatch, el("h2", { id: "agent-name" }, a.name), el("code", {}, a.id)),
       el("p", { class: "doing" }, pos ? `${pos.action || "idle"} \u2014 ${pos.place || "between places"}${pos.area ? " \u00b7 " + pos.area : ""}` : "not on the map now"),
+      a.decisions.length ? section("decision", "Decision", upTo(a.decisions).length, decisionView(a)) : null,
       section("persona", "Persona", null, personaView(a.persona)),
       section("plan", "Plan", null, planView(a.id)),
       section("memories", "Memory stream", upTo(a.memories).length, memoryView(a.id, retrievals)),

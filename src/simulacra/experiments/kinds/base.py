@@ -10,7 +10,7 @@ measures back from the log.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -98,11 +98,19 @@ class Cast:
     world: World
     minds: dict[str, Mind]
     services: Services
+    closers: list[Callable[[], None]] = field(default_factory=list)
+
+    def on_close(self, close: Callable[[], None]) -> None:
+        """Release something the world holds (a renderer) when the run ends."""
+        self.closers.append(close)
 
     def flush(self) -> None:
         self.services.flush()
 
     def close(self) -> None:
+        for close in self.closers:
+            close()
+        self.closers = []
         self.services.close()
 
 
