@@ -135,7 +135,9 @@ def render_embodied_frames(root: Path, events: Sequence[Event], out: Path) -> li
         stage.close()
 
 
-def overview_pngs(root: Path, events: Sequence[Event], *, width: int = 480, height: int = 360) -> list[bytes]:
+def overview_pngs(
+    root: Path, events: Sequence[Event], *, width: int = 480, height: int = 360
+) -> list[bytes]:
     """An overview PNG per frame, for the viewer."""
     from simulacra.worlds.embodied.render import encode_png
 

@@ -201,7 +201,9 @@ def _decision(
     step = data.get("step")
     inference = data.get("inference_s")
     before, after = acted.get("pose_before"), acted.get("pose_after")
-    parsed = acted.get("command") if isinstance(acted.get("command"), Mapping) else data.get("parsed")
+    parsed = (
+        acted.get("command") if isinstance(acted.get("command"), Mapping) else data.get("parsed")
+    )
     return Decision(
         frame=frame,
         t=t,

@@ -10,8 +10,7 @@ from simulacra.experiments.kinds.grid import GRID
 from simulacra.experiments.kinds.town import TOWN
 from simulacra.experiments.scenario import Scenario
 
-KINDS: dict[str, WorldKind] = {kind.name: kind for kind in (TOWN, GRID, COMMUTE, ELFAROL, EMBODIED)
-}
+KINDS: dict[str, WorldKind] = {kind.name: kind for kind in (TOWN, GRID, COMMUTE, ELFAROL, EMBODIED)}
 
 
 def kind_of(scenario: Scenario) -> WorldKind:

@@ -122,9 +122,7 @@ class EmbodiedAgent:
 
     async def _talk(self, facts: Mapping[str, Any], now: datetime) -> Action | None:
         request = Request(
-            messages=talk_messages(
-                str(facts["setting"]), str(facts["task"]), facts["nearby"], ()
-            ),
+            messages=talk_messages(str(facts["setting"]), str(facts["task"]), facts["nearby"], ()),
             fallback="",
             max_tokens=60,
             seed=self.seed,
@@ -134,13 +132,20 @@ class EmbodiedAgent:
         completion = await self.model.complete(request)
         if is_silence(completion.text):
             return None
-        return Action("say", flatten(completion.text, 80), args={"text": flatten(completion.text, 200)})
+        return Action(
+            "say", flatten(completion.text, 80), args={"text": flatten(completion.text, 200)}
+        )
 
     def state(self) -> dict[str, Any]:
         return {
             "history": [
-                {"step": e.step, "said": e.said, "outcome": e.outcome, "pose": dict(e.pose),
-                 "idle": e.idle}  # fmt: skip
+                {
+                    "step": e.step,
+                    "said": e.said,
+                    "outcome": e.outcome,
+                    "pose": dict(e.pose),
+                    "idle": e.idle,
+                }
                 for e in self.history
             ],
             "pending": list(self._pending) if self._pending else None,
@@ -148,7 +153,9 @@ class EmbodiedAgent:
 
     def restore(self, state: Mapping[str, Any]) -> None:
         self.history = [
-            Entry(int(e["step"]), str(e["said"]), str(e["outcome"]), dict(e["pose"]), bool(e["idle"]))
+            Entry(
+                int(e["step"]), str(e["said"]), str(e["outcome"]), dict(e["pose"]), bool(e["idle"])
+            )
             for e in state.get("history", [])
         ]
         pending = state.get("pending")

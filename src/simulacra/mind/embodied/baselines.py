@@ -37,14 +37,16 @@ def words(args: Mapping[str, Any]) -> str:
     if args["stay"]:
         return "stay"
     parts = []
-    if args["turn_deg"]:
-        parts.append(f"turn {'left' if args['turn_deg'] > 0 else 'right'} {abs(args['turn_deg']):g} deg")
-    if args["forward_m"]:
-        parts.append(f"move {'forward' if args['forward_m'] > 0 else 'backward'} {abs(args['forward_m']):.2f} m")
-    if args["right_m"]:
-        parts.append(f"move {'right' if args['right_m'] > 0 else 'left'} {abs(args['right_m']):.2f} m")
-    if args["pitch_deg"]:
-        parts.append(f"look {'up' if args['pitch_deg'] > 0 else 'down'} {abs(args['pitch_deg']):g} deg")
+    for key, positive, negative, unit in (
+        ("turn_deg", "turn left", "turn right", "deg"),
+        ("forward_m", "move forward", "move backward", "m"),
+        ("right_m", "move right", "move left", "m"),
+        ("pitch_deg", "look up", "look down", "deg"),
+    ):
+        value = float(args[key])
+        if value:
+            size = f"{abs(value):.2f}" if unit == "m" else f"{abs(value):g}"
+            parts.append(f"{positive if value > 0 else negative} {size} {unit}")
     return ", then ".join(parts) or "no movement"
 
 
@@ -76,8 +78,12 @@ class _Baseline:
                 parsed=args,
                 fallback=False,
                 step=int(facts["step"]),
-                extra={"image": facts.get("image_path"), "mind": self.mind, "inference_s": 0.0,
-                       "nudged": False},  # fmt: skip
+                extra={
+                    "image": facts.get("image_path"),
+                    "mind": self.mind,
+                    "inference_s": 0.0,
+                    "nudged": False,
+                },
             )
             self.events.emit(decided, t=now, agent=self.id)
         return Action("command", said, args=args)
@@ -130,7 +136,8 @@ class Seeker(_Baseline):
             return command(stay=True), f"the target fills {share:.1%} of the view; arrived"
         step = 1.5 if share < 0.01 else 1.0 if share < 0.04 else 0.5
         turn = bearing if abs(bearing) > 3.0 else 0.0
-        why = f"the target's colour is {abs(bearing):.0f} deg to the {'left' if bearing > 0 else 'right'}"
+        side = "left" if bearing > 0 else "right"
+        why = f"the target's colour is {abs(bearing):.0f} deg to the {side}"
         return command(forward=step, turn=turn, pitch=pitch), why
 
     def state(self) -> dict[str, Any]:
@@ -194,7 +201,9 @@ class RandomWalker(_Baseline):
         if roll < 0.05:
             return command(stay=True), "a random stay"
         if roll < 0.45:
-            return command(turn=self.rng.choice((-1, 1)) * self.rng.uniform(15, 120)), "a random turn"
+            return command(
+                turn=self.rng.choice((-1, 1)) * self.rng.uniform(15, 120)
+            ), "a random turn"
         if roll < 0.5:
             return command(pitch=self.rng.uniform(-20, 20)), "a random glance"
         return command(forward=self.rng.uniform(0.3, 2.0)), "a random step"

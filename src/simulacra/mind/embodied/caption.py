@@ -27,7 +27,9 @@ def describe(visible: Sequence[Mapping[str, Any]], most: int = MOST) -> str:
         if len(items) == 1:
             item = items[0]
             distance = float(item["distance_m"])
-            parts.append(f"the {label}, {distance:.1f} m away, {_angle(float(item['bearing_deg']))}")
+            parts.append(
+                f"the {label}, {distance:.1f} m away, {_angle(float(item['bearing_deg']))}"
+            )
         else:
             sides = sorted({_side(float(i["bearing_deg"])) for i in items}, key=_SIDES.index)
             parts.append(f"{_plural(label)} {' and '.join(sides)}")

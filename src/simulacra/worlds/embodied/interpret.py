@@ -81,10 +81,29 @@ UNREADABLE = Command(readable=False, notes=("no movement found in the reply",))
 
 # --- normalising the text ----------------------------------------------------------------
 
-_WORDS = (
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-    "fifteen sixteen seventeen eighteen nineteen twenty"
-).split()
+_WORDS = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+    "twenty",
+]
 _NUMBER_WORD = re.compile(r"\b(" + "|".join(_WORDS) + r")\b")
 _HALF = re.compile(r"\bhalf an? (?=[a-z])")
 _AND_A_HALF = re.compile(r"\b(\d+) and a half\b")
@@ -118,9 +137,7 @@ _UNITS = sorted([*_METRES, *_DEGREES], key=len, reverse=True)
 _QUANTITY = re.compile(
     r"(?<![\w.])(?P<num>\d+(?:\.\d+)?|\.\d+)\s*-?\s*(?P<unit>" + "|".join(_UNITS) + r")\b"
 )
-_DIRECTION = re.compile(
-    r"\b(forwards?|ahead|straight|backwards?|back|left|right|up|down|around)\b"
-)
+_DIRECTION = re.compile(r"\b(forwards?|ahead|straight|backwards?|back|left|right|up|down|around)\b")
 _LONGITUDINAL = {"forward": 1.0, "forwards": 1.0, "ahead": 1.0, "straight": 1.0,
                  "backward": -1.0, "backwards": -1.0, "back": -1.0}  # fmt: skip
 _LATERAL = {"left": -1.0, "right": 1.0}
@@ -247,7 +264,9 @@ def _mention(anchor: re.Match[str], window: str, before: str) -> _Mention | None
     if angles:
         return _Mention(anchor.start(), "gaze", Command(pitch_deg=sign * angles[0][1]))
     note = f"no angle given; {DEFAULT_GAZE_DEG:g} degrees assumed"
-    return _Mention(anchor.start(), "gaze", Command(pitch_deg=sign * DEFAULT_GAZE_DEG, notes=(note,)))
+    return _Mention(
+        anchor.start(), "gaze", Command(pitch_deg=sign * DEFAULT_GAZE_DEG, notes=(note,))
+    )
 
 
 _WORDS_TO_DIRECTION = 4  # "turn slowly to the left": a direction further off describes a scene
@@ -327,8 +346,8 @@ def _resolve(latest: dict[str, _Mention]) -> Command:
     moves = [m for k, m in latest.items() if k != "stay"]
     stay = latest.get("stay")
     if stay is not None and all(m.at < stay.at for m in moves):
-        notes = ("a later stay overrides earlier movements",) if moves else ()
-        return Command(stay=True, notes=notes)
+        why = ("a later stay overrides earlier movements",) if moves else ()
+        return Command(stay=True, notes=why)
     notes: list[str] = []
     if stay is not None:
         notes.append("an earlier stay was overridden by a later movement")

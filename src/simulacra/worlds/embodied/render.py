@@ -164,7 +164,11 @@ class Renderer:
     def _render(self, view: View) -> np.ndarray:
         eye = self.floor_z + self.camera.eye_height_m
         yaw, pitch = math.radians(view.yaw), math.radians(view.pitch)
-        direction = (math.cos(pitch) * math.cos(yaw), math.cos(pitch) * math.sin(yaw), math.sin(pitch))
+        direction = (
+            math.cos(pitch) * math.cos(yaw),
+            math.cos(pitch) * math.sin(yaw),
+            math.sin(pitch),
+        )
         self.cam.SetPosition(view.x, view.y, eye)
         self.cam.SetFocalPoint(view.x + direction[0], view.y + direction[1], eye + direction[2])
         self.cam.SetViewUp(0.0, 0.0, 1.0)

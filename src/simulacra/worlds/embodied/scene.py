@@ -154,7 +154,7 @@ def _mesh(usd_prim: Any, cache: Any, meters: float, up: str) -> Prim | None:
 
 def _fan(counts: np.ndarray, indices: np.ndarray) -> np.ndarray:
     """Polygons as triangles, each fanned from its first vertex."""
-    triangles = []
+    triangles: list[tuple[int, int, int]] = []
     start = 0
     for count in counts.tolist():
         face = indices[start : start + count]

@@ -142,15 +142,30 @@ def write_module() -> Any:
             (0.82, 0.74, 0.32),
             "handrail",
         )
-    w.box("/Module/Laptop", ((0.6, y1 - 0.7, 1.15), (1.0, y1 - 0.6, 1.45)), (0.15, 0.15, 0.17), "laptop")
+    w.box(
+        "/Module/Laptop",
+        ((0.6, y1 - 0.7, 1.15), (1.0, y1 - 0.6, 1.45)),
+        (0.15, 0.15, 0.17),
+        "laptop",
+    )
     for i, x in enumerate((-3.5, 0.0, 3.5)):
         panel = ((x - 0.6, 19.7, top - 0.02), (x + 0.6, 20.5, top))
         w.box(f"/Module/Light{i}", panel, (0.98, 0.98, 0.93), "light panel")
     hatch = (0.36, 0.37, 0.4)
     w.box("/Module/HatchAft", ((x0, 19.5, 0.6), (x0 + 0.1, 20.7, 1.8)), hatch, "hatch")
     w.box("/Module/HatchFwd", ((x1 - 0.1, 19.5, 0.6), (x1, 20.7, 1.8)), hatch, "hatch")
-    w.box("/Module/LogoPanel", ((x0, 20.9, 1.2), (x0 + 0.08, 21.7, 1.8)), (0.05, 0.22, 0.8), "logo panel")
-    w.box("/Module/EarthBackdrop", ((60.0, -20.0, -30.0), (62.0, 60.0, 30.0)), (0.2, 0.35, 0.7), "earth")
+    w.box(
+        "/Module/LogoPanel",
+        ((x0, 20.9, 1.2), (x0 + 0.08, 21.7, 1.8)),
+        (0.05, 0.22, 0.8),
+        "logo panel",
+    )
+    w.box(
+        "/Module/EarthBackdrop",
+        ((60.0, -20.0, -30.0), (62.0, 60.0, 30.0)),
+        (0.2, 0.35, 0.7),
+        "earth",
+    )
     return w.stage
 
 
@@ -168,13 +183,18 @@ MODULE = ShippedScene(
 
 # The flat's targets: prim name, label, box (metres, z up), colour.
 FLAT_TARGETS: dict[str, tuple[str, str, Box, Colour]] = {
-    "armchair": ("RedArmchair", "red armchair", ((4.4, 3.4, 0.0), (5.2, 4.2, 0.9)), (0.8, 0.1, 0.12)),
-    "plant": ("GreenPlant", "green plant", ((5.3, 0.2, 0.0), (5.8, 0.7, 1.4)), (0.15, 0.65, 0.2)),
-    "fridge": ("OrangeFridge", "orange fridge", ((6.2, 0.1, 0.0), (6.9, 0.8, 1.8)), (0.95, 0.5, 0.1)),
-    "bed": ("PurpleBed", "purple bed", ((0.2, 6.0, 0.0), (2.2, 7.9, 0.55)), (0.55, 0.15, 0.75)),
-    "lamp": ("YellowLamp", "yellow lamp", ((2.5, 7.5, 0.0), (2.8, 7.8, 1.6)), (0.95, 0.85, 0.1)),
-    "bookshelf": ("BlueBookshelf", "blue bookshelf", ((6.5, 7.6, 0.0), (8.0, 7.95, 1.9)), (0.1, 0.3, 0.85)),
-}  # fmt: skip
+    "armchair": ("RedArmchair", "red armchair", ((4.4, 3.4, 0), (5.2, 4.2, 0.9)), (0.8, 0.1, 0.12)),
+    "plant": ("GreenPlant", "green plant", ((5.3, 0.2, 0), (5.8, 0.7, 1.4)), (0.15, 0.65, 0.2)),
+    "fridge": ("OrangeFridge", "orange fridge", ((6.2, 0.1, 0), (6.9, 0.8, 1.8)), (0.95, 0.5, 0.1)),
+    "bed": ("PurpleBed", "purple bed", ((0.2, 6.0, 0), (2.2, 7.9, 0.55)), (0.55, 0.15, 0.75)),
+    "lamp": ("YellowLamp", "yellow lamp", ((2.5, 7.5, 0), (2.8, 7.8, 1.6)), (0.95, 0.85, 0.1)),
+    "bookshelf": (
+        "BlueBookshelf",
+        "blue bookshelf",
+        ((6.5, 7.6, 0), (8, 7.95, 1.9)),
+        (0.1, 0.3, 0.85),
+    ),
+}
 
 # Two starts per target: in its own room (near) and in another room (far).
 FLAT_STARTS: dict[str, tuple[Pose, Pose]] = {
@@ -210,7 +230,7 @@ def write_flat() -> Any:
     w.group("/Flat/Walls")
     for i, wall in enumerate(walls):
         w.box(f"/Flat/Walls/Wall{i}", wall, WALL, "wall", material=True)
-    rooms = {
+    rooms: dict[str, list[tuple[str, str, Box, Colour]]] = {
         "Living": [
             ("Sofa", "sofa", ((0.2, 3.5, 0), (1.8, 4.3, 0.8)), (0.45, 0.42, 0.4)),
             ("CoffeeTable", "coffee table", ((1.0, 2.2, 0), (2.0, 2.9, 0.45)), WOOD),

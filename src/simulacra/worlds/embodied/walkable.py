@@ -67,13 +67,13 @@ class Walkable:
     # --- cells and points ---------------------------------------------------------------
 
     def cell_of(self, x: float, y: float) -> tuple[int, int]:
-        return int(math.floor((x - self.x0) / self.cell)), int(math.floor((y - self.y0) / self.cell))
+        return math.floor((x - self.x0) / self.cell), math.floor((y - self.y0) / self.cell)
 
     def centre(self, i: int, j: int) -> tuple[float, float]:
         return self.x0 + (i + 0.5) * self.cell, self.y0 + (j + 0.5) * self.cell
 
     def inside(self, i: int, j: int) -> bool:
-        return 0 <= i < self.nx and 0 <= j < self.ny
+        return bool(0 <= i < self.nx and 0 <= j < self.ny)
 
     def is_free(self, x: float, y: float) -> bool:
         i, j = self.cell_of(x, y)
