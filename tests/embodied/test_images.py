@@ -47,7 +47,7 @@ def test_the_openai_backend_sends_the_image_to_the_endpoint() -> None:
 
 def test_the_embedded_backend_refuses_images_and_says_what_to_use() -> None:
     model = load_model("embedded")
-    with pytest.raises(ImagesRefused, match="reads text only.*agents.mind=caption"):
+    with pytest.raises(ImagesRefused, match=r"reads text only.*agents\.mind=caption"):
         asyncio.run(model.complete(_image_request()))
 
 

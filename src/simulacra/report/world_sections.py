@@ -42,6 +42,7 @@ SHOWN: dict[str, tuple[str, ...]] = {
         "senders_per_step",
     ),
     "commute": ("punctuality", "modal_split", "taxi_wait"),
+    "embodied": ("embodied",),
 }
 
 
@@ -276,4 +277,47 @@ def _numbers(value: Any) -> list[float]:
     return [number(v) for v in value] if isinstance(value, list) else []
 
 
-_BY_KIND: dict[str, _Sections] = {"town": _town, "grid": _grid, "commute": _commute}
+# ---- embodied --------------------------------------------------------------------------
+
+_EPISODE_COLUMNS = (
+    ("success", "success"),
+    ("spl", "SPL"),
+    ("soft_spl", "soft SPL"),
+    ("steps", "steps"),
+    ("path_m", "path m"),
+    ("shortest_m", "shortest m"),
+    ("collisions", "collisions"),
+    ("clamps", "clamps"),
+    ("unreadable", "unreadable"),
+    ("nudges", "nudges"),
+    ("model_s", "model s"),
+)
+
+
+def _embodied(replay: Replay, metrics: Metrics) -> list[str]:
+    measures = _mapping(metrics.get("embodied"))
+    if not measures:
+        return [section("Task and episodes", '<p class="empty">Not measured.</p>', "episodes")]
+    head = (
+        f"<p>Task <code>{escape(str(measures.get('task')))}</code>: "
+        f"{escape(str(measures.get('instruction')))} (target "
+        f"<code>{escape(str(measures.get('target')))}</code>). Success: within the configured "
+        "distance of the target and seeing it in the id pass, at a stay or at the end. SPL: "
+        "success weighted by the shortest path over the path walked.</p>"
+    )
+    rows = []
+    for agent, episode in _mapping(measures.get("episodes")).items():
+        row: dict[str, Any] = {"agent": agent}
+        for key, title in _EPISODE_COLUMNS:
+            row[title] = _mapping(episode).get(key)
+        rows.append(row)
+    table = rows_table(rows, links(replay))
+    return [section("Task and episodes", head + table, "episodes")]
+
+
+_BY_KIND: dict[str, _Sections] = {
+    "town": _town,
+    "grid": _grid,
+    "commute": _commute,
+    "embodied": _embodied,
+}

@@ -76,7 +76,8 @@ class WorldState(Payload):
     `action` (and `area` where the world has areas), and the world's own extras (town:
     objects, occupancy; grid: positions, occupancy, fires, started, perceived, refused;
     commute: day, strike, modal split, taxi wait, punctuality; elfarol: week, attendance,
-    crowded)."""
+    crowded; embodied: each agent's yaw, pitch, steps, path, geodesic distance left,
+    collisions, clamps, unreadable replies, done and success, and the task)."""
 
     KIND = "world"
     step: int
