@@ -27,7 +27,9 @@ SOURCE_STEP_0 = (
 
 
 def _entry(step: int, idle: bool, said: str = "move forward 2 m") -> Entry:
-    return Entry(step, said, "moved 2.00 m" if not idle else "you stayed where you were", POSE, idle)
+    return Entry(
+        step, said, "moved 2.00 m" if not idle else "you stayed where you were", POSE, idle
+    )
 
 
 def test_step_zero_reads_as_the_source_example() -> None:

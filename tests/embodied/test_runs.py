@@ -42,7 +42,9 @@ def test_the_oracle_reaches_every_suite_target_efficiently(
     assert episode["collisions"] == 0
 
 
-def test_the_seeker_finds_the_logo_from_the_source_start_pose(tmp_path: Path, renders: None) -> None:
+def test_the_seeker_finds_the_logo_from_the_source_start_pose(
+    tmp_path: Path, renders: None
+) -> None:
     path, measures = _run(
         tmp_path, "scenarios/embodied.yaml", "agents.mind=seeker", "world.camera.width=512",
         "world.camera.height=384",
