@@ -6,7 +6,8 @@ one JSON line.
 
 Goals on this machine: a first-person render under 50 ms, a decision's overhead under 100 ms.
 The baselines run every suite task once (seeded); the caption agent runs on the embedded
-model for the first `--caption-tasks` tasks only (each of its calls takes seconds; 0 skips it).
+model for the first `--caption-tasks` tasks only, `--caption-ticks` decisions each (each of
+its calls takes seconds; 0 tasks skips it).
 """
 
 from __future__ import annotations
@@ -83,7 +84,7 @@ def decision_overhead(decisions: int) -> float:
     return round(1000 * statistics.median(times), 1)
 
 
-def suite(root: Path, caption_tasks: int) -> dict[str, Any]:
+def suite(root: Path, caption_tasks: int, caption_ticks: int) -> dict[str, Any]:
     base = load_scenario(ROOT / "embodied-suite.yaml")
     tasks = list(base.sweep.vary["world.task"])
     kinds: dict[str, list[dict[str, Any]]] = {}
@@ -93,7 +94,8 @@ def suite(root: Path, caption_tasks: int) -> dict[str, Any]:
             scenario = load_scenario(
                 ROOT / "embodied-suite.yaml",
                 [f"world.task={task}", f"agents.mind={kind}", f"output.root={root}",
-                 "model.timeout_s=600"],
+                 "model.timeout_s=600",
+                 *([f"clock.ticks={caption_ticks}"] if kind == "caption" else [])],
             )  # fmt: skip
             done = run(scenario, progress=False)
             metrics = json.loads((done.path / "metrics.json").read_text())
@@ -123,12 +125,13 @@ def main() -> None:
     parser.add_argument("--frames", type=int, default=30)
     parser.add_argument("--decisions", type=int, default=20)
     parser.add_argument("--caption-tasks", type=int, default=2)
+    parser.add_argument("--caption-ticks", type=int, default=10, help="decisions per episode")
     args = parser.parse_args()
     figures: dict[str, Any] = {"bench": "embodied", "size": [512, 384]}
     figures |= render_figures(args.frames)
     figures["decision_overhead_ms"] = decision_overhead(args.decisions)
     with tempfile.TemporaryDirectory(prefix="simulacra-bench-") as scratch:
-        per_kind = suite(Path(scratch), args.caption_tasks)
+        per_kind = suite(Path(scratch), args.caption_tasks, args.caption_ticks)
     figures["success"] = {k: v["success"] for k, v in per_kind.items()}
     figures["spl"] = {k: v["spl"] for k, v in per_kind.items()}
     figures["suite"] = per_kind

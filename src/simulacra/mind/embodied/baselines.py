@@ -138,6 +138,8 @@ class Seeker(_Baseline):
         turn = bearing if abs(bearing) > 3.0 else 0.0
         side = "left" if bearing > 0 else "right"
         why = f"the target's colour is {abs(bearing):.0f} deg to the {side}"
+        if abs(bearing) < 1.0:
+            why = "the target's colour is straight ahead"
         return command(forward=step, turn=turn, pitch=pitch), why
 
     def state(self) -> dict[str, Any]:

@@ -141,7 +141,7 @@ class EmbodiedWorld:
             size = prim.high - prim.low
             if "wall" in prim.label or size[0] * size[1] > 10.0:
                 continue
-            kind = "target" if index == self.target else "furniture"
+            kind = "target" if index == self.target else ""  # a second label would clutter
             found.append({"name": prim.label, "kind": kind, "x": round(float(prim.low[0]), 3),
                           "y": round(float(prim.low[1]), 3), "w": round(float(size[0]), 3),
                           "h": round(float(size[1]), 3)})  # fmt: skip
