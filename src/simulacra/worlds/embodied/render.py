@@ -14,6 +14,7 @@ import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -203,6 +204,40 @@ def avatar_mesh() -> Any:
     return body.triangulate() + head.triangulate() + nose.triangulate()
 
 
+@dataclass(frozen=True)
+class Seen:
+    """One id in the id pass: the share of the view it covers and the mean column of its
+    pixels (0 is the left edge)."""
+
+    share: float
+    column: float
+
+
+def id_stats(ids: np.ndarray) -> dict[int, Seen]:
+    """Every id the view shows (0, nothing, left out), in one pass over the pixels."""
+    flat = ids.ravel()
+    counts = np.bincount(flat)
+    columns = np.bincount(flat, weights=_columns(*ids.shape))
+    total = flat.size
+    return {
+        int(i): Seen(float(counts[i]) / total, float(columns[i]) / float(counts[i]))
+        for i in np.nonzero(counts)[0]
+        if i
+    }
+
+
+@cache
+def _columns(height: int, width: int) -> np.ndarray:
+    return np.tile(np.arange(width, dtype=np.float64), height)
+
+
+def bearing_at(column: float, width: int, height: int, fov_deg: float) -> float:
+    """The horizontal angle (degrees, positive left) of a column of the image."""
+    half_h = math.tan(math.radians(fov_deg) / 2) * width / height
+    offset = (column + 0.5 - width / 2) / (width / 2)
+    return -math.degrees(math.atan(offset * half_h))
+
+
 def visible_shares(ids: np.ndarray) -> dict[int, float]:
     """The share of the view each id covers (0, nothing, left out)."""
     values, counts = np.unique(ids, return_counts=True)
@@ -216,6 +251,4 @@ def bearing_of(ids: np.ndarray, index: int, fov_deg: float) -> float:
     columns = np.nonzero(ids == index)[1]
     if len(columns) == 0:
         return 0.0
-    half_h = math.tan(math.radians(fov_deg) / 2) * width / height
-    offset = (float(columns.mean()) + 0.5 - width / 2) / (width / 2)
-    return -math.degrees(math.atan(offset * half_h))
+    return bearing_at(float(columns.mean()), width, height, fov_deg)

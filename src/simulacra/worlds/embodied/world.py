@@ -39,9 +39,9 @@ from simulacra.worlds.embodied.motion import move
 from simulacra.worlds.embodied.render import (
     Renderer,
     View,
-    bearing_of,
+    bearing_at,
     encode_png,
-    visible_shares,
+    id_stats,
 )
 from simulacra.worlds.embodied.shipped import load_scene, setting_of, task_of
 from simulacra.worlds.embodied.walkable import Geodesic, Walkable
@@ -317,7 +317,9 @@ class EmbodiedWorld:
         view = self.episodes[agent].view
         found = []
         prims = self.scene.prims
-        for index, share in sorted(visible_shares(ids).items(), key=lambda kv: -kv[1]):
+        height, width = ids.shape
+        fov = self.config.camera.fov_deg
+        for index, seen in sorted(id_stats(ids).items(), key=lambda kv: -kv[1].share):
             if index <= len(prims):
                 prim = prims[index - 1]
                 label, distance = prim.label, prim.distance_xy(view.x, view.y)
@@ -330,9 +332,9 @@ class EmbodiedWorld:
                 continue
             found.append({
                 "label": label,
-                "share": round(share, 5),
+                "share": round(seen.share, 5),
                 "distance_m": round(distance, 2),
-                "bearing_deg": round(bearing_of(ids, index, self.config.camera.fov_deg), 1),
+                "bearing_deg": round(bearing_at(seen.column, width, height, fov), 1),
             })  # fmt: skip
         return found
 
