@@ -9,11 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.grid.conftest import run_killed
 
 from simulacra.experiments import load_scenario, resume, run
 from simulacra.runlog import read_events
-
-from tests.grid.conftest import run_killed
 
 SCENARIO = Path("scenarios/embodied.yaml")
 WALL_CLOCK = ("latency_s", "offset", "inference_s")
