@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import tempfile
 import time
@@ -44,11 +45,12 @@ def render_figures(frames: int) -> dict[str, float]:
     world = _world()
     renderer = world.renderer
     views = [View(4.0 - 0.3 * k, 20.1, 180.0 + 5 * (k % 5), 0.0) for k in range(frames)]
-    rgb, ids, png = [], [], []
+    rgb, ids, png, cpu = [], [], [], []
     for view in views:
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         pixels = renderer.first_person(view, "agent", {})
         rgb.append(time.perf_counter() - started)
+        cpu.append(time.process_time() - cpu_started)
         started = time.perf_counter()
         renderer.id_pass(view, "agent", {})
         ids.append(time.perf_counter() - started)
@@ -58,19 +60,20 @@ def render_figures(frames: int) -> dict[str, float]:
     world.close()
     return {
         "render_ms": round(1000 * statistics.median(rgb), 1),
+        "render_cpu_ms": round(1000 * statistics.median(cpu), 1),
         "id_pass_ms": round(1000 * statistics.median(ids), 1),
         "png_ms": round(1000 * statistics.median(png), 1),
     }
 
 
-def decision_overhead(decisions: int) -> float:
+def decision_overhead(decisions: int) -> tuple[float, float]:
     """Median ms of one decision without the model: render, id pass, PNG, what is visible,
     the route, the caption and prompt, then interpreting, clamping and applying the reply."""
     world = _world()
-    times = []
+    times, cpu = [], []
     for step in range(1, decisions + 1):
         tick = Tick(step, _now(), _now(), _TICK, step == 1, False, step == decisions)
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         world.phases(tick)
         facts = world.observe("agent", "move", tick).facts
         situation = Situation(facts["setting"], facts["task"], facts["pose"],
@@ -80,8 +83,9 @@ def decision_overhead(decisions: int) -> float:
         world.frame()
         world.advance(tick)
         times.append(time.perf_counter() - started)
+        cpu.append(time.process_time() - cpu_started)
     world.close()
-    return round(1000 * statistics.median(times), 1)
+    return round(1000 * statistics.median(times), 1), round(1000 * statistics.median(cpu), 1)
 
 
 def suite(root: Path, caption_tasks: int, caption_ticks: int) -> dict[str, Any]:
@@ -129,7 +133,10 @@ def main() -> None:
     args = parser.parse_args()
     figures: dict[str, Any] = {"bench": "embodied", "size": [512, 384]}
     figures |= render_figures(args.frames)
-    figures["decision_overhead_ms"] = decision_overhead(args.decisions)
+    wall, cpu = decision_overhead(args.decisions)
+    figures["decision_overhead_ms"] = wall
+    figures["decision_overhead_cpu_ms"] = cpu  # less sensitive to other work on the machine
+    figures["load_average"] = round(os.getloadavg()[0], 2)
     with tempfile.TemporaryDirectory(prefix="simulacra-bench-") as scratch:
         per_kind = suite(Path(scratch), args.caption_tasks, args.caption_ticks)
     figures["success"] = {k: v["success"] for k, v in per_kind.items()}
