@@ -111,7 +111,7 @@ def suite(root: Path, caption_tasks: int, caption_ticks: int) -> dict[str, Any]:
             "spl": round(statistics.fmean(e["spl"] for e in episodes), 3),
             "soft_spl": round(statistics.fmean(e["soft_spl"] for e in episodes), 3),
             "unreadable": round(statistics.fmean(e["unreadable"] for e in episodes), 2),
-            "model_s_per_episode": round(statistics.fmean(e["model_s"] for e in episodes), 1),
+            "model_s_per_episode": round(statistics.fmean(e["latency_s"] for e in episodes), 1),
         }
         for kind, episodes in kinds.items()
     }

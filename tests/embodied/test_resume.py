@@ -15,7 +15,7 @@ from simulacra.experiments import load_scenario, resume, run
 from simulacra.runlog import read_events
 
 SCENARIO = Path("scenarios/embodied.yaml")
-WALL_CLOCK = ("latency_s", "offset", "inference_s")
+WALL_CLOCK = ("latency_s", "offset")
 
 
 def _overrides(root: Path, mind: str) -> list[str]:

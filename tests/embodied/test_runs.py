@@ -83,7 +83,7 @@ def test_a_decision_record_keeps_reply_command_notes_poses_and_effects(
         assert (path / decision["image"]).is_file()
         assert {"command", "notes", "pose_before", "pose_after", "clamps", "boundary",
                 "outcome"} <= set(action)  # fmt: skip
-        assert "inference_s" in decision
+        assert "latency_s" in decision
     episode = measures["episodes"]["agent"]
     assert episode["steps"] == 6
     assert episode["collisions"] == sum(a["boundary"] == "collision" for a in actions)

@@ -199,7 +199,7 @@ def _decision(
     data: Mapping[str, Any], acted: Mapping[str, Any], frame: int, t: str | None
 ) -> Decision:
     step = data.get("step")
-    inference = data.get("inference_s")
+    inference = data.get("latency_s")
     before, after = acted.get("pose_before"), acted.get("pose_after")
     parsed = (
         acted.get("command") if isinstance(acted.get("command"), Mapping) else data.get("parsed")
@@ -219,7 +219,7 @@ def _decision(
         pose_after=dict(after) if isinstance(after, Mapping) else None,
         clamps=tuple(_text(c) for c in _list(acted.get("clamps"))),
         boundary=_text(acted.get("boundary")),
-        inference_s=float(inference) if isinstance(inference, int | float) else None,
+        latency_s=float(inference) if isinstance(inference, int | float) else None,
         nudged=bool(data.get("nudged")),
         image=_text(data.get("image")),
     )

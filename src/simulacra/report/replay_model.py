@@ -168,7 +168,7 @@ class Decision:
     pose_after: dict[str, Any] | None
     clamps: tuple[str, ...]
     boundary: str
-    inference_s: float | None
+    latency_s: float | None  # the model call's wall time
     nudged: bool
     image: str
 

@@ -369,7 +369,7 @@
     const overview = picture(R.overviews[state.frame], "overview", "overview");
     if (!d) return el("div", {}, el("p", { class: "empty" }, "No decision yet."), overview);
     const pose = (p) => (p ? `(${p.x.toFixed(2)}, ${p.y.toFixed(2)}) heading ${Math.round(p.yaw)}\u00b0 gaze ${Math.round(p.pitch)}\u00b0` : "?");
-    const meta = [`step ${d.step}`, d.mind, d.inference_s !== null ? `model ${d.inference_s.toFixed(2)} s` : null, d.nudged ? "nudged" : null].filter(Boolean).join(" \u00b7 ");
+    const meta = [`step ${d.step}`, d.mind, d.latency_s !== null ? `model ${d.latency_s.toFixed(2)} s` : null, d.nudged ? "nudged" : null].filter(Boolean).join(" \u00b7 ");
     const rows = [
       ["reply", d.raw],
       d.caption ? ["caption", d.caption] : null,

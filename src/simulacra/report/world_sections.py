@@ -290,7 +290,7 @@ _EPISODE_COLUMNS = (
     ("clamps", "clamps"),
     ("unreadable", "unreadable"),
     ("nudges", "nudges"),
-    ("model_s", "model s"),
+    ("latency_s", "model s"),
 )
 
 

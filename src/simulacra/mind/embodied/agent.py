@@ -3,8 +3,9 @@ and the prompt in, free text out), and `caption`, the offline default (the view 
 words, so that any text model answers, the embedded one included).
 
 Each decision: read the world's account of the last action into the history, assemble the
-prompt, ask for free text, log a `decision` (raw reply, image path, caption, inference time,
-whether the nudge was shown) and hand the text to the world, which interprets and applies it.
+prompt, ask for free text, log a `decision` (raw reply, image path, caption, the inference
+wall time as `latency_s`, whether the nudge was shown) and hand the text to the world, which
+interprets and applies it.
 Inference wall time is the model call's; simulated time moves one tick per decision.
 """
 
@@ -103,7 +104,7 @@ class EmbodiedAgent:
                 extra={
                     "image": facts.get("image_path"),
                     "caption": caption,
-                    "inference_s": round(completion.latency_s, 4),
+                    "latency_s": round(completion.latency_s, 4),
                     "nudged": situation.nudged,
                     "mind": self.sight,
                 },

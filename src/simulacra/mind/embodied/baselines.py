@@ -81,7 +81,7 @@ class _Baseline:
                 extra={
                     "image": facts.get("image_path"),
                     "mind": self.mind,
-                    "inference_s": 0.0,
+                    "latency_s": 0.0,
                     "nudged": False,
                 },
             )

@@ -1,6 +1,7 @@
 """Embodied measures, read back from events.jsonl alone: per episode (one agent's run)
 success, SPL and soft SPL, steps, path length, collisions, clamps, unreadable replies, idle
-nudges and model time.
+nudges and model time (`latency_s`, wall clock: kept out of the headline, which the log
+records, so that two runs with one seed write the same log).
 
 SPL (Anderson et al., 2018) is S * l / max(p, l), with l the geodesic length from the start
 to the goal region and p the path walked. Soft SPL (Datta et al., 2021) replaces S with
@@ -18,7 +19,7 @@ from simulacra.runlog import Event
 from simulacra.runlog.events import RunStarted, WorldState
 
 HEADLINE = ("success", "spl", "soft_spl", "steps", "path_m", "collisions", "clamps",
-            "unreadable", "nudges", "model_s")  # fmt: skip
+            "unreadable", "nudges")  # fmt: skip
 
 
 def spl(success: bool, shortest: float, walked: float) -> float:
@@ -40,7 +41,7 @@ def embodied_metrics(events: Iterable[Event]) -> dict[str, Any]:
     layout: dict[str, Any] | None = None
     final: dict[str, Any] = {}
     nudges: defaultdict[str, int] = defaultdict(int)
-    model_s: defaultdict[str, float] = defaultdict(float)
+    latency: defaultdict[str, float] = defaultdict(float)
     for event in events:
         if event.kind == "run":
             payload = event.payload
@@ -53,7 +54,7 @@ def embodied_metrics(events: Iterable[Event]) -> dict[str, Any]:
         elif event.kind == "decision" and event.agent is not None:
             nudges[event.agent] += int(bool(event.data.get("nudged")))
         elif event.kind == "llm.call" and event.agent is not None:
-            model_s[event.agent] += float(event.data.get("latency_s", 0.0))
+            latency[event.agent] += float(event.data.get("latency_s", 0.0))
     if layout is None or layout.get("kind") != "embodied":
         raise ValueError("no embodied `run` event with its layout: not an embodied run's events")
     episodes = {}
@@ -75,7 +76,7 @@ def embodied_metrics(events: Iterable[Event]) -> dict[str, Any]:
             "clamps": int(state.get("clamps", 0)),
             "unreadable": int(state.get("unreadable", 0)),
             "nudges": nudges[agent],
-            "model_s": round(model_s[agent], 3),
+            "latency_s": round(latency[agent], 3),  # model time: wall clock, so no headline
         }
     headline = {
         name: round(statistics.fmean(float(e[name]) for e in episodes.values()), 4)
