@@ -18,7 +18,7 @@ from pydantic import BaseModel, ValidationError
 
 from simulacra.core import unknown
 from simulacra.experiments.kinds import KINDS, kind_of
-from simulacra.experiments.kinds.base import INTERVIEW, TALK, THINK
+from simulacra.experiments.kinds.base import CORRECT, INTERVIEW, TALK, THINK
 from simulacra.experiments.scenario import WORLD_CONFIGS, Scenario
 
 # Fields whose value may be the path of a YAML file (relative to the scenario's folder), and
@@ -178,14 +178,14 @@ def cross_check(scenario: Scenario) -> list[str]:
     roster = kind.roster(scenario)
     abilities = kind.abilities(scenario)
     start, end = scenario.clock.start, scenario.clock.calendar().end
-    needs = {"thought": THINK, "conversation": TALK}
+    needs = {"thought": THINK, "conversation": TALK, "correction": CORRECT}
     for i, item in enumerate(scenario.interventions):
         where = f"scenario.interventions[{i}]"
         for who in item.who:
             if who not in roster:
                 problems.append(f"{where}.agent: {unknown('agent', who, roster)}")
-        count = {"thought": 1, "conversation": 2, "event": 0}[item.type]
-        if len(item.who) != count:
+        count = {"thought": 1, "conversation": 2, "event": 0}.get(item.type)
+        if count is not None and len(item.who) != count:
             problems.append(f"{where}: a {item.type} needs {count} agent(s), got {len(item.who)}")
         if item.type in needs and needs[item.type] not in abilities:
             problems.append(

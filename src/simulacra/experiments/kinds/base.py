@@ -25,9 +25,9 @@ from simulacra.memory.store import Store
 from simulacra.runlog import Event
 
 # What a mind may be asked beyond deciding: take a thought, hold a conversation, answer an
-# interview. A scenario whose interventions or interviews need one its minds lack is refused.
+# interview, take a correction. A scenario that needs one its minds lack is refused.
 Ability = str
-THINK, TALK, INTERVIEW = "think", "talk", "interview"
+THINK, TALK, INTERVIEW, CORRECT = "think", "talk", "interview", "correct"
 
 
 def agent_seed(run_seed: int, agent_id: str) -> int:
