@@ -27,6 +27,7 @@ NAMED_FILES = (
     ("world", "map", None),
     ("agents", "personas", "personas"),
     ("agents", "profiles", "profiles"),
+    ("evaluation", "questions", "questions"),
 )
 
 
@@ -211,6 +212,30 @@ def cross_check(scenario: Scenario) -> list[str]:
                     f"scenario.interviews.times[{i}]: {scenario.when(moment)} is outside the "
                     f"clock ({start} to {end})"
                 )
+    return problems + _evaluation_problems(scenario, roster, abilities)
+
+
+def _evaluation_problems(scenario: Scenario, roster: list[str], abilities: set[str]) -> list[str]:
+    plan = scenario.evaluation
+    kind = kind_of(scenario)
+    where = "scenario.evaluation"
+    problems = []
+    for condition in plan.conditions or ():
+        if condition not in kind.ablations:
+            found = unknown("condition", condition, list(kind.ablations))
+            problems.append(f"{where}.conditions: {found}")
+    for agent in plan.agents or ():
+        if agent not in roster:
+            problems.append(f"{where}.agents: {unknown('agent', agent, roster)}")
+    start, end = scenario.clock.start, scenario.clock.calendar().end
+    moments = [("at", plan.at)] + [(f"times[{i}]", t) for i, t in enumerate(plan.times or ())]
+    for field, moment in moments:
+        if moment is not None and not start <= scenario.when(moment) < end:
+            problems.append(
+                f"{where}.{field}: {scenario.when(moment)} is outside the clock ({start} to {end})"
+            )
+    if plan.questions is not None and INTERVIEW not in abilities:
+        problems.append(f"{where}: the {kind.name} world's minds cannot be interviewed")
     return problems
 
 

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from simulacra.core import Duration, Moment, on_day
 from simulacra.embed import EmbedderConfig
 from simulacra.engine import Calendar
+from simulacra.experiments.questions import EvaluationConfig
 from simulacra.llm import ModelConfig
 from simulacra.worlds.commute.config import CommuteConfig
 from simulacra.worlds.elfarol.config import ElFarolConfig
@@ -213,6 +214,7 @@ class Scenario(_Strict):
     interviews: InterviewsConfig | None = None
     output: OutputConfig = OutputConfig()
     sweep: SweepConfig = SweepConfig()
+    evaluation: EvaluationConfig = EvaluationConfig()
 
     @field_validator("model", mode="before")
     @classmethod

@@ -194,6 +194,17 @@ class Store:
             found[row[0]] = _record(row[1:], accessed.get(row[0]))
         return found
 
+    def texts_by_id(self, ids: Collection[str]) -> dict[str, str]:
+        """The text of each record named in `ids` (of any agent); unknown ids are left out."""
+        found: dict[str, str] = {}
+        wanted = list(ids)
+        for start in range(0, len(wanted), 900):
+            part = wanted[start : start + 900]
+            marks = ",".join("?" * len(part))
+            query = f"SELECT id, text FROM memories WHERE id IN ({marks})"
+            found.update(self._db.execute(query, part).fetchall())
+        return found
+
     def texts(self, agent: str, seqs: Sequence[int]) -> list[str]:
         found = dict(self._select("seq, text", agent, seqs))
         return [found[seq] for seq in seqs]
