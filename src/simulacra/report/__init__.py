@@ -3,6 +3,7 @@
 from simulacra.report.evidence import EvidenceNode, evidence_tree
 from simulacra.report.frames import assemble_video, render_frames
 from simulacra.report.outputs import build_outputs
+from simulacra.report.rating_page import render_rating_page
 from simulacra.report.replay import build_replay
 from simulacra.report.replay_model import Replay
 from simulacra.report.safe_json import json_for_script
@@ -17,5 +18,6 @@ __all__ = [
     "evidence_tree",
     "json_for_script",
     "render_frames",
+    "render_rating_page",
     "serve_run",
 ]

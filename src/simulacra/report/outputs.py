@@ -25,7 +25,7 @@ def build_outputs(run_dir: str | Path) -> dict[str, Path]:
     replay = build_replay(events, _read_json(run / "run.json"))
     metrics = _read_json(run / "metrics.json")
     paths = {"report": run / "report.html", "viewer": run / "viewer.html"}
-    page = render_report(replay, events, metrics)
+    page = render_report(replay, events, metrics, _read_json(run / "eval.json"))
     paths["report"].write_text(page, encoding="utf-8")
     paths["viewer"].write_text(render_viewer(replay), encoding="utf-8")
     return paths

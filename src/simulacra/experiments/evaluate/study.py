@@ -45,6 +45,8 @@ from simulacra.experiments.pipeline import load_run_model
 from simulacra.experiments.questions import QuestionBank
 from simulacra.experiments.scenario import Scenario
 from simulacra.llm import Gateway
+from simulacra.report import render_rating_page
+from simulacra.report.rating_page import RATING_HTML
 from simulacra.runlog import RunDir, read_events
 
 EVAL_JSON = "eval.json"
@@ -205,8 +207,24 @@ def rating_key(items: Sequence[Any], labels: Sequence[str], seed: int) -> dict[s
     return key
 
 
-def page_order(item: str, labels: Sequence[str], seed: int) -> list[str]:
-    return blinded(item, labels, seed, "page")
+def write_rating_page(path: str | Path) -> Path:
+    """rating.html beside eval.json: every item's answers, blinded, in a seeded order."""
+    run = RunDir.open(path).path
+    found = json.loads((run / EVAL_JSON).read_text(encoding="utf-8"))
+    keys = {v: k for k, v in found["rating_key"].items()}
+    texts = {(a["item"], a["condition"]): a["text"] for a in found["answers"]}
+    items = [
+        {
+            **{k: item[k] for k in ("agent", "category", "question")},
+            "item": item["id"],
+            "answers": [
+                {"key": keys[f"{item['id']}\t{c}"], "text": texts[(item["id"], c)]}
+                for c in blinded(item["id"], found["conditions"], found["seed"], "page")
+            ],
+        }
+        for item in found["items"]
+    ]
+    return render_rating_page(run / RATING_HTML, found["run"], items)
 
 
 # --- inside ---------------------------------------------------------------------------------
