@@ -55,6 +55,7 @@ def build_replay(events: Iterable[Event], run_info: Mapping[str, Any] | None = N
     notes: list[Note] = []
     cites: dict[str, dict[str, tuple[str, ...]]] = defaultdict(dict)
     reflection_events: list[tuple[str, Event]] = []
+    invalid: dict[tuple[str, str], tuple[int, str]] = {}
     for event in events:
         frame, agent = frame_of(event), event.agent
         data = event.data
@@ -64,6 +65,11 @@ def build_replay(events: Iterable[Event], run_info: Mapping[str, Any] | None = N
             memory = _memory(data, frame)
             cites[agent][memory.id] = memory.evidence_ids
             parts[agent]["memories"].append(memory)
+        elif event.kind == "memory.invalidate" and agent is not None:
+            root, reason = _text(data.get("id")), _text(data.get("reason"))
+            invalid.setdefault((agent, root), (frame, reason))
+            for above in _ids(data.get("invalidated")):
+                invalid.setdefault((agent, above), (frame, f"rests on {root}, which was {reason}"))
         elif event.kind == "retrieval" and agent is not None:
             parts[agent]["retrievals"].append(_retrieval(data, frame, event.t))
         elif event.kind == "reflection" and agent is not None:
@@ -93,7 +99,9 @@ def build_replay(events: Iterable[Event], run_info: Mapping[str, Any] | None = N
     agents = {
         agent_id: replace(
             track,
-            memories=tuple(parts[agent_id]["memories"]),
+            memories=tuple(
+                _invalidated(m, invalid.get((agent_id, m.id))) for m in parts[agent_id]["memories"]
+            ),
             retrievals=tuple(parts[agent_id]["retrievals"]),
             reflections=tuple(parts[agent_id]["reflections"]),
             plans=tuple(parts[agent_id]["plans"]),
@@ -209,6 +217,12 @@ def _retrieval(data: Mapping[str, Any], frame: int, t: str | None) -> Retrieval:
     return Retrieval(
         frame, t, _text(data.get("query")), k if isinstance(k, int) else len(results), results
     )
+
+
+def _invalidated(memory: Memory, found: tuple[int, str] | None) -> Memory:
+    if found is None:
+        return memory
+    return replace(memory, invalid_frame=found[0], invalid_reason=found[1])
 
 
 def _score(value: Any) -> float:
