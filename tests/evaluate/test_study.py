@@ -84,7 +84,7 @@ def test_diffusion_and_coordination_follow_the_party_and_its_cancellation(
     evaluated: dict[str, Any], town_run: RunDir
 ) -> None:
     party = evaluated["diffusion"]["party"]
-    assert [p["aware"] for p in party][0] == 0  # 07:00: nobody has heard yet
+    assert party[0]["aware"] == 0  # 07:00: nobody has heard yet
     told = evaluated["coordination"]["party"]["rows"]
     assert told and told[0]["agent"] == "theo_brandt" and told[0]["told_by"] == "marta_okafor"
     assert told[0]["told_at"] == "2024-02-14T08:00:00"
