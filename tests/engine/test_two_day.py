@@ -8,9 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.engine.test_run import _KILLER, comparable, model
+
 from simulacra.experiments import load_scenario, resume, run
 from simulacra.runlog import RunDir, read_events
-from tests.engine.test_run import _KILLER, comparable, model
 
 TWO_DAYS = Path(__file__).resolve().parents[2] / "scenarios" / "town-2day.yaml"
 

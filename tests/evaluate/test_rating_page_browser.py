@@ -9,11 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.report.test_viewer_browser import CHROMIUM, CHROMIUM_ARGS
 
 from simulacra.experiments.evaluate import merge_ratings, write_rating_page
 from simulacra.runlog import RunDir
-
-from tests.report.test_viewer_browser import CHROMIUM, CHROMIUM_ARGS
 
 pytestmark = [
     pytest.mark.browser,
