@@ -149,7 +149,9 @@ def evaluate(
             run_dir, scenario, gateway, embedder, bank, cast, agents, ticks, events, calls, steps
         )
     found["calls"] = calls
+    steps.start("ratings (TrueSkill and its bootstrap)", 1)
     found |= ratings_of(found, [])
+    steps.advance()
     out = run_dir.path / EVAL_JSON
     out.write_text(json.dumps(found, indent=1, ensure_ascii=False), encoding="utf-8")
     return out
