@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from simulacra.core import Moment
 
 PLACEHOLDERS = ("name", "other", "event", "date", "tomorrow")
-BOOTSTRAP = 50  # resamples; each replays every ranking through TrueSkill (~1 ms a ranking)
+BOOTSTRAP = 20  # resamples; each replays every ranking through TrueSkill (~1-3 ms a ranking)
 
 
 class Category(StrEnum):
