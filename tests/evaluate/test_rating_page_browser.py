@@ -4,12 +4,11 @@ into eval.json, and shows agent text as text."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.report.test_viewer_browser import CHROMIUM, CHROMIUM_ARGS
+from tests.conftest import CHROMIUM
 
 from simulacra.experiments.evaluate import merge_ratings, write_rating_page
 from simulacra.runlog import RunDir
@@ -21,15 +20,6 @@ pytestmark = [
     ),
 ]
 HOSTILE = '<img src=x onerror="window.pwned=1"><script>window.pwned=2</script>'
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    sync_api = pytest.importorskip("playwright.sync_api", reason="needs playwright (dev extra)")
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture

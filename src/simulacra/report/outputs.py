@@ -34,12 +34,17 @@ def build_outputs(run_dir: str | Path) -> dict[str, Path]:
 def _read_json(path: Path) -> dict[str, Any] | None:
     if not path.is_file():
         return None
+    return read_json_object(path, "delete it or rewrite it to build the report")
+
+
+def read_json_object(path: Path, fix: str) -> dict[str, Any]:
+    """A JSON file holding one object; a fault says what is wrong and `fix`."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as error:
-        raise ValueError(
-            f"{path}: not valid JSON ({error}); delete it or rewrite it to build the report"
-        ) from error
+        raise ValueError(f"{path}: not valid JSON ({error}); {fix}") from error
     if not isinstance(data, dict):
-        raise ValueError(f"{path}: expected a JSON object at the top, found {type(data).__name__}")
+        raise ValueError(
+            f"{path}: expected a JSON object at the top, found {type(data).__name__}; {fix}"
+        )
     return data

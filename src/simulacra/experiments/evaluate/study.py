@@ -45,7 +45,7 @@ from simulacra.experiments.pipeline import load_run_model
 from simulacra.experiments.questions import QuestionBank
 from simulacra.experiments.scenario import Scenario
 from simulacra.llm import Gateway
-from simulacra.report import render_rating_page
+from simulacra.report import read_json_object, render_rating_page
 from simulacra.report.rating_page import RATING_HTML
 from simulacra.runlog import RunDir, read_events
 
@@ -163,14 +163,7 @@ def merge_ratings(path: str | Path, ratings_file: Path) -> Path:
     if not out.exists():
         raise FileNotFoundError(f"{out} does not exist: run `simulacra evaluate` on the run first")
     found = json.loads(out.read_text(encoding="utf-8"))
-    try:
-        saved = json.loads(ratings_file.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ValueError(
-            f"{ratings_file}: not JSON ({exc}); save it again from the rating page"
-        ) from None
-    if not isinstance(saved, dict):
-        raise ValueError(f"{ratings_file}: expected the JSON object the rating page saves")
+    saved = read_json_object(ratings_file, "save it again from the rating page")
     people = people_rankings(saved, found["rating_key"])
     kept = [p for p in found.get("people", []) if p["rater"] != people[0].rater] if people else []
     found["people"] = kept + [asdict(p) for p in people]
