@@ -181,7 +181,9 @@ def ratings_of(
     ]
     people = [Ranking(r["item"], r["rater"], tuple(r["order"])) for r in people_rows]
     labels, boot, seed = found["conditions"], found["bootstrap"], found["seed"]
-    sources = {"judge": judge, "people": people, "all": judge + people}
+    sources = (
+        {"judge": judge, "people": people, "all": judge + people} if people else {"judge": judge}
+    )
     return {
         "ratings": {
             name: [asdict(r) for r in rate(rows, labels, boot, seed)]
