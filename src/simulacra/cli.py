@@ -7,7 +7,7 @@ import json
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from pydantic import BaseModel, Field
@@ -279,6 +279,82 @@ def interview(
     if answer.fallback:
         console.print("[yellow](the model failed; this is the declared fallback answer)[/]")
     console.print(f"memories used: {', '.join(answer.memory_ids) or '(none)'}")
+
+
+class _Bars:
+    """Rich progress bars for the stages of an evaluation."""
+
+    def __init__(self, progress: Any) -> None:
+        self.progress = progress
+        self.task: Any = None
+
+    def start(self, stage: str, total: int) -> None:
+        if self.task is not None:
+            self.progress.update(self.task, completed=self.progress.tasks[-1].total)
+        self.task = self.progress.add_task(stage, total=total)
+
+    def advance(self) -> None:
+        self.progress.advance(self.task)
+
+
+@app.command()
+def evaluate(
+    run: Annotated[Path, typer.Argument(help="a finished run directory")],
+    set_: SetOption = None,
+    rating_page: Annotated[
+        bool, typer.Option("--rating-page", help="write rating.html, where a person ranks answers")
+    ] = False,
+    ratings: Annotated[
+        Path | None,
+        typer.Option(help="a person's rankings saved from rating.html, merged into eval.json"),
+    ] = None,
+) -> None:
+    """Interview every agent under each ablation, rank the answers, rate them with TrueSkill,
+    and measure acquaintance, diffusion and coordination; write eval.json and the report."""
+    from rich.progress import Progress
+
+    from simulacra.experiments import ScenarioError
+    from simulacra.experiments.evaluate import evaluate as evaluate_run
+    from simulacra.experiments.evaluate import merge_ratings, write_rating_page
+    from simulacra.report import build_outputs
+
+    try:
+        if ratings is not None:
+            out = merge_ratings(run, ratings)
+        else:
+            with Progress(console=console, transient=True) as bars:
+                out = evaluate_run(run, set_ or [], steps=_Bars(bars))
+        if rating_page:
+            console.print(f"  rating page:  {write_rating_page(out.parent)}")
+        build_outputs(out.parent)
+    except (FileNotFoundError, KeyError, ValueError, ScenarioError) as exc:
+        raise _fail(str(exc).strip('"')) from exc
+    _print_evaluation(out)
+
+
+def _print_evaluation(out: Path) -> None:
+    found = json.loads(out.read_text(encoding="utf-8"))
+    published = found["published"]["trueskill_mu"]
+    for source, rows in found["ratings"].items():
+        table = Table(title=f"believability (TrueSkill, rankings by {source})")
+        for head in ("condition", "mu", "sigma", "95% interval", "source's mu"):
+            table.add_column(head)
+        for row in rows:
+            low, high = row["low"], row["high"]
+            interval = f"{low:.1f} to {high:.1f}" if low is not None else "-"
+            paper = published.get(row["condition"])
+            table.add_row(
+                row["condition"],
+                f"{row['mu']:.1f}",
+                f"{row['sigma']:.2f}",
+                interval,
+                "-" if paper is None else f"{paper:.1f}",
+            )
+        console.print(table)
+    if found.get("scripted"):
+        console.print("[yellow]scripted model: the figures test the pipeline, not a model[/]")
+    console.print(f"[bold green]evaluation written:[/] {out}")
+    console.print(f"  report:        {out.parent / 'report.html'}")
 
 
 @app.command()

@@ -115,6 +115,7 @@ def test_an_unquoted_clock_time_in_yaml_is_read_as_that_time(tmp_path: Path) -> 
     raw = yaml.safe_load(TOWN.read_text())
     raw["world"]["map"] = str(TOWN.parent / "town" / "map.yaml")
     raw["agents"]["personas"] = str(TOWN.parent / "town" / "personas.yaml")
+    raw["evaluation"]["questions"] = str(TOWN.parent / "town" / "questions.yaml")
     text = yaml.safe_dump(raw).replace("at: 07:30", "at: 17:00").replace("at: '07:30'", "at: 17:00")
     path = tmp_path / "s.yaml"
     path.write_text(text)

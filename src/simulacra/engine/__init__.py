@@ -4,12 +4,7 @@ and interviews, checkpoints and progress, for any world and any mind."""
 from simulacra.engine.checkpoint import Checkpoints, copy_database
 from simulacra.engine.clock import Calendar, Clock
 from simulacra.engine.engine import Engine, Progress, ProgressHook
-from simulacra.engine.interventions import (
-    Intervention,
-    Interventions,
-    InterviewPlan,
-    mentions_all,
-)
+from simulacra.engine.interventions import Intervention, Interventions, InterviewPlan
 from simulacra.engine.progress import console_progress
 from simulacra.engine.sink import AgentSink, EventRouter
 
@@ -27,5 +22,4 @@ __all__ = [
     "ProgressHook",
     "console_progress",
     "copy_database",
-    "mentions_all",
 ]

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ValidationError
 
 from simulacra.core import unknown
 from simulacra.experiments.kinds import KINDS, kind_of
-from simulacra.experiments.kinds.base import INTERVIEW, TALK, THINK
+from simulacra.experiments.kinds.base import CORRECT, INTERVIEW, TALK, THINK
 from simulacra.experiments.scenario import WORLD_CONFIGS, Scenario
 
 # Fields whose value may be the path of a YAML file (relative to the scenario's folder), and
@@ -27,6 +27,7 @@ NAMED_FILES = (
     ("world", "map", None),
     ("agents", "personas", "personas"),
     ("agents", "profiles", "profiles"),
+    ("evaluation", "questions", "questions"),
 )
 
 
@@ -178,14 +179,14 @@ def cross_check(scenario: Scenario) -> list[str]:
     roster = kind.roster(scenario)
     abilities = kind.abilities(scenario)
     start, end = scenario.clock.start, scenario.clock.calendar().end
-    needs = {"thought": THINK, "conversation": TALK}
+    needs = {"thought": THINK, "conversation": TALK, "correction": CORRECT}
     for i, item in enumerate(scenario.interventions):
         where = f"scenario.interventions[{i}]"
         for who in item.who:
             if who not in roster:
                 problems.append(f"{where}.agent: {unknown('agent', who, roster)}")
-        count = {"thought": 1, "conversation": 2, "event": 0}[item.type]
-        if len(item.who) != count:
+        count = {"thought": 1, "conversation": 2, "event": 0}.get(item.type)
+        if count is not None and len(item.who) != count:
             problems.append(f"{where}: a {item.type} needs {count} agent(s), got {len(item.who)}")
         if item.type in needs and needs[item.type] not in abilities:
             problems.append(
@@ -211,6 +212,30 @@ def cross_check(scenario: Scenario) -> list[str]:
                     f"scenario.interviews.times[{i}]: {scenario.when(moment)} is outside the "
                     f"clock ({start} to {end})"
                 )
+    return problems + _evaluation_problems(scenario, roster, abilities)
+
+
+def _evaluation_problems(scenario: Scenario, roster: list[str], abilities: set[str]) -> list[str]:
+    plan = scenario.evaluation
+    kind = kind_of(scenario)
+    where = "scenario.evaluation"
+    problems = []
+    for condition in plan.conditions or ():
+        if condition not in kind.ablations:
+            found = unknown("condition", condition, list(kind.ablations))
+            problems.append(f"{where}.conditions: {found}")
+    for agent in plan.agents or ():
+        if agent not in roster:
+            problems.append(f"{where}.agents: {unknown('agent', agent, roster)}")
+    start, end = scenario.clock.start, scenario.clock.calendar().end
+    moments = [("at", plan.at)] + [(f"times[{i}]", t) for i, t in enumerate(plan.times or ())]
+    for field, moment in moments:
+        if moment is not None and not start <= scenario.when(moment) < end:
+            problems.append(
+                f"{where}.{field}: {scenario.when(moment)} is outside the clock ({start} to {end})"
+            )
+    if plan.questions is not None and INTERVIEW not in abilities:
+        problems.append(f"{where}: the {kind.name} world's minds cannot be interviewed")
     return problems
 
 

@@ -283,6 +283,7 @@ def _interventions(scenario: Scenario) -> Interventions:
             tuple(item.who),
             item.change,
             item.importance,
+            tuple(tuple(group) for group in item.contradicts),
         )
         for item in scenario.interventions
     ]

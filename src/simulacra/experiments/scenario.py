@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from simulacra.core import Duration, Moment, on_day
 from simulacra.embed import EmbedderConfig
 from simulacra.engine import Calendar
+from simulacra.experiments.questions import EvaluationConfig
 from simulacra.llm import ModelConfig
 from simulacra.worlds.commute.config import CommuteConfig
 from simulacra.worlds.elfarol.config import ElFarolConfig
@@ -117,15 +118,30 @@ class MemoryConfig(_Strict):
 
 class InterventionConfig(_Strict):
     """`thought`: an inner thought of one agent. `event`: a change to the world, its fields in
-    `change` (town: place, object, state). `conversation`: two agents talk about `text`."""
+    `change` (town: place, object, state). `conversation`: two agents talk about `text`.
+    `correction`: `text` corrects a fact; the agents named (every agent when none is) drop the
+    memories that mention, for each group of words in `contradicts`, one of them, with all
+    that rests on them, and remember `text` instead."""
 
     at: Moment
-    type: Literal["thought", "event", "conversation"]
+    type: Literal["thought", "event", "conversation", "correction"]
     text: str = Field(min_length=1)
     agent: str | None = None
     agents: list[str] = Field(default_factory=list)
     change: dict[str, Any] = Field(default_factory=dict)
+    contradicts: list[list[str]] = Field(default_factory=list)
     importance: float = Field(default=9, ge=1, le=10)
+
+    @model_validator(mode="after")
+    def _contradicts_for_corrections(self) -> InterventionConfig:
+        if self.type == "correction" and not all(self.contradicts or [[]]):
+            raise ValueError(
+                "contradicts: a correction needs groups of words naming what it corrects, "
+                "e.g. [[party], [hobbs, cafe]]; each group needs at least one word"
+            )
+        if self.type != "correction" and self.contradicts:
+            raise ValueError("contradicts: only a correction intervention takes contradicts")
+        return self
 
     @property
     def who(self) -> list[str]:
@@ -201,6 +217,7 @@ class Scenario(_Strict):
     interviews: InterviewsConfig | None = None
     output: OutputConfig = OutputConfig()
     sweep: SweepConfig = SweepConfig()
+    evaluation: EvaluationConfig = EvaluationConfig()
 
     @field_validator("model", mode="before")
     @classmethod

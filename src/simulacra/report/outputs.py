@@ -33,7 +33,7 @@ def build_outputs(run_dir: str | Path) -> dict[str, Path]:
         replay = with_images(replay, run, events)
     metrics = _read_json(run / "metrics.json")
     paths = {"report": run / "report.html", "viewer": run / "viewer.html"}
-    page = render_report(replay, events, metrics)
+    page = render_report(replay, events, metrics, _read_json(run / "eval.json"))
     paths["report"].write_text(page, encoding="utf-8")
     paths["viewer"].write_text(render_viewer(replay), encoding="utf-8")
     return paths
@@ -74,12 +74,17 @@ def _png_uri(png: bytes) -> str:
 def _read_json(path: Path) -> dict[str, Any] | None:
     if not path.is_file():
         return None
+    return read_json_object(path, "delete it or rewrite it to build the report")
+
+
+def read_json_object(path: Path, fix: str) -> dict[str, Any]:
+    """A JSON file holding one object; a fault says what is wrong and `fix`."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as error:
-        raise ValueError(
-            f"{path}: not valid JSON ({error}); delete it or rewrite it to build the report"
-        ) from error
+        raise ValueError(f"{path}: not valid JSON ({error}); {fix}") from error
     if not isinstance(data, dict):
-        raise ValueError(f"{path}: expected a JSON object at the top, found {type(data).__name__}")
+        raise ValueError(
+            f"{path}: expected a JSON object at the top, found {type(data).__name__}; {fix}"
+        )
     return data

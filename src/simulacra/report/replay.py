@@ -64,6 +64,7 @@ def build_replay(events: Iterable[Event], run_info: Mapping[str, Any] | None = N
             for e in events
             if e.kind == "action" and e.agent is not None and isinstance(e.data.get("step"), int)
         }
+    invalid: dict[tuple[str, str], tuple[int, str]] = {}
     for event in events:
         frame, agent = frame_of(event), event.agent
         data = event.data
@@ -73,6 +74,11 @@ def build_replay(events: Iterable[Event], run_info: Mapping[str, Any] | None = N
             memory = _memory(data, frame)
             cites[agent][memory.id] = memory.evidence_ids
             parts[agent]["memories"].append(memory)
+        elif event.kind == "memory.invalidate" and agent is not None:
+            root, reason = _text(data.get("id")), _text(data.get("reason"))
+            invalid.setdefault((agent, root), (frame, reason))
+            for above in _ids(data.get("invalidated")):
+                invalid.setdefault((agent, above), (frame, f"rests on {root}, which was {reason}"))
         elif event.kind == "retrieval" and agent is not None:
             parts[agent]["retrievals"].append(_retrieval(data, frame, event.t))
         elif event.kind == "reflection" and agent is not None:
@@ -106,7 +112,9 @@ def build_replay(events: Iterable[Event], run_info: Mapping[str, Any] | None = N
     agents = {
         agent_id: replace(
             track,
-            memories=tuple(parts[agent_id]["memories"]),
+            memories=tuple(
+                _invalidated(m, invalid.get((agent_id, m.id))) for m in parts[agent_id]["memories"]
+            ),
             retrievals=tuple(parts[agent_id]["retrievals"]),
             reflections=tuple(parts[agent_id]["reflections"]),
             plans=tuple(parts[agent_id]["plans"]),
@@ -253,6 +261,12 @@ def _retrieval(data: Mapping[str, Any], frame: int, t: str | None) -> Retrieval:
     return Retrieval(
         frame, t, _text(data.get("query")), k if isinstance(k, int) else len(results), results
     )
+
+
+def _invalidated(memory: Memory, found: tuple[int, str] | None) -> Memory:
+    if found is None:
+        return memory
+    return replace(memory, invalid_frame=found[0], invalid_reason=found[1])
 
 
 def _score(value: Any) -> float:

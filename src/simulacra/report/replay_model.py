@@ -61,6 +61,8 @@ class Memory:
     evidence_ids: tuple[str, ...]
     created_at: str | None
     frame: int
+    invalid_frame: int | None = None  # the frame from which the record is invalid
+    invalid_reason: str = ""
 
 
 @dataclass(frozen=True)

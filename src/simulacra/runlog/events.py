@@ -220,7 +220,8 @@ class ConversationHeld(Payload):
 @dataclass(frozen=True, kw_only=True)
 class InterventionFired(Payload):
     """A scenario's intervention: a `thought` (agent: its holder), a world `event` (with the
-    world's `change`) or a forced `conversation` (its `agents`)."""
+    world's `change`), a forced `conversation` (its `agents`) or a `correction` of a fact (the
+    `agents` told, all when null; the word groups it `contradicts`)."""
 
     KIND = "intervention"
     AGENT = "id or null"
@@ -228,11 +229,13 @@ class InterventionFired(Payload):
     text: str
     agents: list[str] | None = None
     change: dict[str, Any] | None = None
+    contradicts: list[list[str]] | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
 class Interviewed(Payload):
-    """An interview question, the answer, and the memory records it used."""
+    """An interview question, the answer, the memory records it used, and for a closed
+    question the choice made."""
 
     KIND = "interview"
     AGENT = "id"
@@ -240,6 +243,7 @@ class Interviewed(Payload):
     answer: str
     memory_ids: list[str]
     purpose: str = "interview"
+    choice: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -25,9 +25,9 @@ from simulacra.memory.store import Store
 from simulacra.runlog import Event
 
 # What a mind may be asked beyond deciding: take a thought, hold a conversation, answer an
-# interview. A scenario whose interventions or interviews need one its minds lack is refused.
+# interview, take a correction. A scenario that needs one its minds lack is refused.
 Ability = str
-THINK, TALK, INTERVIEW = "think", "talk", "interview"
+THINK, TALK, INTERVIEW, CORRECT = "think", "talk", "interview", "correct"
 
 
 def agent_seed(run_seed: int, agent_id: str) -> int:
@@ -46,6 +46,7 @@ class Services:
     memory_db: Path | None
     scenario: Scenario
     workdir: Path | None = None  # the run's directory, for worlds that write files
+    record_access: bool = True  # False: retrieval leaves the saved memories as they are
     _embedder: Embedder | None = None
     _store: Store | None = None
     streams: list[MemoryStream] = field(default_factory=list)
@@ -80,6 +81,7 @@ class Services:
             importance=scenario.memory.importance if importance is None else importance,
             events=self.sink(agent),
             seed=agent_seed(scenario.seed, agent),
+            record_access=self.record_access,
         )
         self.streams.append(stream)
         return stream

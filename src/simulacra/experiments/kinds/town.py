@@ -9,6 +9,7 @@ from pydantic import ValidationError
 
 from simulacra.core import Mind, unknown
 from simulacra.experiments.kinds.base import (
+    CORRECT,
     INTERVIEW,
     TALK,
     THINK,
@@ -46,7 +47,7 @@ class TownKind(WorldKind):
         return [p.id for p in self.personas(scenario)][: scenario.agents.count]
 
     def abilities(self, scenario: Scenario) -> set[Ability]:
-        return {THINK, TALK, INTERVIEW}
+        return {THINK, TALK, INTERVIEW, CORRECT}
 
     def check(self, scenario: Scenario) -> list[str]:
         town = _town(scenario).map
