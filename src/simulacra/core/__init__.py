@@ -12,6 +12,7 @@ from simulacra.core.times import (
     Moment,
     TimeFormatError,
     format_hhmm,
+    naive,
     on_day,
     parse_hhmm,
 )
@@ -47,6 +48,7 @@ __all__ = [
     "World",
     "WorldEvent",
     "format_hhmm",
+    "naive",
     "on_day",
     "parse_hhmm",
     "unknown",
