@@ -34,6 +34,7 @@ import yaml
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from simulacra.errors import UserError
 from simulacra.experiments.kinds import kind_of
 from simulacra.experiments.load import ScenarioError, apply_override, load_scenario
 from simulacra.experiments.pipeline import run
@@ -45,7 +46,7 @@ from simulacra.runlog import versions
 SweepExecutor = Literal["local", "ray"]
 
 
-class SweepError(RuntimeError):
+class SweepError(UserError, RuntimeError):
     """A sweep that could not start, or runs of it that failed."""
 
 
@@ -123,6 +124,8 @@ def run_job(job: SweepJob, root: str) -> JobResult:
         )
         extra = {"variant": job.variant, "replicate": job.replicate}
         run_dir = run(scenario, progress=False, run_name=job.name, extra_info=extra)
+    except UserError as exc:  # it says what went wrong; a traceback would only hide it
+        return JobResult(job.variant, job.model, job.replicate, job.seed, "", error=str(exc))
     except Exception:
         error = traceback.format_exc(limit=8)
         return JobResult(job.variant, job.model, job.replicate, job.seed, "", error=error)
