@@ -6,22 +6,21 @@ import json
 from pathlib import Path
 from typing import Any
 
+from simulacra.errors import UserError
 from simulacra.report.replay import build_replay
 from simulacra.report.report_page import render_report
 from simulacra.report.viewer_page import render_viewer
 from simulacra.runlog import read_events
 
 
+class ReportError(UserError, ValueError):
+    """A run whose report, viewer or frames cannot be made from what it holds."""
+
+
 def build_outputs(run_dir: str | Path) -> dict[str, Path]:
     """Render both pages into the run directory; return {"report": path, "viewer": path}."""
     run = Path(run_dir)
-    events_path = run / "events.jsonl"
-    if not events_path.is_file():
-        raise FileNotFoundError(
-            f"{run}: no events.jsonl, so there is nothing to report; "
-            "pass a run directory written by `simulacra run` (runs/<scenario>-<time>-<id>/)"
-        )
-    events = list(read_events(events_path))
+    events = list(read_events(run / "events.jsonl"))
     replay = build_replay(events, _read_json(run / "run.json"))
     metrics = _read_json(run / "metrics.json")
     paths = {"report": run / "report.html", "viewer": run / "viewer.html"}
@@ -37,9 +36,9 @@ def _read_json(path: Path) -> dict[str, Any] | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as error:
-        raise ValueError(
+        raise ReportError(
             f"{path}: not valid JSON ({error}); delete it or rewrite it to build the report"
         ) from error
     if not isinstance(data, dict):
-        raise ValueError(f"{path}: expected a JSON object at the top, found {type(data).__name__}")
+        raise ReportError(f"{path}: expected a JSON object at the top, found {type(data).__name__}")
     return data
