@@ -44,6 +44,8 @@ class ScenarioError(UserError, ValueError):
 def read_yaml(path: Path, source: str | None = None) -> Any:
     """A YAML file's content; a missing file or a syntax error says where."""
     where = source or str(path)
+    if path.is_dir():
+        raise ScenarioError(where, [f"{path} is a folder; give a YAML file inside it"])
     if not path.is_file():
         raise ScenarioError(where, [f"file not found: {path.resolve()}"])
     try:

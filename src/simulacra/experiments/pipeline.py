@@ -269,7 +269,7 @@ def _raise_stopped(run_dir: RunDir, exc: BaseException) -> NoReturn:
     elif isinstance(exc, OSError):
         reason = explain_os_error(exc)
     elif isinstance(exc, sqlite3.Error):
-        reason = f"the memory database failed: {exc}"
+        reason = f"the memory database failed: {exc} (is the disk full?)"
     else:
         raise exc
     raise RunFailed(
