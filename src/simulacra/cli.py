@@ -270,16 +270,9 @@ def sweep(
     ] = None,
 ) -> None:
     """Run every variant x model x replicate of a scenario; write results.csv and a report."""
-    from simulacra.experiments.sweep import SweepError, run_sweep
+    from simulacra.experiments.sweep import run_sweep
 
-    if executor not in (None, "local", "ray"):
-        raise SweepError(f"--executor: expected local or ray, got {executor!r}")
-    out = run_sweep(
-        scenario,
-        _override(set_, model, None),
-        executor="ray" if executor == "ray" else "local" if executor else None,
-        workers=workers,
-    )
+    out = run_sweep(scenario, _override(set_, model, None), executor=executor, workers=workers)
     console.print(f"[bold green]sweep finished:[/] {escape(str(out))}")
     for name in ("results.csv", "summary.md", "report.html"):
         if (out / name).exists():

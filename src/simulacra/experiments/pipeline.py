@@ -38,7 +38,7 @@ from simulacra.experiments.measures import budget, diffusion, fallbacks
 from simulacra.experiments.models import cache_in_run, load_run_model
 from simulacra.experiments.scenario import Scenario
 from simulacra.llm import Gateway, Ledger
-from simulacra.runlog import EventWriter, RunDir, read_events
+from simulacra.runlog import EventWriter, RunDir, RunLock, read_events
 from simulacra.runlog.events import Measured, RunEnded, RunStarted
 
 log = logging.getLogger(__name__)
@@ -93,21 +93,23 @@ def run(
         config=scenario.model_dump(mode="json"),
         extra={"world": scenario.world.kind, **(extra_info or {})},
     )
-    lock = run_dir.lock()
+    lock: RunLock | None = None
+    writer: EventWriter | None = None
     try:
-        writer = None
-        try:
-            if model is None:
-                cache_in_run(gateway, scenario, run_dir)
-            gateway.ledger = Ledger()
-            writer = run_dir.writer()
-            session = _open(run_dir, scenario, gateway, writer, None)
-        except BaseException:
-            if writer is not None:
-                writer.abandon()
+        lock = run_dir.lock()
+        if model is None:
+            cache_in_run(gateway, scenario, run_dir)
+        gateway.ledger = Ledger()
+        writer = run_dir.writer()
+        session = _open(run_dir, scenario, gateway, writer, None)
+    except BaseException:  # a start that fails leaves nothing behind
+        if writer is not None:
+            writer.abandon()
+        if lock is not None:
             lock.release()
-            run_dir.discard()
-            raise
+        run_dir.discard()
+        raise
+    try:
         return _play(session, progress, on_progress)
     finally:
         lock.release()

@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import yaml
 from rich.console import Console
@@ -42,8 +42,6 @@ from simulacra.experiments.scenario import Scenario
 from simulacra.experiments.stats import CONFIDENCE, mean_ci
 from simulacra.report.sweep_page import write_sweep_report
 from simulacra.runlog import versions
-
-SweepExecutor = Literal["local", "ray"]
 
 
 class SweepError(UserError, RuntimeError):
@@ -140,7 +138,7 @@ def run_sweep(
     path: str | Path | Scenario,
     overrides: Sequence[str] | None = None,
     *,
-    executor: SweepExecutor | None = None,
+    executor: str | None = None,
     workers: int | None = None,
     root: str | Path | None = None,
     progress: bool = True,
