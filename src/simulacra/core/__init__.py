@@ -12,6 +12,7 @@ from simulacra.core.times import (
     Moment,
     TimeFormatError,
     format_hhmm,
+    naive,
     on_day,
     parse_hhmm,
 )
@@ -50,6 +51,7 @@ __all__ = [
     "WorldEvent",
     "format_hhmm",
     "mentions_all",
+    "naive",
     "on_day",
     "parse_hhmm",
     "unknown",

@@ -1,7 +1,7 @@
 """The one engine: clock, phases, concurrent model calls in a fixed event order, interventions
 and interviews, checkpoints and progress, for any world and any mind."""
 
-from simulacra.engine.checkpoint import Checkpoints, copy_database
+from simulacra.engine.checkpoint import CheckpointError, Checkpoints, copy_database
 from simulacra.engine.clock import Calendar, Clock
 from simulacra.engine.engine import Engine, Progress, ProgressHook
 from simulacra.engine.interventions import Intervention, Interventions, InterviewPlan
@@ -11,6 +11,7 @@ from simulacra.engine.sink import AgentSink, EventRouter
 __all__ = [
     "AgentSink",
     "Calendar",
+    "CheckpointError",
     "Checkpoints",
     "Clock",
     "Engine",

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from simulacra.core import Duration, Moment, on_day
+from simulacra.core import Duration, Moment, naive, on_day
 from simulacra.embed import EmbedderConfig
 from simulacra.engine import Calendar
 from simulacra.experiments.questions import EvaluationConfig
@@ -38,6 +38,9 @@ WORLD_CONFIGS: dict[str, type[BaseModel]] = {
 }
 
 
+MAX_TICKS = 1_000_000  # a guard against a typo, far beyond any run a language model can play
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -49,11 +52,25 @@ class ClockConfig(_Strict):
     start: datetime = datetime(2000, 1, 1)
     tick: Duration = timedelta(minutes=10)
     duration: Duration | None = None
-    ticks: int | None = Field(default=None, ge=1)
+    ticks: int | None = Field(default=None, ge=1, le=MAX_TICKS)
     wake: Moment | None = None
     sleep: Moment | None = None
     weekdays: bool = False
     checkpoint_every: int = Field(default=6, ge=1, description="ticks between checkpoints")
+
+    @field_validator("start", mode="before")
+    @classmethod
+    def _a_date(cls, value: Any) -> Any:
+        # Pydantic would read a number as seconds since 1970, in UTC.
+        if isinstance(value, int | float):
+            raise ValueError(f"expected a date and time like 2024-02-14T07:00, got {value!r}")
+        return value
+
+    @field_validator("start")
+    @classmethod
+    def _no_zone(cls, value: datetime) -> datetime:
+        result: datetime = naive(value)
+        return result
 
     @model_validator(mode="after")
     def _one_length(self) -> ClockConfig:
@@ -61,6 +78,27 @@ class ClockConfig(_Strict):
             raise ValueError("give the run's length as either duration or ticks (not both)")
         if self.tick <= timedelta(0):
             raise ValueError(f"tick must be positive, not {self.tick}")
+        if self.duration is not None:
+            if self.duration <= timedelta(0):
+                raise ValueError(f"duration must be positive, not {self.duration}")
+            if self.duration / self.tick > MAX_TICKS:
+                raise ValueError(
+                    f"duration {self.duration} is more than {MAX_TICKS:,} ticks of {self.tick}; "
+                    "lengthen the tick or shorten the run"
+                )
+        if (self.wake is None) != (self.sleep is None):
+            raise ValueError("give both wake and sleep (the waking hours), or neither")
+        if self.wake is not None and self.wake == self.sleep:
+            raise ValueError(f"wake and sleep are both {self.wake}: that leaves no waking hours")
+        try:
+            times = self.calendar().times()
+        except OverflowError:
+            raise ValueError("the clock runs past the year 9999; shorten the run") from None
+        if not times:
+            raise ValueError(
+                "the clock has no tick: every moment from start to the end is skipped by "
+                "wake/sleep or weekdays; move start or lengthen duration"
+            )
         return self
 
     def calendar(self) -> Calendar:
@@ -104,7 +142,7 @@ class MemoryConfig(_Strict):
     `messages`: received messages an agent keeps (grid)."""
 
     mode: Literal["stream", "bounded"] | None = None
-    importance: Literal["model", "rule"] | float = "model"
+    importance: Literal["model", "rule"] | Annotated[float, Field(ge=0, le=10)] = "model"
     embedder: EmbedderConfig = EmbedderConfig()
     recall: int | None = Field(default=None, ge=0)
     messages: int = Field(default=10, ge=0)
@@ -158,7 +196,7 @@ class InterviewsConfig(_Strict):
 
 
 class OutputConfig(_Strict):
-    root: str = "runs"
+    root: str = Field(default="runs", min_length=1, description="the folder runs go in")
     report: bool = Field(default=True, description="report.html and viewer.html")
     frames: bool = Field(default=False, description="PNG frames under <run>/frames/")
 
@@ -227,3 +265,21 @@ class Scenario(_Strict):
 
     def when(self, moment: datetime | time) -> datetime:
         return self.clock.time_of(moment)
+
+    def off_the_clock(self, moment: datetime | time) -> str | None:
+        """Why something set for `moment` would not happen then, or None: the moment must
+        lie between the first and the last tick, in waking hours."""
+        when = self.when(moment)
+        calendar = self.clock.calendar()
+        times = calendar.times()
+        if not times[0] <= when <= times[-1]:
+            return (
+                f"{when:%Y-%m-%d %H:%M} is outside the run's ticks ({times[0]:%Y-%m-%d %H:%M} "
+                f"to {times[-1]:%Y-%m-%d %H:%M}); move it between them or change the clock"
+            )
+        if not calendar.awake(when):
+            return (
+                f"{when:%Y-%m-%d %H:%M} falls while the clock sleeps (clock.wake, clock.sleep "
+                "and clock.weekdays skip it); move it into waking hours"
+            )
+        return None

@@ -4,7 +4,7 @@ from simulacra.llm.accounting import Ledger, Tally
 from simulacra.llm.cache import SqliteCache
 from simulacra.llm.config import ModelConfig
 from simulacra.llm.embedded import EmbeddedModelError, ImagesRefused
-from simulacra.llm.gateway import Backend, Gateway, ModelFailure
+from simulacra.llm.gateway import Backend, Gateway, ModelFailure, ModelUnreachable
 from simulacra.llm.openai_compat import EndpointError
 from simulacra.llm.replay import CACHE_FILE, ReplayMiss
 from simulacra.llm.scripted import ScriptedModel
@@ -40,6 +40,7 @@ __all__ = [
     "ModelConfig",
     "ModelFailure",
     "ModelSpecError",
+    "ModelUnreachable",
     "OutputError",
     "RawReply",
     "ReplayMiss",

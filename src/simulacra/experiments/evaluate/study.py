@@ -41,7 +41,7 @@ from simulacra.experiments.evaluate.social import (
 )
 from simulacra.experiments.kinds import kind_of
 from simulacra.experiments.load import load_scenario
-from simulacra.experiments.pipeline import load_run_model
+from simulacra.experiments.models import load_run_model
 from simulacra.experiments.questions import QuestionBank
 from simulacra.experiments.scenario import Scenario
 from simulacra.llm import Gateway
@@ -85,9 +85,9 @@ def evaluate(
     cast = Cast.of(start.data.get("agents", {}))
     agents = plan.agents or kind.roster(scenario)
 
-    gateway = model or load_run_model(scenario, run_dir)
-    judged_by = judge or (_load(scenario, run_dir, plan.judge) if plan.judge else gateway)
-    extra = {label: _load(scenario, run_dir, spec) for label, spec in plan.models.items()}
+    gateway = model or load_run_model(scenario)
+    judged_by = judge or (_load(scenario, plan.judge) if plan.judge else gateway)
+    extra = {label: _load(scenario, spec) for label, spec in plan.models.items()}
     embedder = build_embedder(scenario.memory.embedder)
     bank: QuestionBank = plan.questions
     items = interview_items(bank, cast, agents, events, at, plan.seed, plan.per_category)
@@ -227,9 +227,8 @@ def write_rating_page(path: str | Path) -> Path:
 # --- inside ---------------------------------------------------------------------------------
 
 
-def _load(scenario: Scenario, run_dir: RunDir, spec: str) -> Gateway:
-    model = scenario.model.model_copy(update={"spec": spec})
-    return load_run_model(scenario.model_copy(update={"model": model}), run_dir)
+def _load(scenario: Scenario, spec: str) -> Gateway:
+    return load_run_model(scenario, spec=spec)
 
 
 class _counting:
