@@ -8,7 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.engine.test_run import _KILLER, comparable, model
+from tests.engine.test_run import _KILLER, model
+from tests.runs import latest_checkpoint, same
 
 from simulacra.experiments import load_scenario, resume, run
 from simulacra.runlog import RunDir, read_events
@@ -48,8 +49,7 @@ def test_the_two_day_town_plans_both_days_and_resumes_after_a_kill(tmp_path: Pat
     )
     assert done.returncode == -9, done.stderr
     (killed,) = [RunDir(p) for p in killed_root.iterdir() if p.is_dir()]
-    state = json.loads((killed.path / "checkpoint" / "state.json").read_text())
-    assert state["step"] == 16  # the second day's 3rd tick
+    assert latest_checkpoint(killed)["step"] == 16  # the second day's 3rd tick
     resumed = resume(killed.path, model=model(), progress=False)
     assert resumed.info()["status"] == "completed"
-    assert comparable(resumed.events_path) == comparable(whole.events_path)
+    assert same(resumed, whole)
