@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections import Counter
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -24,7 +23,7 @@ from typer.core import TyperGroup
 
 from simulacra.errors import UserError, explain_os_error
 from simulacra.llm import Request, chat, load_model
-from simulacra.runlog import RunDir, compare_runs, read_events
+from simulacra.runlog import RunDir, compare_runs
 
 DEFAULT_SPEC = "embedded"
 EXPECTED, BUG, INTERRUPTED = 2, 1, 130  # exit codes
@@ -150,24 +149,12 @@ def models_check(
 @app.command()
 def inspect(run: Annotated[Path, typer.Argument(help="a run directory")]) -> None:
     """Summarise a run directory: status, model, events by kind, model budget."""
-    run_dir = RunDir.open(run)
-    info = run_dir.info()
-    kinds: Counter[str] = Counter()
-    calls = tokens = fallbacks = cached = 0
-    first_t = last_t = None
-    for event in read_events(run_dir.events_path):
-        kinds[event.kind] += 1
-        if event.t is not None:
-            first_t = first_t or event.t
-            last_t = event.t
-        if event.kind == "llm.call":
-            calls += 1
-            tokens += int(event.data.get("prompt_tokens", 0)) + int(
-                event.data.get("completion_tokens", 0)
-            )
-            fallbacks += int(bool(event.data.get("fallback")))
-            cached += int(bool(event.data.get("cached")))
-    table = Table(title=f"run {escape(run_dir.path.name)}", show_header=False)
+    from simulacra.api import open_run
+
+    found = open_run(run)
+    info = found.info
+    events, calls = found.events(), found.calls()
+    table = Table(title=f"run {escape(found.name)}", show_header=False)
     table.add_row("scenario", escape(str(info.get("scenario"))))
     table.add_row("status", escape(str(info.get("status"))))
     if info.get("error"):
@@ -176,28 +163,23 @@ def inspect(run: Annotated[Path, typer.Argument(help="a run directory")]) -> Non
     table.add_row("seed", str(info.get("seed")))
     if info.get("ended") and info.get("started"):
         table.add_row("wall time", f"{info['ended'] - info['started']:.1f} s")
-    table.add_row("simulated time", f"{first_t} -> {last_t}")
+    times = events["t"].dropna()
+    span = f"{times.min()} -> {times.max()}" if len(times) else "(none)"
+    table.add_row("simulated time", span)
+    tokens = int(calls["prompt_tokens"].sum() + calls["completion_tokens"].sum())
     table.add_row(
-        "model calls", f"{calls} ({cached} cached, {fallbacks} fallbacks), {tokens} tokens"
+        "model calls",
+        f"{len(calls)} ({int(calls['cached'].sum())} cached, "
+        f"{int(calls['fallback'].sum())} fallbacks), {tokens} tokens",
     )
-    table.add_row("events", ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())))
-    for name in ("metrics.json", "report.html", "viewer.html"):
-        path = run_dir.path / name
-        table.add_row(name, escape(str(path)) if path.exists() else "(absent)")
+    kinds = events["kind"].value_counts().sort_index()
+    table.add_row("events", ", ".join(f"{k} {n}" for k, n in kinds.items()))
+    for path in (found.path / "metrics.json", found.report, found.viewer):
+        table.add_row(path.name, escape(str(path)) if path.exists() else "(absent)")
     console.print(table)
-    metrics = run_dir.path / "metrics.json"
+    metrics = found.path / "metrics.json"
     if metrics.exists():
         console.print_json(metrics.read_text(encoding="utf-8"))
-
-
-def _override(set_: list[str] | None, model: str | None, seed: int | None) -> list[str]:
-    """`--model` and `--seed` as the overrides they are (JSON is YAML, so any text is safe)."""
-    found = list(set_ or [])
-    if model is not None:
-        found.append(f"model.spec={json.dumps(model)}")
-    if seed is not None:
-        found.append(f"seed={seed}")
-    return found
 
 
 SetOption = Annotated[
@@ -221,38 +203,36 @@ def run(
     ] = None,
 ) -> None:
     """Run a scenario of any world to the end (or resume a stopped run); say where it went."""
-    from simulacra.experiments import TooManyFallbacks, load_scenario
-    from simulacra.experiments import resume as resume_run
-    from simulacra.experiments import run as run_scenario
+    from simulacra import api
+    from simulacra.experiments import TooManyFallbacks
 
     if (scenario is None) == (resume is None):
         raise UserError("give either a SCENARIO file or --resume RUN")
-    overrides = _override(set_, model, seed)
-    if resume is not None and overrides:
+    if resume is not None and (set_ or model is not None or seed is not None):
         raise UserError(
             "--set, --model and --seed do not apply to --resume: a run continues with the "
             "configuration it started with"
         )
     try:
         if resume is not None:
-            run_dir = resume_run(resume)
+            done = api.resume(resume)
         else:
             assert scenario is not None
-            run_dir = run_scenario(load_scenario(scenario, overrides))
+            done = api.run(scenario, set=set_, model=model, seed=seed)
     except TooManyFallbacks as exc:
-        _print_outputs(exc.run_dir)
+        _print_outputs(exc.run_dir.path)
         raise
-    _print_outputs(run_dir)
+    _print_outputs(done.path)
 
 
-def _print_outputs(run_dir: RunDir) -> None:
-    console.print(f"[bold green]run finished:[/] {escape(str(run_dir.path))}")
+def _print_outputs(run: Path) -> None:
+    console.print(f"[bold green]run finished:[/] {escape(str(run))}")
     for name in ("report.html", "viewer.html", "metrics.json", "events.jsonl"):
-        path = run_dir.path / name
+        path = run / name
         if path.exists():
             console.print(f"  {name:13} {escape(str(path))}")
-    console.print(f"  inspect it:    simulacra inspect {escape(str(run_dir.path))}")
-    console.print(f"  watch it:      simulacra view {escape(str(run_dir.path))}")
+    console.print(f"  inspect it:    simulacra inspect {escape(str(run))}")
+    console.print(f"  watch it:      simulacra view {escape(str(run))}")
 
 
 @app.command()
@@ -270,9 +250,9 @@ def sweep(
     ] = None,
 ) -> None:
     """Run every variant x model x replicate of a scenario; write results.csv and a report."""
-    from simulacra.experiments.sweep import run_sweep
+    from simulacra import api
 
-    out = run_sweep(scenario, _override(set_, model, None), executor=executor, workers=workers)
+    out = api.sweep(scenario, set=set_, model=model, executor=executor, workers=workers).path
     console.print(f"[bold green]sweep finished:[/] {escape(str(out))}")
     for name in ("results.csv", "summary.md", "report.html"):
         if (out / name).exists():
@@ -286,17 +266,25 @@ def view(
         int,
         typer.Option(help="port on 127.0.0.1 (0 picks a free one; a busy one, the next free)"),
     ] = 0,
+    live: Annotated[
+        bool, typer.Option("--live", help="follow a run while it is written (it may still run)")
+    ] = False,
 ) -> None:
     """Serve a run's viewer and report on 127.0.0.1 until interrupted."""
+    from simulacra.api import open_run
     from simulacra.report import serve_run
 
-    run_dir = RunDir.open(run)
-    server, url = serve_run(run_dir.path, port=port)
+    found = open_run(run)
+    if not live and found.status == "running":
+        console.print("this run is still being written: add --live to follow it")
+    server, url = serve_run(found.path, port=port, live=live)
     bound = server.server_address[1]
     try:
         if port and bound != port:
             console.print(f"port {port} is in use; serving on port {bound} instead")
         console.print(f"viewer: [bold]{url}[/]   report: {url.rsplit('/', 1)[0]}/report.html")
+        if live:
+            console.print("live: the viewer follows the run as it writes each tick")
         console.print("press Ctrl+C to stop")
         while True:
             time.sleep(3600)
@@ -305,6 +293,29 @@ def view(
     finally:
         server.shutdown()
         server.server_close()
+
+
+@app.command()
+def export(
+    path: Annotated[Path, typer.Argument(help="a run or a sweep directory")],
+    to: Annotated[str, typer.Option(help="the format: parquet")] = "parquet",
+    out: Annotated[
+        Path | None, typer.Option(help="the folder to write (default: <run or sweep>/tables)")
+    ] = None,
+) -> None:
+    """Write a run's or a sweep's tables (events, agents, memories, retrievals, calls,
+    metrics; a sweep's runs too) as Parquet files."""
+    from simulacra import api
+
+    if to != "parquet":
+        raise UserError(f"--to {to}: unknown format; the one format is parquet")
+    found = api.open_sweep(path) if (path / "sweep.json").is_file() else api.open_run(path)
+    folder = found.export(out)
+    console.print(f"[bold green]tables written:[/] {escape(str(folder))}")
+    for file in sorted(folder.glob("*.parquet")):
+        console.print(f"  {escape(file.name)}")
+    for sub in sorted(p for p in folder.iterdir() if p.is_dir()):
+        console.print(f"  {escape(sub.name)}/ ({len(list(sub.glob('*.parquet')))} runs)")
 
 
 @app.command()
@@ -318,9 +329,9 @@ def interview(
     ] = None,
 ) -> None:
     """Ask an agent a question; it answers from its saved memory and names what it used."""
-    from simulacra.experiments import interview as interview_agent
+    from simulacra.api import open_run
 
-    answer = interview_agent(run, agent, question, model=model)
+    answer = open_run(run).interview(agent, question, model=model)
     console.print(f"[bold]{escape(agent)}:[/] {escape(answer.answer)}")
     if answer.fallback:
         console.print("[yellow](the model failed; this is the declared fallback answer)[/]")

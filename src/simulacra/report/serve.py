@@ -2,7 +2,9 @@
 
 Both pages are self-contained (inline script, styles and images), so they are all there is
 to serve: no listing, and no other file of the run (memories, configuration, checkpoints,
-the log) is reachable, nor a page that is a link leading out of the run. A request must name
+the log) is reachable, nor a page that is a link leading out of the run. Live (`--live`, a
+run still being written), the viewer is rendered from the log as it stands and polls
+/replay.json, the one file it loads, for what the run wrote since. A request must name
 the host 127.0.0.1 or localhost, so a site whose name is rebound to 127.0.0.1 cannot read a
 run through a browser. Each page's Content-Security-Policy is sent as a header as well.
 """
@@ -19,9 +21,12 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from simulacra.errors import UserError
+from simulacra.report.live import LiveReplay
 from simulacra.report.outputs import build_outputs
+from simulacra.report.viewer_page import LIVE_DATA, render_viewer
 
 PAGES = ("viewer.html", "report.html")
+JSON_CSP = "default-src 'none'"
 PORT_TRIES = 20  # ports tried from the one asked for, when it is taken
 _LOOPBACK = ("127.0.0.1", "localhost")
 _META_CSP = re.compile(rb'<meta http-equiv="Content-Security-Policy" content="([^"]*)">')
@@ -35,8 +40,9 @@ class ServeError(UserError):
 class _PageHandler(BaseHTTPRequestHandler):
     """GET and HEAD of the two pages; everything else is refused. No request log."""
 
-    def __init__(self, *args: Any, run: Path, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, run: Path, live: LiveReplay | None, **kwargs: Any) -> None:
         self.run = run
+        self.live = live
         super().__init__(*args, **kwargs)
 
     def do_GET(self) -> None:
@@ -57,11 +63,17 @@ class _PageHandler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
-        page = self._page(path.removeprefix("/"))
-        if page is None:
-            self._plain(404, "not found: only /viewer.html and /report.html are served\n")
+        if self.live is not None and path == "/" + LIVE_DATA:
+            self._replay_data(send_body)
             return
-        body = page.read_bytes()
+        if self.live is not None and path == "/viewer.html":
+            body = render_viewer(self.live.replay(), live=True).encode("utf-8")
+        else:
+            page = self._page(path.removeprefix("/"))
+            if page is None:
+                self._plain(404, self._missing(path))
+                return
+            body = page.read_bytes()
         found = _META_CSP.search(body[:4096])
         csp = found.group(1).decode() if found else _FALLBACK_CSP
         self.send_response(200)
@@ -72,6 +84,26 @@ class _PageHandler(BaseHTTPRequestHandler):
         self.end_headers()
         if send_body:
             self.wfile.write(body)
+
+    def _replay_data(self, send_body: bool) -> None:
+        """The live replay as JSON; 304 when the viewer already has this version."""
+        assert self.live is not None
+        etag, body = self.live.current()
+        fresh = self.headers.get("If-None-Match") == etag
+        self.send_response(304 if fresh else 200)
+        self.send_header("ETag", etag)
+        self.send_header("Content-Security-Policy", JSON_CSP)
+        if not fresh:
+            self.send_header("Content-Type", "application/json; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if send_body and not fresh:
+            self.wfile.write(body)
+
+    def _missing(self, path: str) -> str:
+        if self.live is not None and path == "/report.html":
+            return "not yet: the report is written when the run ends\n"
+        return "not found: only /viewer.html and /report.html are served\n"
 
     def _page(self, name: str) -> Path | None:
         """The page file, if `name` is one of PAGES and it lies inside the run."""
@@ -102,14 +134,15 @@ class _PageHandler(BaseHTTPRequestHandler):
 
 
 def serve_run(
-    run_dir: str | Path, host: str = "127.0.0.1", port: int = 0
+    run_dir: str | Path, host: str = "127.0.0.1", port: int = 0, *, live: bool = False
 ) -> tuple[ThreadingHTTPServer, str]:
     """Start serving `run_dir`'s pages in a daemon thread; return the server and the viewer's
     URL. Port 0 takes any free port; a port in use gives way to the next free one (the
     server's `server_address` says which).
 
-    Builds report.html and viewer.html first when they are missing. Stop it with
-    `server.shutdown(); server.server_close()`.
+    Builds report.html and viewer.html first when they are missing; `live` instead renders
+    the viewer from the log as it stands and lets it follow the run (the report is served
+    once the run has written it). Stop it with `server.shutdown(); server.server_close()`.
     """
     if host not in _LOOPBACK:
         raise ServeError(
@@ -119,9 +152,10 @@ def serve_run(
     if not 0 <= port <= 65535:
         raise ServeError(f"port {port} does not exist; give one from 1024 to 65535, or 0")
     run = Path(run_dir).resolve()
-    if not all((run / page).is_file() for page in PAGES):
+    if not live and not all((run / page).is_file() for page in PAGES):
         build_outputs(run)
-    server = _bind(partial(_PageHandler, run=run), port)
+    following = LiveReplay(run) if live else None
+    server = _bind(partial(_PageHandler, run=run, live=following), port)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, name="simulacra-view", daemon=True)
     thread.start()

@@ -2,7 +2,7 @@
 // textContent, createTextNode and setAttribute on fixed attribute names; never innerHTML.
 "use strict";
 (function () {
-  const R = JSON.parse(document.getElementById("replay-data").textContent);
+  let R = JSON.parse(document.getElementById("replay-data").textContent);  // live: replaced as the run goes on
   const SVGNS = "http://www.w3.org/2000/svg";
   const AGENT_COLOURS = ["#d1495b", "#00798c", "#edae49", "#66a182", "#8e6c8a",
     "#30638e", "#e07a5f", "#3d405b", "#81b29a", "#b5838d"];
@@ -18,11 +18,15 @@
   ids.forEach((id, i) => {
     colour[id] = i < AGENT_COLOURS.length ? AGENT_COLOURS[i] : `hsl(${(i * 137.5) % 360},55%,45%)`;
   });
-  const memoryById = {};
-  ids.forEach((id) => R.agents[id].memories.forEach((m) => {
-    memoryById[id + "\u0000" + m.id] = m;
-    if (!(m.id in memoryById)) memoryById[m.id] = m;
-  }));
+  let memoryById = {};
+  function indexMemories() {
+    memoryById = {};
+    ids.forEach((id) => R.agents[id].memories.forEach((m) => {
+      memoryById[id + "\u0000" + m.id] = m;
+      if (!(m.id in memoryById)) memoryById[m.id] = m;
+    }));
+  }
+  indexMemories();
   const placeByName = {};
   R.places.forEach((p) => { placeByName[p.name] = p; });
   const [bx, by, bw, bh] = R.bounds;
@@ -453,7 +457,7 @@
     if (state.timer || R.frames.length < 2) return;
     if (state.frame >= R.frames.length - 1) state.frame = 0;
     state.timer = setInterval(() => {
-      if (state.frame >= R.frames.length - 1) { pause(); return; }
+      if (state.frame >= R.frames.length - 1) { if (!live.on) pause(); return; }  // live: wait for the next tick
       goTo(state.frame + 1);
     }, 1000 / Number($("speed").value));
     $("play").disabled = true; $("pause").disabled = false;
@@ -469,8 +473,61 @@
   $("step-back").addEventListener("click", () => goTo(state.frame - 1));
   $("step-forward").addEventListener("click", () => goTo(state.frame + 1));
   window.addEventListener("hashchange", applyHash);
-  const run = R.run;
-  $("run-meta").textContent = `${run.scenario} \u00b7 model ${run.model}${run.scripted ? " (scripted: canned answers, not a language model)" : ""} \u00b7 seed ${run.seed ?? "?"} \u00b7 ${run.status}`;
+  function describeRun() {
+    const run = R.run;
+    $("run-meta").textContent = `${run.scenario} \u00b7 model ${run.model}${run.scripted ? " (scripted: canned answers, not a language model)" : ""} \u00b7 seed ${run.seed ?? "?"} \u00b7 ${run.status}`;
+  }
+
+  // ---- live: follow a run while it is written (simulacra view RUN --live) ----------------
+  // The page polls the server for the replay as it stands; a poll never blocks the page, and
+  // a run slow to write its next tick only leaves the status saying how long it has waited.
+  const live = { on: !!document.body.dataset.live, etag: null, heard: Date.now(), changed: Date.now() };
+  const POLL_MS = 1000;
+  const layout = (r) => JSON.stringify([Object.keys(r.agents), r.places, r.layers, r.bounds]);
+  function showLive(text, kind) {
+    const badge = $("live");
+    badge.textContent = text;
+    badge.className = kind;
+  }
+  function takeReplay(next) {
+    // A new agent, place or wider map needs the page drawn afresh: reload it where it stands.
+    if (layout(next) !== layout(R)) { location.reload(); return; }
+    const following = state.frame >= R.frames.length - 1;
+    R = next;
+    indexMemories();
+    setAttrs(scrubber, { max: Math.max(R.frames.length - 1, 0) });
+    scrubber.disabled = !R.frames.length;
+    if (following) state.frame = Math.max(R.frames.length - 1, 0);
+    describeRun();
+    render();
+  }
+  async function poll() {
+    try {
+      const headers = live.etag ? { "If-None-Match": live.etag } : {};
+      const answer = await fetch(document.body.dataset.live, { cache: "no-store", headers });
+      if (answer.status === 200) {
+        live.etag = answer.headers.get("ETag");
+        takeReplay(await answer.json());
+        live.changed = Date.now();
+      } else if (answer.status !== 304) throw new Error(`HTTP ${answer.status}`);
+      live.heard = Date.now();
+      if (R.run.status !== "running") {
+        live.on = false;
+        showLive(`live: the run ${R.run.status}; ${R.frames.length} frames`, "ended");
+        return;
+      }
+      const quiet = Math.round((Date.now() - live.changed) / 1000);
+      showLive(`live: following, ${R.frames.length} frames` + (quiet >= 5 ? `; waiting for the next tick (${quiet} s)` : ""), "following");
+    } catch (error) {
+      const gone = Math.round((Date.now() - live.heard) / 1000);
+      showLive(`live: no answer from the server for ${gone} s (${error.message}); still trying`, "lost");
+    }
+    setTimeout(poll, POLL_MS);
+  }
+
+  describeRun();
   pause();
+  if (live.on && !/step=/.test(location.hash)) state.frame = Math.max(R.frames.length - 1, 0);  // live: start at the newest tick
   applyHash();
+  if (live.on) poll();
 })();

@@ -4,7 +4,7 @@ from simulacra.runlog.compare import Comparison, Difference, compare_runs
 from simulacra.runlog.events import KINDS, Event, EventSink
 from simulacra.runlog.lock import RunLock, RunLocked
 from simulacra.runlog.output import OutputError
-from simulacra.runlog.reader import LogError, read_events
+from simulacra.runlog.reader import LogError, LogTail, read_events
 from simulacra.runlog.rundir import RunDir, RunDirError, versions
 from simulacra.runlog.writer import EventWriter, prefix_digest
 
@@ -16,6 +16,7 @@ __all__ = [
     "EventSink",
     "EventWriter",
     "LogError",
+    "LogTail",
     "OutputError",
     "RunDir",
     "RunDirError",

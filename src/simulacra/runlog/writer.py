@@ -49,10 +49,11 @@ def prefix_digest(path: str | Path, size: int) -> str | None:
 class EventWriter:
     """Buffers events and writes them in whole lines.
 
-    `flush()` (called at every checkpoint) appends the buffer and fsyncs it. A kill can only
-    lose what was not flushed; a torn last line left by a kill mid-write is cut off when the
+    `write()` (called after every tick) appends the buffer; `flush()` (at every checkpoint)
+    also fsyncs it. A kill can only lose what was not written, and a resume continues from
+    the last checkpoint; a torn last line left by a kill mid-write is cut off when the
     log is reopened. A write the disk refuses part-way is undone before the error is raised,
-    so the log still ends with a whole line. `digest()` is the digest of everything flushed.
+    so the log still ends with a whole line. `digest()` is the digest of everything written.
     """
 
     def __init__(self, path: str | Path, *, truncate_at: int | None = None) -> None:
@@ -91,15 +92,21 @@ class EventWriter:
         self._buffer.append(event.to_json() + "\n")
         return event
 
-    def flush(self) -> int:
-        """Write buffered events durably; return the log's size in bytes afterwards."""
+    def write(self) -> int:
+        """Append buffered events to the file, where readers (a live viewer) see them, without
+        waiting for the disk; return the log's size in bytes afterwards."""
         if self._buffer:
             blob = "".join(self._buffer).encode()
             self._buffer.clear()
             self._write_all(blob)
-            os.fsync(self._fd)
             self._hash.update(blob)
             self.offset += len(blob)
+        return self.offset
+
+    def flush(self) -> int:
+        """Write buffered events durably; return the log's size in bytes afterwards."""
+        self.write()
+        os.fsync(self._fd)
         return self.offset
 
     def _write_all(self, blob: bytes) -> None:
@@ -118,7 +125,7 @@ class EventWriter:
         return self._fd < 0
 
     def digest(self) -> str:
-        """The digest of the log as flushed so far (see `prefix_digest`)."""
+        """The digest of the log as written so far (see `prefix_digest`)."""
         return f"sha256:{self._hash.hexdigest()}"
 
     def close(self) -> None:
