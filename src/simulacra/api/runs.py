@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -11,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import yaml
 
 from simulacra.api.export import run_tables, write_parquet
 from simulacra.api.tables import TABLES
@@ -36,11 +36,11 @@ def overrides(set: Settings = None, model: str | None = None, seed: int | None =
     if isinstance(set, str):
         found = [set]
     elif isinstance(set, Mapping):
-        found = [f"{key}={json.dumps(value, default=str)}" for key, value in set.items()]
+        found = [f"{key}={_yaml(value)}" for key, value in set.items()]
     else:
         found = list(set or [])
     if model is not None:
-        found.append(f"model.spec={json.dumps(model)}")
+        found.append(f"model.spec={_yaml(model)}")
     if seed is not None:
         found.append(f"seed={seed}")
     return found
@@ -192,3 +192,13 @@ def resume(
 def open_run(path: str | Path) -> Run:
     """A run directory written before (or being written now)."""
     return Run(Path(path))
+
+
+def _yaml(value: Any) -> str:
+    """A value as YAML text that reads back as the same value (YAML's own quoting, on one
+    line, so characters JSON would split into surrogate pairs survive)."""
+    return (
+        yaml.safe_dump(value, default_flow_style=True, width=1 << 30)
+        .removesuffix("\n...\n")
+        .strip()
+    )
