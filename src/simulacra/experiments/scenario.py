@@ -240,22 +240,34 @@ class SweepConfig(_Strict):
 
 
 class Scenario(_Strict):
-    name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")
+    """A run's whole configuration: a world, its agents, their model and memory, the clock,
+    what happens to them, and what is written; the sweep and the evaluation a scenario
+    offers."""
+
+    name: str = Field(
+        min_length=1, pattern=r"^[A-Za-z0-9_.-]+$", description="names the run directories"
+    )
     description: str = ""
-    seed: int = 0
-    model: ModelConfig = ModelConfig()
-    clock: ClockConfig
-    world: WorldConfig
+    seed: int = Field(default=0, description="drives every random choice and model call")
+    model: ModelConfig = Field(default=ModelConfig(), description="the language model")
+    clock: ClockConfig = Field(description="when the run starts, its tick and its length")
+    world: WorldConfig = Field(description="the world and its own settings, by `kind`")
     agents: AgentsConfig = AgentsConfig()
     memory: MemoryConfig = MemoryConfig()
     ablation: str | None = Field(
         default=None, description="which faculties are off; each world lists its ablations"
     )
-    interventions: list[InterventionConfig] = Field(default_factory=list)
-    interviews: InterviewsConfig | None = None
+    interventions: list[InterventionConfig] = Field(
+        default_factory=list, description="thoughts, events, conversations and corrections"
+    )
+    interviews: InterviewsConfig | None = Field(
+        default=None, description="a question put to every agent at set times"
+    )
     output: OutputConfig = OutputConfig()
     sweep: SweepConfig = SweepConfig()
-    evaluation: EvaluationConfig = EvaluationConfig()
+    evaluation: EvaluationConfig = Field(
+        default=EvaluationConfig(), description="what `simulacra evaluate` asks and ranks"
+    )
 
     @field_validator("model", mode="before")
     @classmethod

@@ -3,8 +3,10 @@
 With it, agents who meet talk; a speaker who remembers a party passes the news on; an
 interviewed agent who remembers a party says so, answers other questions with the memory that
 shares most words with the question (or its own background when it recalls nothing), and says
-it knows a person its memories or relationships name. As an evaluation's judge it ranks
-answers by how many distinct words they carry and flags names and numbers no source holds.
+it knows a person its memories or relationships name. Reflecting, it draws one insight from
+the two statements that share most words with the question, and cites them. As an
+evaluation's judge it ranks answers by how many distinct words they carry and flags names and
+numbers no source holds.
 Everything else gets the declared fallback. It reads the prompts' text, so it follows the
 mind's prompt templates loosely, by keywords.
 """
@@ -21,6 +23,7 @@ _PARTY = re.compile(r"[^.\n:\]]*\bparty\b[^.\n]*", re.IGNORECASE)
 _CITED = re.compile(r"^- \[([^\]]+)\] (.*)$", re.MULTILINE)
 _KNOW = re.compile(r"Do you know (.+?)\?")
 _WORD = re.compile(r"[a-z0-9']{4,}")
+_STATEMENT = re.compile(r"^(\d+)\. (.*)$", re.MULTILINE)
 _PROPER = re.compile(r"(?<![.!?:]\s)(?<!^)\b([A-Z][a-z]+|\d+(?::\d+)?)\b")
 TURNS = 4
 ANSWER_CHARS = 200
@@ -31,6 +34,7 @@ def sociable(model: ScriptedModel) -> ScriptedModel:
     model.on("react.decide", _react)
     model.on("converse.turn", _turn)
     model.on("interview.answer", _interview)
+    model.on("reflect.insights", _insights)
     model.on("judge.rank", _rank)
     model.on("judge.check", _check)
     return model
@@ -70,6 +74,19 @@ def _turn(request: Request) -> dict[str, Any]:
     else:
         text = f"Have you heard? {news}."
     return {"text": text, "end": len(said) + 1 >= TURNS}
+
+
+def _insights(request: Request) -> dict[str, Any]:
+    prompt = _prompt(request)
+    question = prompt.split("Question: ", 1)[-1].split("\n", 1)[0]
+    statements = _STATEMENT.findall(prompt.split("Statements:\n", 1)[-1])
+    asked = set(_WORD.findall(question.lower()))
+    ranked = sorted(statements, key=lambda s: -len(asked & set(_WORD.findall(s[1].lower()))))
+    chosen = ranked[:2]
+    if not chosen:
+        return {"insights": []}
+    text = "Lately: " + "; ".join(said for _, said in chosen)
+    return {"insights": [{"text": text[:190], "evidence": sorted(int(n) for n, _ in chosen)}]}
 
 
 def _interview(request: Request) -> dict[str, Any]:
