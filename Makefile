@@ -22,6 +22,7 @@ $(VENV)/.installed: pyproject.toml constraints.txt | $(BIN)/python
 $(VENV)/.installed-dev: pyproject.toml constraints.txt $(VENV)/.installed
 	$(BIN)/pip install --quiet -c constraints.txt -e ".[dev,sumo]"
 	bash scripts/install-browser.sh
+	bash scripts/install-sandbox.sh
 	touch $@
 
 install: $(VENV)/.installed
