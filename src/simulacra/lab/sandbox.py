@@ -103,15 +103,16 @@ class Sandbox:
         *,
         name: str,
         writable: bool = True,
-        extra_path: Sequence[str] = (),
+        pythonpath: Sequence[str] = (),
     ) -> CommandResult:
         """Run `command` with bash in the attempt folder; stdout and stderr go to
-        logs/<name>.out and logs/<name>.err. `writable=False` mounts the attempt read-only."""
+        logs/<name>.out and logs/<name>.err. `writable=False` mounts the attempt read-only;
+        `pythonpath` adds import folders (read-only, like everything outside the attempt)."""
         stdout = self.root / "logs" / f"{name}.out"
         stderr = self.root / "logs" / f"{name}.err"
         if self.as_root:
             self._hand_over()
-        argv = self._argv(command, writable=writable, extra_path=extra_path)
+        argv = self._argv(command, writable=writable, pythonpath=pythonpath)
         started = time.perf_counter()
         stopped: str | None = None
         with stdout.open("wb") as out, stderr.open("wb") as err:
@@ -121,7 +122,7 @@ class Sandbox:
                 stdout=out,
                 stderr=err,
                 cwd=self.root,
-                env=self._env(extra_path),
+                env=self._env(pythonpath),
                 start_new_session=True,
             )
             try:
@@ -147,7 +148,7 @@ class Sandbox:
             if not path.is_symlink() and path.name != "logs":
                 os.chown(path, uid, uid)
 
-    def _argv(self, command: str, *, writable: bool, extra_path: Sequence[str]) -> list[str]:
+    def _argv(self, command: str, *, writable: bool, pythonpath: Sequence[str]) -> list[str]:
         limits = self.limits
         argv = [
             self.bwrap,
@@ -174,7 +175,7 @@ class Sandbox:
             "--new-session",
         ]
         if self.as_root:
-            argv += self._reachable([self.root, *self._needed(extra_path)])
+            argv += self._reachable([self.root, *self._needed(pythonpath)])
         else:
             argv.append("--unshare-user")
         argv += ["--bind" if writable else "--ro-bind", str(self.root), str(self.root)]
@@ -207,12 +208,12 @@ class Sandbox:
         ]
         return argv
 
-    def _needed(self, extra_path: Sequence[str]) -> list[Path]:
+    def _needed(self, pythonpath: Sequence[str]) -> list[Path]:
         paths = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable), _package_root()]
         home = sumo_home()
         if home is not None:
             paths.append(home)
-        paths += [Path(p) for p in extra_path]
+        paths += [Path(p) for p in pythonpath]
         resolved = {p.resolve() for p in paths if p.exists()}
         return sorted(resolved | {Path(p) for p in paths if p.exists()})
 
@@ -241,15 +242,15 @@ class Sandbox:
                 args += ["--ro-bind", str(path), str(path)]
         return args
 
-    def _env(self, extra_path: Sequence[str]) -> dict[str, str]:
-        bins = [str(Path(sys.executable).parent), *extra_path, "/usr/local/bin", "/usr/bin", "/bin"]
+    def _env(self, pythonpath: Sequence[str]) -> dict[str, str]:
+        bins = [str(Path(sys.executable).parent), "/usr/local/bin", "/usr/bin", "/bin"]
         env = {
             "PATH": ":".join(bins),
             "HOME": str(self.root / "home"),
             "TMPDIR": "/tmp",
             "LANG": "C.UTF-8",
             "PYTHONDONTWRITEBYTECODE": "1",
-            "PYTHONPATH": str(_package_root()),
+            "PYTHONPATH": ":".join([*pythonpath, str(_package_root())]),
             "MPLBACKEND": "Agg",
             "MPLCONFIGDIR": str(self.root / "home" / ".matplotlib"),
             "OPENBLAS_NUM_THREADS": "1",
