@@ -81,7 +81,7 @@ def _stderr(attempt: Attempt) -> str:
     texts = []
     for record in attempt.final_commands():
         path = attempt.folder / record.stderr
-        if path.exists():
+        if record.stderr and path.is_file():
             texts.append(path.read_text(encoding="utf-8", errors="replace"))
     return "\n".join(texts)
 

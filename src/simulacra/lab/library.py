@@ -142,6 +142,16 @@ class Library:
         text = _git(self.root, "log", f"-{limit}", "--format=%h%x09%s")
         return [tuple(line.split("\t", 1)) for line in text.splitlines()]  # type: ignore[misc]
 
+    def changes_since_lint(self) -> list[str]:
+        """Artifacts changed by `memory: <change> <name>` commits since the last lint."""
+        names: list[str] = []
+        for _, message in self.history():
+            if message.startswith("lint:"):
+                break
+            if message.startswith("memory: "):
+                names.append(message.split()[-1])
+        return list(dict.fromkeys(names))
+
     # -- writing (each followed by commit() from the caller, so one change is one commit)
 
     def write_skill(self, meta: SkillMeta, body: str, scripts: Mapping[str, str]) -> Path:

@@ -176,6 +176,10 @@ class Sandbox:
         ]
         if self.as_root:
             argv += self._reachable([self.root, *self._needed(pythonpath)])
+            # The folders above the attempt, on the private /tmp or an emptied one, must be
+            # enterable by the sandbox's uid.
+            for folder in reversed(self.root.parents[:-1]):
+                argv += ["--perms", "0755", "--dir", str(folder)]
         else:
             argv.append("--unshare-user")
         argv += ["--bind" if writable else "--ro-bind", str(self.root), str(self.root)]

@@ -42,3 +42,4 @@ subprocess.run(
 )
 vehicles = list(ET.parse(args.out).getroot().iter("vehicle"))
 print(f"vehicles={len(vehicles)}")
+print(f"claim vehicles={len(vehicles)} artifact={args.out} measure=xml_count element=vehicle")

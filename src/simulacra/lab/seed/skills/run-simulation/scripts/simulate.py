@@ -46,3 +46,7 @@ teleports = ET.parse(out["statistics"]).getroot().find("teleports")
 inserted = vehicles.get("inserted") if vehicles is not None else "0"
 total = teleports.get("total") if teleports is not None else "0"
 print(f"inserted={inserted} teleports={total}")
+print(
+    f"claim inserted={inserted} artifact={out['statistics']} measure=xml_attribute "
+    "element=vehicles attribute=inserted"
+)

@@ -40,3 +40,4 @@ if lights == 0:
     raise SystemExit(f"{args.net} has no traffic lights; build it with lights=yes")
 ET.ElementTree(out).write(args.out, xml_declaration=True, encoding="UTF-8")
 print(f"lights={lights} cycle={args.cycle:g}")
+print(f"claim lights={lights} artifact={args.out} measure=xml_count element=tlLogic")
