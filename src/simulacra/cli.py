@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 from rich.console import Console
 from rich.table import Table
 
+from simulacra.lab.commands import lab_app
 from simulacra.llm import Request, chat, load_model
 from simulacra.runlog import RunDir, read_events
 
@@ -26,6 +27,7 @@ models_app = typer.Typer(help="Language models: check that one loads and answers
 app.add_typer(models_app, name="models")
 scenario_app = typer.Typer(help="Scenarios: their format's schema, and checking one.")
 app.add_typer(scenario_app, name="scenario")
+app.add_typer(lab_app, name="lab")
 console = Console()
 DEFAULT_SPEC = "embedded"
 

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 import simulacra
-
 from simulacra.lab.sandbox import Sandbox, SandboxLimits, bwrap_path
 
 pytestmark = pytest.mark.skipif(
@@ -69,7 +68,10 @@ def test_a_memory_bomb_fails_inside_its_address_space_limit(sandbox: Sandbox) ->
 
 
 def test_a_fork_bomb_is_capped_and_killed_with_its_namespace(sandbox: Sandbox) -> None:
-    bomb = "python -c '\nimport os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass'"
+    bomb = (
+        "python -c '\nimport os\nwhile True:\n    try:\n        os.fork()\n"
+        "    except OSError:\n        pass'"
+    )
     result = sandbox.run(bomb, name="fork")
     assert result.stopped is not None  # the CPU limit or the wall clock, whichever comes first
     if sandbox.as_root:  # only then do the sandbox's processes have a uid of their own
@@ -161,4 +163,3 @@ def test_the_server_is_reachable_from_outside_the_sandbox() -> None:
     # Guards the network test: the refusal comes from the sandbox, not from a dead server.
     with _listening_server() as port, socket.create_connection(("127.0.0.1", port), 2):
         pass
-

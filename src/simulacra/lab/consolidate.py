@@ -68,7 +68,10 @@ def _skill(
         outputs=draft.outputs,
         links=[n for n in draft.links if n in library.names()],
     )
-    body = f"# {draft.name}\n\n{draft.body}\n\nLearned from {source}.\n\n## Usage\n\n```\n{draft.usage}\n```\n"
+    body = (
+        f"# {draft.name}\n\n{draft.body}\n\nLearned from {source}.\n\n"
+        f"## Usage\n\n```\n{draft.usage}\n```\n"
+    )
     scripts = {s.path.removeprefix("scripts/"): s.content for s in draft.scripts}
     library.write_skill(meta, body, scripts)
     return [_commit(library, change, draft.name, reason, sink)]

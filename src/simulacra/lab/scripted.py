@@ -121,9 +121,7 @@ def plan_steps(
             missing.append(target)
             continue
         # The skill that covers most of what is still needed: a learned pipeline beats its parts.
-        best = max(
-            producers, key=lambda s: (len(set(s.outputs) & set(need + [target])), -len(s.inputs))
-        )
+        best = max(producers, key=lambda s: (len(set(s.outputs) & {*need, target}), -len(s.inputs)))
         chosen.append(best)
         made |= set(best.outputs)
         need += [i for i in best.inputs if i.startswith("outputs/") and i not in made]
@@ -236,7 +234,10 @@ def _consolidate(request: Request) -> Consolidation:
         action=MemoryAction.new_skill,
         skill=SkillDraft(
             name=name,
-            description=f"Produce {', '.join(required)} in one run by chaining {', '.join(s.name for s in used)}.",
+            description=(
+                f"Produce {', '.join(required)} in one run by chaining "
+                f"{', '.join(s.name for s in used)}."
+            ),
             tags=["pipeline", *sorted({t for t in stems})],
             inputs=inputs,
             outputs=sorted(produced),

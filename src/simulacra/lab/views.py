@@ -7,7 +7,6 @@ scripted policy reads exactly what a model would read, nothing more.
 from __future__ import annotations
 
 import re
-
 from collections.abc import Sequence
 from dataclasses import dataclass
 
