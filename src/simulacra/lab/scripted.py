@@ -105,7 +105,7 @@ def _user(request: Request) -> str:
 
 
 def plan_steps(
-    skills: list[_Skill], required: list[str], present: set[str]
+    skills: list[_Skill], required: list[str], present: set[str], inputs: dict[str, str]
 ) -> tuple[list[_Skill], list[str]]:
     """Skills in run order that produce `required`, and the outputs no skill produces."""
     chosen: list[_Skill] = []
@@ -116,12 +116,18 @@ def plan_steps(
         target = need.pop(0)
         if target in made:
             continue
-        producers = [s for s in skills if target in s.outputs]
+        producers = [s for s in skills if target in s.outputs and fill(s.usage, inputs)]
         if not producers:
             missing.append(target)
             continue
         # The skill that covers most of what is still needed: a learned pipeline beats its parts.
-        best = max(producers, key=lambda s: (len(set(s.outputs) & {*need, target}), -len(s.inputs)))
+        best = max(
+            producers,
+            key=lambda s: (
+                len(set(s.outputs) & {*need, target}),
+                -sum(i.startswith("outputs/") and i not in made for i in s.inputs),
+            ),
+        )
         chosen.append(best)
         made |= set(best.outputs)
         need += [i for i in best.inputs if i.startswith("outputs/") and i not in made]
@@ -156,8 +162,8 @@ def _act(request: Request) -> ActionPlan:
     text = _user(request)
     required = _bullets(_section(text, "Required outputs"))
     present = set(_bullets(_section(text, "Files already in the attempt")))
-    steps, _missing = plan_steps(_skills(text), required, present)
     inputs = _inputs(text)
+    steps, _missing = plan_steps(_skills(text), required, present, inputs)
     commands = [c for c in (fill(s.usage, inputs) for s in steps) if c is not None]
     return ActionPlan(commands=commands)
 
