@@ -25,10 +25,16 @@ async def consolidate(
     agent: Agent, library: Library, episode: Episode, sink: EventSink
 ) -> list[str]:
     """Ask what the episode adds to memory, write it, commit it; return the names changed."""
+    ran = " ".join(r.command for r in episode.commands)
+    # The skills the commands ran, in the order they ran.
+    used = sorted(
+        (s for s in episode.skills if f"skills/{s.meta.name}/" in ran),
+        key=lambda s: ran.index(f"skills/{s.meta.name}/"),
+    )
     view = consolidate_view(
         episode.task,
         episode.accepted,
-        episode.skills,
+        used,
         episode.commands,
         episode.report,
         library.skills(),
