@@ -44,10 +44,11 @@ def test_a_good_command_writes_its_outputs_with_sumo_on_the_path(sandbox: Sandbo
     assert (sandbox.root / "outputs" / "a").exists()
 
 
-def test_an_infinite_loop_is_stopped_by_the_cpu_limit(sandbox: Sandbox) -> None:
+def test_an_infinite_loop_is_stopped_by_a_limit(sandbox: Sandbox) -> None:
     result = sandbox.run("python -c 'while True: pass'", name="loop")
     assert not result.ok
-    assert result.stopped is not None and "CPU" in result.stopped
+    # 2 CPU seconds, or the 4 s wall clock first when the machine is busy.
+    assert result.stopped is not None and ("CPU" in result.stopped or "wall" in result.stopped)
     _still_runs(sandbox)
 
 
