@@ -22,7 +22,7 @@ from simulacra.lab.library import Library
 from simulacra.lab.loop import agent_for, learn, solve_frozen
 from simulacra.lab.sandbox import bwrap_path
 from simulacra.lab.scripted import script_lab
-from simulacra.lab.tasks import load_suite
+from simulacra.lab.tasks import load_suite, verify
 from simulacra.llm import load_model
 from simulacra.runlog import RunDir, read_events
 
@@ -114,6 +114,19 @@ def test_a_task_no_skill_covers_fails_verification(tmp_path: Path) -> None:
     episode = _solve(Library.create(tmp_path / "lib", SEED), "calibrate-insertions", tmp_path)
     assert not episode.accepted and episode.verified is False
     assert episode.attempts == 3  # the outer attempts ran out
+
+
+def test_a_signal_grid_verifies_with_one_phase_corners_and_not_with_a_light_never_green(
+    tmp_path: Path,
+) -> None:
+    episode = _solve(Library.create(tmp_path / "lib", SEED), "signal-grid", tmp_path / "runs")
+    assert episode.verified  # netgenerate gives each corner one all-green phase: that is right
+    attempt = _copy(episode, tmp_path / "broken")
+    net = attempt / "outputs" / "grid.net.xml"
+    net.write_text(net.read_text().replace('state="GG"', 'state="rr"'))
+    verdict = verify(SUITE["signal-grid"], attempt)
+    failed = [c["check"] for c in verdict.checks if not c["passed"]]
+    assert not verdict.passed and failed == ["every controlled link gets green"]
 
 
 def test_learn_writes_a_skill_lints_and_test_mode_reuses_it_with_memory_frozen(
