@@ -157,6 +157,31 @@ def test_learning_pauses_after_the_idle_limit(tmp_path: Path) -> None:
     assert outcome.paused and outcome.iterations == 2 and outcome.changes == 0
 
 
+def test_the_bench_command_runs_the_memory_ablation_and_writes_its_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    from simulacra.cli import app
+
+    suite = tmp_path / "suite"
+    shutil.copytree(SUITE["grid-network"].folder, suite / "grid-network")
+    shutil.copy(SUITE["grid-network"].folder.parent / "suite_checks.py", suite)
+    monkeypatch.chdir(tmp_path)  # relative --runs and --library, as typed at a prompt
+    args = ["lab", "bench", "suite", "--model", "scripted", "--library", "lib", "--runs", "runs"]
+    for condition in ("full", "procedural", "semantic", "framework"):
+        args += ["--condition", condition]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    (run,) = (tmp_path / "runs").glob("lab-bench-*")
+    rows = json.loads((run / "results.json").read_text())
+    verified = {r["condition"]: r["verified"] for r in rows}
+    assert verified == {"full": True, "procedural": True, "semantic": False, "framework": False}
+    report = (run / "report.html").read_text()
+    assert "(scripted: a rule-following policy, not a language model)" in report
+    assert "interaction contrast (full - procedural - semantic + framework): 0" in report
+
+
 _LEARN = """
 import sys
 from pathlib import Path

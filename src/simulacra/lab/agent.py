@@ -268,8 +268,8 @@ class Agent:
                 exit_code=result.exit_code,
                 duration_s=round(result.duration_s, 3),
                 stopped=result.stopped,
-                stdout=str(result.stdout.relative_to(attempt.folder)),
-                stderr=str(result.stderr.relative_to(attempt.folder)),
+                stdout=str(result.stdout.relative_to(sandbox.root)),
+                stderr=str(result.stderr.relative_to(sandbox.root)),
             )
             attempt.add_command(record)
             self.sink.emit(

@@ -88,7 +88,7 @@ def suite_path(suite: str | Path) -> Path:
     """A suite folder, or the name of a shipped suite (`simulacra.lab/suites/<name>`)."""
     path = Path(suite)
     if path.is_dir():
-        return path
+        return path.resolve()  # verify.py runs from the attempt folder
     shipped = SUITES / str(suite)
     if shipped.is_dir():
         return shipped
