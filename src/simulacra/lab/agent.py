@@ -10,26 +10,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import BaseModel
-
 from simulacra.embed import Embedder
 from simulacra.lab.checker import CheckReport, check_attempt
 from simulacra.lab.config import Condition, LabConfig
 from simulacra.lab.episode import Attempt, CommandRecord, Report, new_episode
 from simulacra.lab.library import Library, Page, Skill
 from simulacra.lab.prompts import (
-    ACT_FALLBACK,
-    ACT_SYSTEM,
-    CRITIC_FALLBACK,
-    CRITIC_SYSTEM,
+    ACT,
+    CRITIC,
+    REPORT,
     REPORT_FALLBACK,
-    REPORT_SYSTEM,
-    SELECT_FALLBACK,
-    SELECT_SYSTEM,
+    SELECT,
     ActionPlan,
     CriticVerdict,
     Decision,
-    Selection,
+    M,
+    Prompt,
 )
 from simulacra.lab.retrieval import Candidate, Entry, Kind, MetadataIndex
 from simulacra.lab.sandbox import Sandbox
@@ -44,8 +40,6 @@ from simulacra.runlog.events import (
     ModelCall,
     Retrieval,
 )
-
-_MAX_TOKENS = {"lab.select": 200, "lab.act": 3000, "lab.report": 1500, "lab.critic": 600}
 
 
 @dataclass
@@ -206,15 +200,7 @@ class Agent:
         if not candidates:
             return [], []
         metadata = {e.name: e.text for e in self.index().entries}
-        choice = await self.ask(
-            "lab.select",
-            SELECT_SYSTEM,
-            select_view(task, candidates, metadata),
-            Selection,
-            SELECT_FALLBACK,
-            episode.budget,
-        )
-        assert isinstance(choice, Selection)
+        choice = await self.ask(SELECT, select_view(task, candidates, metadata), episode.budget)
         offered = {c.entry.name: c.entry.kind for c in candidates}
         chosen = [n for n in dict.fromkeys(choice.load) if n in offered]
         skills = [s for n in chosen if offered[n] == "skill" and (s := self.library.skill(n))]
@@ -242,8 +228,7 @@ class Agent:
         for inner in range(1, tries + 1):
             present = [p for p, _ in attempt.outputs()]
             view = act_view(task, present, skills, pages, feedback, failed, _tails(attempt, failed))
-            plan = await self.ask("lab.act", ACT_SYSTEM, view, ActionPlan, ACT_FALLBACK, budget)
-            assert isinstance(plan, ActionPlan)
+            plan = await self.ask(ACT, view, budget)
             failed = self._run(task, attempt, sandbox, plan, inner)
             if not failed:
                 return inner
@@ -302,8 +287,7 @@ class Agent:
     async def _report(self, task: Task, attempt: Attempt, budget: Budget) -> Report:
         commands = attempt.final_commands()
         view = report_view(task, commands, attempt.outputs(), _tails(attempt, commands))
-        report = await self.ask("lab.report", REPORT_SYSTEM, view, Report, REPORT_FALLBACK, budget)
-        assert isinstance(report, Report)
+        report = await self.ask(REPORT, view, budget)
         attempt.write_report(report)
         return report
 
@@ -314,29 +298,18 @@ class Agent:
             return None
         commands = attempt.final_commands()
         view = critic_view(task, commands, attempt.outputs(), report, _tails(attempt, commands))
-        verdict = await self.ask(
-            "lab.critic", CRITIC_SYSTEM, view, CriticVerdict, CRITIC_FALLBACK, budget
-        )
-        assert isinstance(verdict, CriticVerdict)
-        return verdict
+        return await self.ask(CRITIC, view, budget)
 
-    async def ask(
-        self,
-        purpose: str,
-        system: str,
-        user: str,
-        output: type[BaseModel],
-        fallback: BaseModel,
-        budget: Budget,
-    ) -> BaseModel:
+    async def ask(self, prompt: Prompt[M], user: str, budget: Budget) -> M:
+        """One call; the prompt's fallback when the model gives no valid answer."""
         self._calls += 1
         request = Request(
-            chat(system, user),
-            output=output,
-            fallback=fallback,
-            max_tokens=_MAX_TOKENS.get(purpose, 1500),
+            chat(prompt.system, user),
+            output=prompt.output,
+            fallback=prompt.fallback,
+            max_tokens=prompt.max_tokens,
             seed=self.config.seed + self._calls,
-            purpose=purpose,
+            purpose=prompt.purpose,
             agent="lab",
         )
         completion = await self.model.complete(request)
@@ -345,7 +318,7 @@ class Agent:
         budget.tokens += usage.prompt_tokens + usage.completion_tokens
         self.sink.emit(
             ModelCall(
-                purpose=purpose,
+                purpose=prompt.purpose,
                 model=completion.model or self.model.name,
                 prompt_tokens=usage.prompt_tokens,
                 completion_tokens=usage.completion_tokens,
@@ -358,7 +331,7 @@ class Agent:
             agent="lab",
         )
         value = completion.value
-        return value if value is not None else fallback
+        return value if isinstance(value, prompt.output) else prompt.fallback
 
 
 def _copy_skills(library: Library | None, skills: Sequence[Skill], attempt: Path) -> None:

@@ -10,13 +10,7 @@ from simulacra.lab.agent import Agent, Budget, Episode
 from simulacra.lab.front import PageMeta, SkillMeta
 from simulacra.lab.library import Library
 from simulacra.lab.lint import script_problem
-from simulacra.lab.prompts import (
-    CONSOLIDATE_FALLBACK,
-    CONSOLIDATE_SYSTEM,
-    Consolidation,
-    PageDraft,
-    SkillDraft,
-)
+from simulacra.lab.prompts import CONSOLIDATE, PageDraft, SkillDraft
 from simulacra.lab.views import consolidate_view
 from simulacra.runlog.events import EventSink, LabMemory
 
@@ -39,15 +33,7 @@ async def consolidate(
         episode.report,
         library.skills(),
     )
-    answer = await agent.ask(
-        "lab.consolidate",
-        CONSOLIDATE_SYSTEM,
-        view,
-        Consolidation,
-        CONSOLIDATE_FALLBACK,
-        Budget(),
-    )
-    assert isinstance(answer, Consolidation)
+    answer = await agent.ask(CONSOLIDATE, view, Budget())
     changed = []
     source = str(episode.folder.relative_to(library.root))
     if answer.skill is not None and answer.action.value in ("new_skill", "both"):

@@ -8,13 +8,14 @@ only for the candidates chosen.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 NAME_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 Name = Annotated[str, StringConstraints(min_length=1, max_length=64, pattern=NAME_PATTERN)]
+Meta = TypeVar("Meta", bound=BaseModel)
 LINK = re.compile(r"\[\[([^\[\]|#]+)(?:\|[^\[\]]*)?\]\]")
 
 
@@ -72,17 +73,17 @@ def split(text: str, where: str) -> tuple[dict[str, Any], str]:
 
 
 def parse_skill(text: str, where: str) -> tuple[SkillMeta, str]:
-    data, body = split(text, where)
-    try:
-        return SkillMeta.model_validate(data), body
-    except ValidationError as exc:
-        raise FrontMatterError(f"{where}: {_fields(exc)}") from exc
+    return _parse(text, where, SkillMeta)
 
 
 def parse_page(text: str, where: str) -> tuple[PageMeta, str]:
+    return _parse(text, where, PageMeta)
+
+
+def _parse(text: str, where: str, model: type[Meta]) -> tuple[Meta, str]:
     data, body = split(text, where)
     try:
-        return PageMeta.model_validate(data), body
+        return model.model_validate(data), body
     except ValidationError as exc:
         raise FrontMatterError(f"{where}: {_fields(exc)}") from exc
 

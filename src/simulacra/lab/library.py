@@ -17,13 +17,14 @@ import hashlib
 import os
 import shutil
 import subprocess
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from simulacra.lab.front import (
     FrontMatterError,
+    Meta,
     PageMeta,
     SkillMeta,
     parse_page,
@@ -99,24 +100,22 @@ class Library:
 
     def skills(self) -> list[Skill]:
         """Every skill whose SKILL.md parses; lint reports the others."""
-        found = []
-        for path in sorted((self.root / "skills").glob("*/SKILL.md")):
-            try:
-                meta, body = parse_skill(path.read_text(encoding="utf-8"), self._rel(path))
-            except FrontMatterError:
-                continue
-            found.append(Skill(meta, path.parent, body))
-        return found
+        found = self._parsed("skills/*/SKILL.md", parse_skill)
+        return [Skill(meta, path.parent, body) for path, meta, body in found]
 
     def pages(self) -> list[Page]:
-        found = []
-        for path in sorted((self.root / "pages").glob("*.md")):
+        found = self._parsed("pages/*.md", parse_page)
+        return [Page(path.stem, meta, path, body) for path, meta, body in found]
+
+    def _parsed(
+        self, pattern: str, parse: Callable[[str, str], tuple[Meta, str]]
+    ) -> Iterator[tuple[Path, Meta, str]]:
+        for path in sorted(self.root.glob(pattern)):
             try:
-                meta, body = parse_page(path.read_text(encoding="utf-8"), self._rel(path))
+                meta, body = parse(path.read_text(encoding="utf-8"), self._rel(path))
             except FrontMatterError:
                 continue
-            found.append(Page(path.stem, meta, path, body))
-        return found
+            yield path, meta, body
 
     def skill(self, name: str) -> Skill | None:
         return next((s for s in self.skills() if s.meta.name == name), None)

@@ -23,7 +23,7 @@ from simulacra.lab.config import CONDITIONS, LabConfig
 from simulacra.lab.consolidate import consolidate
 from simulacra.lab.library import Library
 from simulacra.lab.lint import lint
-from simulacra.lab.prompts import CURRICULUM_FALLBACK, CURRICULUM_SYSTEM, ProposedTask
+from simulacra.lab.prompts import CURRICULUM
 from simulacra.lab.tasks import Category, Task
 from simulacra.lab.views import Coverage, curriculum_view
 from simulacra.llm import LanguageModel
@@ -172,15 +172,8 @@ def _maybe_lint(library: Library, config: LabConfig, sink: EventSink) -> None:
 async def _propose(agent: Agent, library: Library, number: int) -> Task:
     coverage, recent = _history(library)
     skills = [s.meta.name for s in library.skills()]
-    proposed = await agent.ask(
-        "lab.curriculum",
-        CURRICULUM_SYSTEM,
-        curriculum_view(coverage, recent, skills),
-        ProposedTask,
-        CURRICULUM_FALLBACK,
-        Budget(),
-    )
-    assert isinstance(proposed, ProposedTask)
+    view = curriculum_view(coverage, recent, skills)
+    proposed = await agent.ask(CURRICULUM, view, Budget())
     return Task(
         id=f"learn-{number:03d}-{proposed.category.value}",
         tier=proposed.tier,

@@ -8,8 +8,9 @@ Categorical answers are enums in the models, so constrained decoding enforces th
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -19,6 +20,19 @@ from simulacra.lab.tasks import Category
 from simulacra.llm import MaxChars
 
 Line = Annotated[str, MaxChars(400)]
+M = TypeVar("M", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class Prompt(Generic[M]):
+    """One purpose's prompt as data: the system text, the output model, its fallback and the
+    answer's token cap. The user message is rendered by `views`."""
+
+    purpose: str
+    system: str
+    output: type[M]
+    fallback: M
+    max_tokens: int
 
 
 class Premise(StrEnum):
@@ -193,3 +207,12 @@ CONSOLIDATE_SYSTEM = """\
 You maintain the memory of an agent that learns SUMO. Write a new skill (instructions plus \
 scripts that run) or a page of knowledge only when the episode gives reusable evidence that \
 memory lacks; otherwise answer "none". Answer with one JSON object."""
+
+CURRICULUM = Prompt("lab.curriculum", CURRICULUM_SYSTEM, ProposedTask, CURRICULUM_FALLBACK, 1500)
+SELECT = Prompt("lab.select", SELECT_SYSTEM, Selection, SELECT_FALLBACK, 200)
+ACT = Prompt("lab.act", ACT_SYSTEM, ActionPlan, ACT_FALLBACK, 3000)
+REPORT = Prompt("lab.report", REPORT_SYSTEM, Report, REPORT_FALLBACK, 1500)
+CRITIC = Prompt("lab.critic", CRITIC_SYSTEM, CriticVerdict, CRITIC_FALLBACK, 600)
+CONSOLIDATE = Prompt(
+    "lab.consolidate", CONSOLIDATE_SYSTEM, Consolidation, CONSOLIDATE_FALLBACK, 1500
+)
