@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import socket
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -102,6 +104,24 @@ def test_a_write_outside_the_attempt_is_refused(sandbox: Sandbox) -> None:
     finally:
         target.unlink(missing_ok=True)
     _still_runs(sandbox)
+
+
+def test_a_module_in_an_open_folder_of_tmp_is_importable(sandbox: Sandbox) -> None:
+    # The sandbox's /tmp is its own, empty: a suite or a virtual environment that lives in
+    # the machine's /tmp must be bound back for verify.py and python to run.
+    folder = Path(tempfile.mkdtemp(prefix="simulacra-lab-"))
+    try:
+        folder.chmod(0o755)
+        (folder / "probe_module.py").write_text("ANSWER = 42\n")
+        result = sandbox.run(
+            "python -c 'import probe_module; print(probe_module.ANSWER)'",
+            name="import",
+            pythonpath=[str(folder)],
+        )
+        assert result.ok, result.stderr.read_text()
+        assert result.stdout.read_text().strip() == "42"
+    finally:
+        shutil.rmtree(folder)
 
 
 def test_the_sandbox_tmp_is_private(sandbox: Sandbox, tmp_path: Path) -> None:

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+_PRIVATE_TMP = (Path("/tmp"), Path("/var/tmp"))  # each an empty tmpfs inside the sandbox
 INSTALL_HINT = (
     "install Debian's bubblewrap package (apt-get install bubblewrap, or "
     "`bash scripts/install-sandbox.sh`, which `make install-dev` runs)"
@@ -174,14 +175,16 @@ class Sandbox:
             "--die-with-parent",
             "--new-session",
         ]
+        needed = self._needed(pythonpath)
         if self.as_root:
-            argv += self._reachable([self.root, *self._needed(pythonpath)])
+            argv += self._reachable([self.root, *needed])
             # The folders above the attempt, on the private /tmp or an emptied one, must be
             # enterable by the sandbox's uid.
             for folder in reversed(self.root.parents[:-1]):
                 argv += ["--perms", "0755", "--dir", str(folder)]
         else:
             argv.append("--unshare-user")
+        argv += self._in_private_tmp(needed)
         argv += ["--bind" if writable else "--ro-bind", str(self.root), str(self.root)]
         argv += ["--ro-bind", str(self.root / "logs"), str(self.root / "logs")]
         argv += ["--chdir", str(self.root), "--"]
@@ -244,6 +247,20 @@ class Sandbox:
                         made.add(between)
                         args += ["--perms", "0755", "--dir", str(between)]
                 args += ["--ro-bind", str(path), str(path)]
+        return args
+
+    def _in_private_tmp(self, paths: Sequence[Path]) -> list[str]:
+        """bwrap arguments that bind back, read-only, the needed paths in /tmp or /var/tmp
+        (a suite, a virtual environment), which the sandbox's own empty ones would hide."""
+        args: list[str] = []
+        for path in paths:
+            top = next((t for t in _PRIVATE_TMP if t in path.parents), None)
+            if top is None:
+                continue
+            for folder in reversed(path.parents):
+                if top in folder.parents:
+                    args += ["--perms", "0755", "--dir", str(folder)]
+            args += ["--ro-bind", str(path), str(path)]
         return args
 
     def _env(self, pythonpath: Sequence[str]) -> dict[str, str]:
