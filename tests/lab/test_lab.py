@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ from simulacra.lab.checker import check_attempt
 from simulacra.lab.commands import SEED
 from simulacra.lab.config import LabConfig
 from simulacra.lab.library import Library
-from simulacra.lab.loop import agent_for, learn, solve_frozen
+from simulacra.lab.loop import LearnOutcome, agent_for, learn, solve_frozen
 from simulacra.lab.sandbox import bwrap_path
 from simulacra.lab.scripted import script_lab
 from simulacra.lab.tasks import load_suite, verify
@@ -35,10 +36,11 @@ pytestmark = [
 SUITE = {t.task.id: t for t in load_suite("v1")}
 
 
-def _solve(library: Library, task_id: str, out: Path) -> Episode:
+def _solve(library: Library, task_id: str, out: Path, condition: str = "full") -> Episode:
     run = RunDir.create(out, "lab-test", seed=0, model="scripted", config={})
     with run.writer() as writer:
-        agent = agent_for(library, script_lab(load_model("scripted")), LabConfig(), writer, "full")
+        model = script_lab(load_model("scripted"))
+        agent = agent_for(library, model, LabConfig(), writer, condition)
         suite_task = SUITE[task_id]
         return asyncio.run(solve_frozen(agent, suite_task.task, run.path, suite_task=suite_task))
 
@@ -129,29 +131,72 @@ def test_a_signal_grid_verifies_with_one_phase_corners_and_not_with_a_light_neve
     assert not verdict.passed and failed == ["every controlled link gets green"]
 
 
-def test_learn_writes_a_skill_lints_and_test_mode_reuses_it_with_memory_frozen(
-    tmp_path: Path,
-) -> None:
-    library = Library.create(tmp_path / "lib", SEED)
-    run = RunDir.create(tmp_path / "runs", "lab-learn", seed=0, model="scripted", config={})
-    config = LabConfig(lint_every=1)
-    outcome = learn(library, script_lab(load_model("scripted")), config, run, 5)
-    learned = [s for s in library.skills() if s.meta.name.startswith("pipeline-")]
-    assert outcome.changes == 1 and len(learned) == 1
-    kinds = [e.kind for e in read_events(run.events_path)]
-    assert kinds.count("lab.iteration") == 5 and "lab.lint" in kinds
+@dataclass(frozen=True)
+class Learned:
+    library: Library
+    outcome: LearnOutcome
+    kinds: list[str]
+
+
+@pytest.fixture(scope="module")
+def learned(tmp_path_factory: pytest.TempPathFactory) -> Learned:
+    """Five scripted learning iterations from the seed, with a lint after every change."""
+    root = tmp_path_factory.mktemp("learned")
+    library = Library.create(root / "lib", SEED)
+    run = RunDir.create(root / "runs", "lab-learn", seed=0, model="scripted", config={})
+    outcome = learn(library, script_lab(load_model("scripted")), LabConfig(lint_every=1), run, 5)
+    return Learned(library, outcome, [e.kind for e in read_events(run.events_path)])
+
+
+def test_learn_writes_a_pipeline_skill_and_tool_pages_and_lints(learned: Learned) -> None:
+    library = learned.library
+    skills = [s.meta.name for s in library.skills() if s.meta.name.startswith("pipeline-")]
+    pages = [p.name for p in library.pages() if p.name.startswith("tool-")]
+    assert skills == ["pipeline-metrics-tripinfo"]
+    assert pages == [
+        "tool-netgenerate-grid-lights-no",
+        "tool-netgenerate-grid-lights-yes",
+        "tool-randomtrips-routes",
+        "tool-sumo-tripinfo-statistics-summary",
+    ]
+    assert learned.outcome.changes == 5
+    assert learned.kinds.count("lab.iteration") == 5 and "lab.lint" in learned.kinds
     assert any(m.startswith("lint:") for _, m in library.history())
-    digest = library.digest()
-    episode = _solve(library, "simulate-new-grid", tmp_path / "test")
-    assert library.digest() == digest
+    sources = library.page("tool-randomtrips-routes")
+    assert sources is not None and sources.meta.sources[0].startswith("episodes/")
+
+
+def test_test_mode_reuses_the_learned_skill_with_memory_frozen(
+    learned: Learned, tmp_path: Path
+) -> None:
+    digest = learned.library.digest()
+    episode = _solve(learned.library, "simulate-new-grid", tmp_path)
+    assert learned.library.digest() == digest
     assert episode.verified
+    # The pipeline starts from a network: in the episode it came from, retrieval's ten slots
+    # held the netgenerate page rather than the grid skill, and the page's call made the grid.
     assert [c.command.split()[1] for c in episode.commands] == [
-        f"skills/{learned[0].meta.name}/scripts/pipeline.py"
+        "skills/create-grid-network/scripts/grid.py",
+        "skills/pipeline-metrics-tripinfo/scripts/pipeline.py",
     ]
 
 
-def test_learning_pauses_after_the_idle_limit(tmp_path: Path) -> None:
-    library = Library.create(tmp_path / "lib", SEED)
+def test_semantic_memory_alone_runs_the_tool_call_a_page_learned(
+    learned: Learned, tmp_path: Path
+) -> None:
+    episode = _solve(learned.library, "signal-grid", tmp_path, condition="semantic")
+    assert not episode.skills and episode.verified
+    # The page observed with lights=yes, not the one with lights=no.
+    assert episode.commands[0].command.startswith("netgenerate --grid --grid.number=3 ")
+    assert episode.commands[0].command.endswith("--default-junction-type=traffic_light")
+    # The bare tool call prints no claim, so the critic sends every attempt back.
+    assert not episode.accepted and episode.attempts == 3
+
+
+def test_learning_pauses_after_the_idle_limit(learned: Learned, tmp_path: Path) -> None:
+    # Past the five iterations the curriculum repeats what memory already holds.
+    shutil.copytree(learned.library.root, tmp_path / "lib")
+    library = Library(tmp_path / "lib")
     run = RunDir.create(tmp_path / "runs", "lab-learn", seed=0, model="scripted", config={})
     outcome = learn(library, script_lab(load_model("scripted")), LabConfig(idle_limit=2), run, 6)
     assert outcome.paused and outcome.iterations == 2 and outcome.changes == 0
@@ -192,7 +237,7 @@ from simulacra.lab.scripted import script_lab
 from simulacra.llm import load_model
 from simulacra.runlog import RunDir
 learn(Library(Path(sys.argv[1])), script_lab(load_model("scripted")), LabConfig(),
-      RunDir.open(sys.argv[2]), 4)
+      RunDir.open(sys.argv[2]), 3)
 """
 
 
@@ -209,12 +254,12 @@ def test_a_killed_learning_run_resumes_after_its_last_iteration(tmp_path: Path) 
     child.send_signal(signal.SIGKILL)
     child.wait()
     assert b"lab.iteration" in _bytes(run.events_path)
-    outcome = learn(library, script_lab(load_model("scripted")), LabConfig(), run, 4)
+    outcome = learn(library, script_lab(load_model("scripted")), LabConfig(), run, 3)
     numbers = [
         e.data["iteration"] for e in read_events(run.events_path) if e.kind == "lab.iteration"
     ]
-    assert numbers == [1, 2, 3, 4]
-    assert outcome.iterations == 4
+    assert numbers == [1, 2, 3]
+    assert outcome.iterations == 3
     assert not subprocess.run(
         ["git", "-C", str(library.root), "status", "--porcelain"], capture_output=True, text=True
     ).stdout.strip()

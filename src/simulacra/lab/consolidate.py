@@ -7,6 +7,7 @@ its name must be new or revise the same skill, every change is one commit and on
 from __future__ import annotations
 
 from simulacra.lab.agent import Agent, Budget, Episode
+from simulacra.lab.episode import Attempt
 from simulacra.lab.front import PageMeta, SkillMeta
 from simulacra.lab.library import Library
 from simulacra.lab.lint import script_problem
@@ -25,13 +26,16 @@ async def consolidate(
         (s for s in episode.skills if f"skills/{s.meta.name}/" in ran),
         key=lambda s: ran.index(f"skills/{s.meta.name}/"),
     )
+    final = Attempt(episode.final)
     view = consolidate_view(
         episode.task,
         episode.accepted,
         used,
         episode.commands,
+        [final.echoed(r) for r in episode.commands],
         episode.report,
         library.skills(),
+        [p.name for p in library.pages()],
     )
     answer = await agent.ask(CONSOLIDATE, view, Budget())
     changed = []

@@ -93,6 +93,14 @@ class Attempt:
         last = max((r.inner for r in records), default=0)
         return [r for r in records if r.inner == last]
 
+    def echoed(self, record: CommandRecord) -> list[str]:
+        """The `$ ...` lines of a command's stdout: the calls its script says it made."""
+        path = self.folder / record.stdout
+        if not record.stdout or not path.is_file():
+            return []
+        text = path.read_text(encoding="utf-8", errors="replace")
+        return [line for line in text.splitlines() if line.startswith("$ ")]
+
     def write_report(self, report: Report) -> None:
         (self.folder / "report.json").write_text(report.model_dump_json(indent=2), "utf-8")
 

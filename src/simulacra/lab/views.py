@@ -140,17 +140,28 @@ def consolidate_view(
     accepted: bool,
     used: Sequence[Skill],
     commands: Sequence[CommandRecord],
+    echoed: Sequence[Sequence[str]],
     report: Report,
     existing: Sequence[Skill],
+    pages: Sequence[str],
 ) -> str:
+    """`echoed` holds, for each command, the `$ ...` lines its output echoed: the calls its
+    script made, a tool's command line among them."""
     lines = [task_block(task), f"## Verdict\n{'accepted' if accepted else 'rejected'}"]
     lines.append("## Skills used\n" + ("\n".join(skill_block(s) for s in used) or "none"))
     lines.append("## Commands\n" + "\n".join(f"$ {r.command}" for r in commands))
+    calls = [
+        f"- `{r.command}`\n" + "".join(f"  {line}\n" for line in found)
+        for r, found in zip(commands, echoed, strict=True)
+        if found
+    ]
+    lines.append("## Tool calls the commands echoed\n" + ("".join(calls).rstrip() or "none"))
     lines.append(f"## Report\n{report.summary}")
     covering = [s.meta.name for s in existing if set(task.required_outputs) <= set(s.meta.outputs)]
     lines.append(
         "## Skills that already produce every required output\n" + (", ".join(covering) or "none")
     )
+    lines.append("## Pages in memory\n" + (", ".join(pages) or "none"))
     return "\n\n".join(lines)
 
 

@@ -2,6 +2,7 @@
 
 import argparse
 import os
+import shlex
 import subprocess
 import xml.etree.ElementTree as ET
 
@@ -24,6 +25,8 @@ command = [
 ]
 if args.lights == "yes":
     command.append("--default-junction-type=traffic_light")
+# The tool call, echoed as `$ ...` with the tool by name (it is on the PATH), to be reused.
+print("$", shlex.join(["netgenerate", *command[1:]]), flush=True)
 subprocess.run(command, check=True)
 root = ET.parse(args.out).getroot()
 junctions = [j for j in root.iter("junction") if j.get("type") != "internal"]

@@ -3,6 +3,7 @@
 import argparse
 import glob
 import os
+import shlex
 import subprocess
 import xml.etree.ElementTree as ET
 
@@ -40,6 +41,8 @@ command = [
 ]
 if additional:
     command += ["--additional-files", ",".join(additional)]
+# The tool call, echoed as `$ ...` with the tool by name (it is on the PATH), to be reused.
+print("$", shlex.join(["sumo", *command[1:]]), flush=True)
 subprocess.run(command, check=True)
 vehicles = ET.parse(out["statistics"]).getroot().find("vehicles")
 teleports = ET.parse(out["statistics"]).getroot().find("teleports")
