@@ -44,7 +44,11 @@ def run_bench(
     unknown = [c for c in conditions if c not in CONDITIONS]
     if unknown:
         raise ValueError(f"--condition: unknown {unknown}; allowed: {', '.join(CONDITIONS)}")
-    extra = {"suite": str(suite_path(suite)), "conditions": list(conditions)}
+    memory = (
+        f"{library.root}: {len(library.skills())} skills, {len(library.pages())} pages, "
+        f"digest {library.digest()[:12]}"
+    )
+    extra = {"suite": str(suite_path(suite)), "conditions": list(conditions), "memory": memory}
     run = RunDir.create(
         runs,
         "lab-bench",
@@ -91,7 +95,7 @@ def run_bench(
     except BaseException as exc:
         run.record_failure(writer, exc)
         raise
-    write_results(run.path, rows, model.name)
+    write_results(run.path, rows, model.name, memory)
     return run
 
 
@@ -99,13 +103,13 @@ def _share(values: Sequence[bool]) -> float | None:
     return round(sum(values) / len(values), 3) if values else None
 
 
-def write_results(out: Path, rows: Sequence[dict[str, Any]], model: str) -> None:
+def write_results(out: Path, rows: Sequence[dict[str, Any]], model: str, memory: str) -> None:
     (out / "results.json").write_text(json.dumps(list(rows), indent=2), encoding="utf-8")
     with (out / "results.csv").open("w", newline="", encoding="utf-8") as fh:
         writer = csv.DictWriter(fh, fieldnames=list(rows[0]) if rows else ["condition"])
         writer.writeheader()
         writer.writerows(rows)
-    (out / "report.html").write_text(report_html(rows, model), encoding="utf-8")
+    (out / "report.html").write_text(report_html(rows, model, memory), encoding="utf-8")
 
 
 def summary(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -125,6 +129,7 @@ def summary(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
                 )
                 for t in tiers
             },
+            "accepted": sum(r["accepted"] for r in mine),
             "self_reported": sum(r["self_reported"] for r in mine),
             "false_success": sum(r["self_reported"] and not r["verified"] for r in mine),
             "agreement": round(sum(agreements) / len(agreements), 3) if agreements else None,
@@ -135,16 +140,20 @@ def summary(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return found
 
 
-def report_html(rows: Sequence[dict[str, Any]], model: str) -> str:
+def report_html(rows: Sequence[dict[str, Any]], model: str, memory: str) -> str:
     table = summary(rows)
     badge = (
         " (scripted: a rule-following policy, not a language model)" if model == "scripted" else ""
     )
-    parts = [f"<h1>simulacra lab bench</h1><p>model: {escape(model)}{escape(badge)}</p>"]
+    parts = [
+        f"<h1>simulacra lab bench</h1><p>model: {escape(model)}{escape(badge)}</p>"
+        f"<p>memory (frozen, test mode): {escape(memory)}</p>"
+    ]
     names = (
         "condition",
         "verified",
         "per tier",
+        "accepted by checker and critic",
         "self-reported",
         "self-reported but not verified",
         "checker-critic agreement",
@@ -156,7 +165,7 @@ def report_html(rows: Sequence[dict[str, Any]], model: str) -> str:
     body = "".join(
         f"<tr><td>{escape(c)}</td><td>{s['verified']}/{s['tasks']}</td><td>"
         + ", ".join(f"T{t}: {v}/{n}" for t, (v, n) in s["by_tier"].items())
-        + f"</td><td>{s['self_reported']}</td><td>{s['false_success']}</td>"
+        + f"</td><td>{s['accepted']}</td><td>{s['self_reported']}</td><td>{s['false_success']}</td>"
         f"<td>{s['agreement']}</td>"
         f"<td>{s['calls']}</td><td>{s['tokens']}</td><td>{s['wall_s']}</td></tr>"
         for c, s in table.items()

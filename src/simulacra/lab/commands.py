@@ -160,7 +160,7 @@ def bench(
         raise _fail(str(exc)) from exc
     rows = json.loads((run.path / "results.json").read_text())
     table = Table(title=f"verified completion ({lm.name})")
-    for name in ("condition", "verified", "per tier", "self-reported", "agreement"):
+    for name in ("condition", "verified", "per tier", "accepted", "self-reported", "agreement"):
         table.add_column(name)
     for name, s in summary(rows).items():
         tiers = ", ".join(f"T{t} {v}/{n}" for t, (v, n) in s["by_tier"].items())
@@ -168,6 +168,7 @@ def bench(
             name,
             f"{s['verified']}/{s['tasks']}",
             tiers,
+            str(s["accepted"]),
             str(s["self_reported"]),
             str(s["agreement"]),
         )
