@@ -29,9 +29,7 @@ from simulacra.runlog import RunDir, read_events
 
 pytestmark = [
     pytest.mark.sumo,
-    pytest.mark.skipif(
-        bwrap_path() is None, reason="needs bubblewrap (scripts/install-sandbox.sh)"
-    ),
+    pytest.mark.skipif(bwrap_path() is None, reason="needs bubblewrap (make install-dev)"),
 ]
 SUITE = {t.task.id: t for t in load_suite("v1")}
 

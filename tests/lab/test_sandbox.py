@@ -18,7 +18,7 @@ from simulacra.lab.sandbox import Sandbox, SandboxLimits, bwrap_path
 
 pytestmark = pytest.mark.skipif(
     bwrap_path() is None,
-    reason="needs bubblewrap (bash scripts/install-sandbox.sh, or apt-get install bubblewrap)",
+    reason="needs bubblewrap (make install-dev, or apt-get install bubblewrap)",
 )
 LIMITS = SandboxLimits(wall_s=4, cpu_s=2, memory_mb=512, file_mb=1, processes=32)
 

@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field
 _PRIVATE_TMP = (Path("/tmp"), Path("/var/tmp"))  # each an empty tmpfs inside the sandbox
 INSTALL_HINT = (
     "install Debian's bubblewrap package (apt-get install bubblewrap, or "
-    "`bash scripts/install-sandbox.sh`, which `make install-dev` runs)"
+    "`make install-dev`, which runs scripts/install-debian.sh)"
 )
 
 
