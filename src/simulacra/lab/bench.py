@@ -197,31 +197,33 @@ def report_html(rows: Sequence[dict[str, Any]], model: str, memory: str) -> str:
     )
 
 
+ABLATION = ("framework", "semantic", "procedural", "full")  # the 2 x 2: neither, one, both
+
+
+def interaction(table: dict[str, dict[str, Any]]) -> int | None:
+    """full - procedural - semantic + framework, in verified tasks: 0 when the two memories'
+    gains add up, below 0 when they overlap; None without the four conditions."""
+    if not set(ABLATION) <= set(table):
+        return None
+    v: dict[str, int] = {c: table[c]["verified"] for c in ABLATION}
+    return v["full"] - v["procedural"] - v["semantic"] + v["framework"]
+
+
 def ablation_table(table: dict[str, dict[str, Any]]) -> str:
-    """The 2 x 2 table of verified tasks: procedural memory x semantic memory."""
-    cells = {
-        "framework": (False, False),
-        "semantic": (False, True),
-        "procedural": (True, False),
-        "full": (True, True),
-    }
-    if not set(cells) <= set(table):
+    """The 2 x 2 table, procedural memory x semantic memory: verified tasks, tokens per task."""
+    contrast = interaction(table)
+    if contrast is None:
         return ""
 
     def cell(name: str) -> str:
-        return f"{table[name]['verified']}/{table[name]['tasks']}"
+        s = table[name]
+        return f"{s['verified']}/{s['tasks']}, {s['tokens'] // max(s['tasks'], 1)} tokens a task"
 
-    interaction = (
-        table["full"]["verified"]
-        - table["procedural"]["verified"]
-        - table["semantic"]["verified"]
-        + table["framework"]["verified"]
-    )
     return (
         "<table><tr><th></th><th>no semantic</th><th>semantic</th></tr>"
         f"<tr><th>no procedural</th><td>{cell('framework')}</td><td>{cell('semantic')}</td></tr>"
         f"<tr><th>procedural</th><td>{cell('procedural')}</td><td>{cell('full')}</td></tr></table>"
-        f"<p>interaction contrast (full - procedural - semantic + framework): {interaction}</p>"
+        f"<p>interaction contrast (full - procedural - semantic + framework): {contrast}</p>"
     )
 
 
