@@ -172,7 +172,7 @@ def _echoed(text: str) -> Iterator[tuple[str, str]]:
             found = _SKILL_RUN.search(call)
             if found:  # a pipeline's step: the calls after it are that skill's
                 skill = found.group(1)
-            elif skill:
+            elif skill and call:
                 yield skill, call
 
 
