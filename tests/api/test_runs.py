@@ -159,3 +159,12 @@ def test_a_folder_that_is_not_a_run_is_named(tmp_path):
         api.open_run(tmp_path)
     with pytest.raises(api.NotASweep, match="not a sweep directory"):
         api.open_sweep(tmp_path)
+
+
+async def test_runs_and_interviews_work_where_an_event_loop_runs(town, tmp_path):
+    # A Jupyter kernel runs an event loop in the thread that runs a notebook's cells.
+    done = api.run(
+        SCENARIOS / "elfarol.yaml", set={**ELFAROL, "output.root": str(tmp_path)}, model="scripted"
+    )
+    assert done.status == "completed"
+    assert town.interview("marta_okafor", "What are you doing today?").answer
