@@ -11,12 +11,13 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
+from typing import Any
 
-from playwright.sync_api import expect, sync_playwright
-from tests.conftest import CHROMIUM, CHROMIUM_ARGS
+from playwright.sync_api import expect
 
 from simulacra.report import serve_run
 
+from .screenshot import capture
 from .test_live_view import TICKS, PacedRun
 
 PLAYED = 6
@@ -31,22 +32,17 @@ def screenshot(out: Path) -> None:
             threading.Event().wait(0.1)
         server, url = serve_run(paced.path, live=True)
         try:
-            with sync_playwright() as playwright:
-                browser = playwright.chromium.launch(
-                    executable_path=str(CHROMIUM), args=CHROMIUM_ARGS
-                )
-                page = browser.new_page(viewport={"width": 1440, "height": 900})
-                page.goto(url + "#agent=marta_okafor")
-                expect(page.locator("#live")).to_contain_text("following")
-                page.wait_for_timeout(6000)  # long enough for "waiting for the next tick"
-                out.parent.mkdir(parents=True, exist_ok=True)
-                page.screenshot(path=str(out))
-                browser.close()
+            capture(url + "#agent=marta_okafor", out, _waiting)
         finally:
             server.shutdown()
             server.server_close()
             paced.allow(TICKS)
             paced.thread.join(timeout=120)
+
+
+def _waiting(page: Any) -> None:
+    expect(page.locator("#live")).to_contain_text("following")
+    page.wait_for_timeout(6000)  # long enough for "waiting for the next tick"
 
 
 if __name__ == "__main__":
