@@ -60,7 +60,7 @@ def test_a_run_directory_holds_config_run_info_events_and_metrics(tiny_run: RunD
     assert (start["ablation"], start["mind"], start["model"]) == ("Full", "commuter", "scripted")
     config = tiny_run.config()
     assert config["clock"]["ticks"] == 10 and config["model"]["spec"] == "scripted"
-    assert (config["ablation"], config["world"]["executor"]) == ("Full", "builtin")
+    assert (config["ablation"], config["world"]["executor"]) == (None, "builtin")  # default: Full
     assert "student" in config["agents"]["profiles"]  # resolved: profiles inlined
     for name in ("events.jsonl", "metrics.json", "memory.sqlite"):
         assert (tiny_run.path / name).is_file(), name

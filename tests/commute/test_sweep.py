@@ -29,6 +29,8 @@ TINY = [
     "world.city.taxi_strikes=[{days: [3, 4], out_of_service: 0.8}]",
     "sweep.replicates=2",
     "sweep.seed=10",
+    "sweep.variants={}",  # the ablation alone
+    "sweep.reference=null",
     "output.report=false",  # each run's own report; the sweep's report is written regardless
 ]
 VARIANTS = ("A1", "B1", "Full")
