@@ -1,7 +1,8 @@
 """The report's sections that one world's metrics call for, chosen by the world's kind.
 
 - town: how the news spread (interviews) and who came to the event;
-- grid: who was warned of each fire, by sight or by message, and exposure per step;
+- grid: who was warned of each fire, by sight or by message, exposure per step, and movement
+  (towards or away from fires, into places, changes of action);
 - commute: punctuality with its on-time window, the modal split and the taxi wait per day.
 """
 
@@ -40,6 +41,7 @@ SHOWN: dict[str, tuple[str, ...]] = {
         "agents_within_any_fire_radius",
         "messages_per_step",
         "senders_per_step",
+        "movement",
     ),
     "commute": ("punctuality", "modal_split", "taxi_wait"),
 }
@@ -118,7 +120,7 @@ def _attendance(replay: Replay, metrics: Metrics) -> str:
 
 
 def _grid(replay: Replay, metrics: Metrics) -> list[str]:
-    return [_warnings(replay, metrics), _exposure(replay, metrics)]
+    return [_warnings(replay, metrics), _exposure(replay, metrics), _movement(replay, metrics)]
 
 
 def _warnings(replay: Replay, metrics: Metrics) -> str:
@@ -179,6 +181,34 @@ def _exposure(replay: Replay, metrics: Metrics) -> str:
     table = rows_table(rows, links(replay, {r["step"] for r in rows}))
     note = "<p>Agents within each active fire's perception radius after each step.</p>"
     return section("Exposure per step", f'{note}<div class="plot">{svg}</div>{table}', "exposure")
+
+
+def _movement(replay: Replay, metrics: Metrics) -> str:
+    rows = _rows(_mapping(metrics.get("movement")).get("per_step"))
+    if not rows:
+        return section("Movement", '<p class="empty">No steps measured.</p>', "movement")
+    steps = [int(number(r.get("step"))) for r in rows]
+
+    def series(*keys: str) -> dict[str, list[float]]:
+        return {k.replace("_", " "): [number(r.get(k)) for r in rows] for k in keys}
+
+    svg = steps_svg(
+        steps,
+        [
+            ("moves of agents that saw a fire", series("towards_fire", "away_from_fire")),
+            ("agents", series("moved", "stayed", "entered_place")),
+            ("action changes", series("changed_action")),
+        ],
+    )
+    table = [{**r, "step": f"step {r.get('step')}"} for r in rows]
+    linked = rows_table(table, links(replay, {str(t["step"]) for t in table}))
+    note = (
+        "<p>Movement preference: of the agents that saw a fire at a step's start, who ended "
+        "nearer to or farther from it; who walked into a place. Action stability: agents whose "
+        "action differs from the step before.</p>"
+    )
+    body = f'{note}<div class="plot">{svg}</div>{linked}'
+    return section("Movement and action stability", body, "movement")
 
 
 # ---- commute ---------------------------------------------------------------------------
