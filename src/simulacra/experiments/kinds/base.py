@@ -128,6 +128,9 @@ class WorldKind:
     memory_modes: ClassVar[tuple[str, ...]] = ("stream",)  # the first is the default
     changes: ClassVar[str] = ""  # what an `event` intervention's `change` holds; "" if none
     reads: ClassVar[frozenset[str]] = frozenset()  # the event kinds `measures` reads
+    # The headline figures that characterise a run of this world, in named groups: what a
+    # sweep shows side by side across models and minds.
+    signature: ClassVar[dict[str, tuple[str, ...]]] = {}
 
     def roster(self, scenario: Scenario) -> list[str]:
         """The ids of the agents taking part, in order."""
@@ -163,6 +166,10 @@ class WorldKind:
     def headline(self, measures: dict[str, Any]) -> dict[str, float]:
         """The few numbers a sweep compares: logged as `metric` events at the end of a run."""
         return {}
+
+    def signature_groups(self) -> dict[str, tuple[str, ...]]:
+        """The world's signature, and what every run adds: the model's fallbacks and calls."""
+        return {**self.signature, "model": ("fallback_rate", "calls_per_agent_tick")}
 
     # --- resolved settings -----------------------------------------------------------------
 

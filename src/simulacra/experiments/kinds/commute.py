@@ -44,7 +44,7 @@ def _profiles(scenario: Scenario) -> dict[str, Profile]:
 
 class CommuteKind(WorldKind):
     name = "commute"
-    reads = frozenset({"run", "action"})
+    reads = frozenset({"run", "action", "decision"})
     minds = ("commuter", "logit")
     baselines = ("logit",)
     options: ClassVar[dict[str, type[BaseModel]]] = {
@@ -52,6 +52,12 @@ class CommuteKind(WorldKind):
         "logit": LogitOptions,
     }
     ablations = ("Full", "A1", "B1")
+    signature: ClassVar[dict[str, tuple[str, ...]]] = {
+        "Table 5": TABLE5_COLUMNS,
+        "modal split": tuple(f"{mode}_share" for mode in MODES),
+        "taxi wait": ("taxi_wait_normal_min", "taxi_wait_strike_min"),
+        "satisfaction": ("satisfaction",),
+    }
 
     def roster(self, scenario: Scenario) -> list[str]:
         return [
@@ -163,6 +169,8 @@ class CommuteKind(WorldKind):
                     "weights": dict(who.weights),
                     "flexibility_min": who.flexibility_min,
                     "habit": who.habit,
+                    "home": mind.commuter.profile.home,
+                    "destination": mind.commuter.profile.destination,
                 }
         return found
 
@@ -171,11 +179,10 @@ class CommuteKind(WorldKind):
 
     def measures(self, events: Sequence[Event], scenario: Scenario) -> dict[str, Any]:
         days = len(scenario.clock.calendar().times())
-        return commute_metrics(events, _commute(scenario).city, days)
+        return commute_metrics(events, _commute(scenario), days)
 
     def headline(self, measures: dict[str, Any]) -> dict[str, float]:
-        table = measures["punctuality"]["table"]
-        return {column: float(table[column]) for column in TABLE5_COLUMNS}
+        return {k: float(v) for k, v in measures["headline"].items()}
 
 
 def _figure_problems(scenario: Scenario, profiles: dict[str, Profile]) -> list[str]:

@@ -52,6 +52,18 @@ class GridKind(WorldKind):
     baselines = ("rule",)
     options: ClassVar[dict[str, type[BaseModel]]] = {"grid": GridOptions}
     memory_modes = ("bounded", "stream")
+    signature: ClassVar[dict[str, tuple[str, ...]]] = {
+        "warnings and hops": ("messages", "warned_by_message_only", "max_warning_hops"),
+        "exposure to fire": ("mean_exposure", "agents_within_any_fire_radius_at_end"),
+        "clustering": ("nearest_neighbour_at_end", "components_at_end", "agents_in_places_at_end"),
+        "movement": (
+            "moves_away_from_fire",
+            "moves_towards_fire",
+            "away_share",
+            "places_entered",
+            "change_rate",
+        ),
+    }
 
     def count(self, scenario: Scenario) -> int:
         return scenario.agents.count or max(DEFAULT_AGENTS, len(scenario.agents.personas))

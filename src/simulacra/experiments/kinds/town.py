@@ -4,7 +4,7 @@ routine agent beside it (`agents.mind: routine`, a classical baseline)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import ValidationError
 
@@ -40,6 +40,11 @@ class TownKind(WorldKind):
     baselines = ("routine",)
     ablations = tuple(a.value for a in Ablation)
     changes = "place, object and state (an object of the map changes state)"
+    signature: ClassVar[dict[str, tuple[str, ...]]] = {
+        "diffusion": ("aware_final",),
+        "attendance": ("attended",),
+        "conversations": ("conversations",),
+    }
 
     def personas(self, scenario: Scenario) -> list[Persona]:
         return [Persona.model_validate(raw) for raw in scenario.agents.personas]

@@ -28,7 +28,7 @@ from __future__ import annotations
 import random
 import zlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
@@ -193,7 +193,7 @@ class CommuterAgent:
             self.models.week,
             fallback,
             now,
-            week,
+            week=week,
         )
         assert isinstance(decision.value, WeeklyPlan)
         self.week = decision.value.days
@@ -212,7 +212,7 @@ class CommuterAgent:
             prompts.Reflection,
             prompts.reflection_fallback(facts),
             now,
-            day,
+            day=day,
         )
         assert isinstance(decision.value, prompts.Reflection)
         text = f"Day {day}: {facts}. Reflection: {decision.value.summary}"
@@ -232,7 +232,7 @@ class CommuterAgent:
             self.models.day,
             initial,
             now,
-            day,
+            day=day,
         )
         assert isinstance(decision.value, DayPlan)
         self.plan = decision.value
@@ -247,7 +247,7 @@ class CommuterAgent:
             prompts.Patterns,
             prompts.patterns_fallback(stm),
             now,
-            week,
+            week=week,
         )
         assert isinstance(decision.value, prompts.Patterns)
         lesson = f"Week {week}: {decision.value.pattern}"
@@ -269,7 +269,7 @@ class CommuterAgent:
             prompts.Patterns,
             prompts.merge_fallback(lessons),
             now,
-            week,
+            week=week,
         )
         assert isinstance(decision.value, prompts.Patterns)
         first = self.patterns[0][1].split(":", 1)[0].removeprefix("Week ")
@@ -296,19 +296,22 @@ class CommuterAgent:
         output: type[BaseModel],
         fallback: BaseModel,
         now: datetime,
-        *parts: object,
+        **about: int,
     ) -> Decision:
+        """One model call; `about` names the day or week it concerns (logged with it)."""
         request = Request(
             messages=messages,
             output=output,
             fallback=fallback,
             purpose=purpose,
             agent=self.id,
-            seed=stable_seed(self.seed, self.id, purpose, *parts),
+            seed=stable_seed(self.seed, self.id, purpose, *about.values()),
         )
         completion = await self.model.complete(request)
         value = completion.value if completion.value is not None else fallback
-        decision = Decision(purpose, value, completion.fallback, completion.text, completion.error)
+        decision = Decision(
+            purpose, value, completion.fallback, completion.text, completion.error, about
+        )
         if self.events is not None:
             self.events.emit(decision.event(), t=now, agent=self.id)
         return decision
@@ -352,6 +355,7 @@ class Decision:
     fallback: bool
     raw: str
     error: str | None
+    about: Mapping[str, int] = field(default_factory=dict)  # the day or week it concerns
 
     def event(self) -> Decided:
         return Decided(
@@ -361,6 +365,7 @@ class Decision:
             parsed=self.value.model_dump(mode="json"),
             fallback=self.fallback,
             error=self.error,
+            extra=dict(self.about),
         )
 
 

@@ -157,6 +157,7 @@ class LogitCommuter:
                     "beliefs": {m: asdict(b) for m, b in self.beliefs.items()},
                 },
                 fallback=False,
+                extra={"day": day},
             )
             self.events.emit(decided, t=now, agent=self.id)
         return trip_action(self.commuter, plan)
