@@ -106,16 +106,19 @@ def comparison_markdown(summary: Mapping[str, Any]) -> list[str]:
         "|" + " --- |" * (len(names) + 3),
     ]
     for row in rows:
-        cells = [_signed(row["figures"].get(n)) for n in names]
+        cells = [interval_text(row["figures"].get(n), signed=True) for n in names]
         lines.append(
             f"| {row['variant']} | {row['model']} | {row['pairs']} | " + " | ".join(cells) + " |"
         )
     return [*lines, ""]
 
 
-def _signed(value: Mapping[str, Any] | None) -> str:
+def interval_text(value: Mapping[str, Any] | None, *, signed: bool = False) -> str:
+    """A mean with its interval, as summary.md writes it ("-" for none, "(n/a)" for one
+    replicate); `signed` for differences."""
     if value is None:
         return "-"
+    form = "+.2f" if signed else ".2f"
     if value["low"] is None:
-        return f"{value['mean']:+.2f} (n/a)"
-    return f"{value['mean']:+.2f} [{value['low']:+.2f}, {value['high']:+.2f}]"
+        return f"{value['mean']:{form}} (n/a)"
+    return f"{value['mean']:{form}} [{value['low']:{form}}, {value['high']:{form}}]"

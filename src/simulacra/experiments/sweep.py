@@ -38,6 +38,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from simulacra.experiments.compare import (
     check_reference,
     comparison_markdown,
+    interval_text,
     paired_differences,
     signature_columns,
 )
@@ -285,7 +286,7 @@ def _markdown(summary: dict[str, Any]) -> str:
         "|" + " --- |" * (len(names) + 3),
     ]
     for row in summary["rows"]:
-        cells = [_interval_text(row["figures"].get(n)) for n in names]
+        cells = [interval_text(row["figures"].get(n)) for n in names]
         lines.append(
             f"| {row['variant']} | {row['model']} | {row['replicates']} | "
             + " | ".join(cells)
@@ -293,14 +294,6 @@ def _markdown(summary: dict[str, Any]) -> str:
         )
     lines += ["", *comparison_markdown(summary), f"Wall time: {summary['wall_s']} s.", ""]
     return "\n".join(lines)
-
-
-def _interval_text(value: dict[str, Any] | None) -> str:
-    if value is None:
-        return "-"
-    if value["low"] is None:
-        return f"{value['mean']:.2f} (n/a)"
-    return f"{value['mean']:.2f} [{value['low']:.2f}, {value['high']:.2f}]"
 
 
 def _models(scenario: Scenario) -> list[str]:

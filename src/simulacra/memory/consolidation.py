@@ -26,14 +26,7 @@ async def consolidate(
     importance: float = 6.0,
 ) -> MemoryRecord:
     """Store `lesson` as a pattern citing the records `episodes` (their ids)."""
-    return await stream.add(
-        PATTERN,
-        lesson,
-        now,
-        importance=importance,
-        evidence=episodes,
-        meta={"episodes": len(episodes)},
-    )
+    return await _pattern(stream, lesson, now, importance, episodes, "episodes")
 
 
 async def merge(
@@ -47,11 +40,16 @@ async def merge(
     """Store `lesson` as a pattern that merges the patterns `patterns` (their ids) at a longer
     horizon (the source's monthly merge, section 4.3), citing them: redundant lessons are
     compressed into one, and each still traces back to its episodes."""
-    return await stream.add(
-        PATTERN,
-        lesson,
-        now,
-        importance=importance,
-        evidence=patterns,
-        meta={"merges": len(patterns)},
-    )
+    return await _pattern(stream, lesson, now, importance, patterns, "merges")
+
+
+async def _pattern(
+    stream: MemoryStream,
+    lesson: str,
+    now: datetime,
+    importance: float,
+    evidence: Sequence[str],
+    counted: str,
+) -> MemoryRecord:
+    """A pattern record citing `evidence`; its meta counts them under `counted`."""
+    return await stream.add(PATTERN, lesson, now, importance, evidence, {counted: len(evidence)})

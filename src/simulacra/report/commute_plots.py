@@ -105,7 +105,6 @@ def profile_strike_svg(
                 ax.set_visible(False)
                 continue
             profile = profiles[index]
-            _shade(ax, strike_days)
             bars = ax.twinx()
             by_day = waits.get(profile, [])
             days = [int(r["day"]) for r in by_day]
@@ -117,29 +116,11 @@ def profile_strike_svg(
                 width=0.7,
             )
             bars.set_ylabel("taxi wait (min)", fontsize=7)
-            for mode in MODES:
-                series = split.get(profile, {})
-                xs = [int(d) for d in series]
-                ax.plot(
-                    xs,
-                    [series[d].get(mode, 0.0) for d in series],
-                    color=MODE_COLOURS[mode],
-                    linewidth=1.5,
-                    marker=".",
-                    label=mode,
-                )
+            _modes(ax, profile, split.get(profile, {}), strike_days)
             ax.set_zorder(bars.get_zorder() + 1)
             ax.patch.set_visible(False)
-            ax.set_ylim(-3, 103)
-            ax.set_title(profile.replace("_", " "), fontsize=9)
-            ax.set_xlabel("day")
             ax.set_ylabel("% of trips")
-            _tidy(ax)
-        handles, labels = axes.flat[0].get_legend_handles_labels()
-        fig.legend(handles, labels, loc="upper right", ncols=4, frameon=False)
-        fig.suptitle(title, x=0.01, ha="left", fontsize=10)
-        fig.tight_layout(rect=(0, 0, 1, 0.93))
-        return _svg(fig)
+        return _panels(fig, axes, title)
 
 
 def modal_split_svg(
@@ -156,24 +137,34 @@ def modal_split_svg(
             if index >= len(profiles):
                 ax.set_visible(False)
                 continue
-            profile = profiles[index]
-            days = split.get(profile, {})
-            xs = [int(d) for d in days]
-            _shade(ax, strike_days)
-            for mode in MODES:
-                ys = [days[d].get(mode, 0.0) for d in days]
-                ax.plot(xs, ys, color=MODE_COLOURS[mode], linewidth=1.5, marker=".", label=mode)
-            ax.set_title(profile.replace("_", " "), fontsize=9)
-            ax.set_ylim(-3, 103)
-            ax.set_xlabel("day")
+            _modes(ax, profiles[index], split.get(profiles[index], {}), strike_days)
             if index % columns == 0:
                 ax.set_ylabel("% of trips")
-            _tidy(ax)
-        handles, labels = axes.flat[0].get_legend_handles_labels()
-        fig.legend(handles, labels, loc="upper right", ncols=4, frameon=False)
-        fig.suptitle(title, x=0.01, ha="left", fontsize=10)
-        fig.tight_layout(rect=(0, 0, 1, 0.93))
-        return _svg(fig)
+        return _panels(fig, axes, title)
+
+
+def _modes(
+    ax: Axes, profile: str, days: Mapping[str, Mapping[str, float]], strike_days: Sequence[int]
+) -> None:
+    """One profile's percent of trips by mode over the days, the strike shaded."""
+    _shade(ax, strike_days)
+    xs = [int(d) for d in days]
+    for mode in MODES:
+        ys = [days[d].get(mode, 0.0) for d in days]
+        ax.plot(xs, ys, color=MODE_COLOURS[mode], linewidth=1.5, marker=".", label=mode)
+    ax.set_title(profile.replace("_", " "), fontsize=9)
+    ax.set_ylim(-3, 103)
+    ax.set_xlabel("day")
+    _tidy(ax)
+
+
+def _panels(fig: Figure, axes: Any, title: str) -> str:
+    """A figure of panels, with one legend for all of them and its title."""
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper right", ncols=4, frameon=False)
+    fig.suptitle(title, x=0.01, ha="left", fontsize=10)
+    fig.tight_layout(rect=(0, 0, 1, 0.93))
+    return _svg(fig)
 
 
 def taxi_wait_svg(

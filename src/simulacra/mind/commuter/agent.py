@@ -241,16 +241,11 @@ class CommuterAgent:
     async def abstract(self, week: int, now: datetime) -> Decision:
         """Summarise the week into long-term memory, citing its episodes."""
         stm = self._short_term()
-        decision = await self._ask(
-            "commute.abstract",
-            prompts.abstract_messages(self.identity, stm),
-            prompts.Patterns,
-            prompts.patterns_fallback(stm),
-            now,
-            week=week,
+        messages = prompts.abstract_messages(self.identity, stm)
+        decision, pattern = await self._lesson(
+            "commute.abstract", messages, prompts.patterns_fallback(stm), now, week
         )
-        assert isinstance(decision.value, prompts.Patterns)
-        lesson = f"Week {week}: {decision.value.pattern}"
+        lesson = f"Week {week}: {pattern}"
         evidence = [record_id for record_id, _ in self.episodes]
         record = await consolidate(
             self.memory, evidence, lesson, now, importance=PATTERN_IMPORTANCE
@@ -263,22 +258,29 @@ class CommuterAgent:
         if not self.patterns:
             return None
         lessons = "\n".join(text for _, text in self.patterns)
-        decision = await self._ask(
-            "commute.merge",
-            prompts.merge_messages(self.identity, lessons),
-            prompts.Patterns,
-            prompts.merge_fallback(lessons),
-            now,
-            week=week,
+        messages = prompts.merge_messages(self.identity, lessons)
+        decision, pattern = await self._lesson(
+            "commute.merge", messages, prompts.merge_fallback(lessons), now, week
         )
-        assert isinstance(decision.value, prompts.Patterns)
         first = self.patterns[0][1].split(":", 1)[0].removeprefix("Week ")
-        lesson = f"Weeks {first}-{week}: {decision.value.pattern}"
+        lesson = f"Weeks {first}-{week}: {pattern}"
         evidence = [record_id for record_id, _ in self.patterns]
         await merge(self.memory, evidence, lesson, now, importance=MERGED_IMPORTANCE)
         self.merged.append(lesson)
         self.patterns = []
         return decision
+
+    async def _lesson(
+        self,
+        purpose: str,
+        messages: Sequence[Message],
+        fallback: prompts.Patterns,
+        now: datetime,
+        week: int,
+    ) -> tuple[Decision, str]:
+        decision = await self._ask(purpose, messages, prompts.Patterns, fallback, now, week=week)
+        assert isinstance(decision.value, prompts.Patterns)
+        return decision, decision.value.pattern
 
     def _short_term(self) -> str:
         return "\n".join(text for _, text in self.episodes) or "(nothing yet this week)"

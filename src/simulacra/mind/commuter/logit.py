@@ -98,8 +98,6 @@ class LogitCommuter:
     ) -> None:
         self.id = person.id
         self.commuter = person
-        self.profile_name = person.profile_name
-        self.profile = person.profile
         self.models = models
         self.seed = seed
         self.options = options
@@ -143,7 +141,9 @@ class LogitCommuter:
         rng = random.Random(f"{self.seed}|{self.id}|{day}")
         mode = rng.choices(list(probabilities), weights=list(probabilities.values()))[0]
         plan = self.models.day(
-            departure=format_hhmm(departures[mode]), mode=mode, destination=self.profile.destination
+            departure=format_hhmm(departures[mode]),
+            mode=mode,
+            destination=self.commuter.profile.destination,
         )
         if self.events is not None:
             decided = Decided(
@@ -166,7 +166,7 @@ class LogitCommuter:
         """The usual departure, or earlier to arrive `margin_min` before the deadline; on the
         day's 5-minute grid."""
         window = self.models.rules.window
-        deadline = parse_hhmm(self.profile.deadline)
+        deadline = parse_hhmm(self.commuter.profile.deadline)
         wanted = min(
             self.commuter.person.habit_min, deadline - belief.minutes - self.options.margin_min
         )
