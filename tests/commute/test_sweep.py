@@ -15,9 +15,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from simulacra.experiments import ScenarioError
+from simulacra.experiments import ScenarioError, load_scenario
 from simulacra.experiments.stats import mean_ci, t_quantile
-from simulacra.experiments.sweep import SweepError, run_sweep
+from simulacra.experiments.sweep import SweepError, run_sweep, variants
 from simulacra.runlog import read_events
 
 from .conftest import OFFLINE, SCENARIO
@@ -144,8 +144,18 @@ def test_the_sweep_report_is_one_file_with_the_table_and_per_variant_figures(
     assert page.count('src="data:image/svg+xml;base64,') == 8  # 2 figures x 4 variants
     assert "<script" not in page and 'src="http' not in page
     # Baseline and language-model variants in one table, then the differences from logit.
-    assert page.count("baseline: no language model") == 1  # logit's row of the results
+    assert page.count("baseline: no model") == 1  # logit's row of the results
     assert "Paired differences from logit" in page and "<th colspan=5>Table 5</th>" in page
+
+
+def test_named_variants_alone_are_the_sweep_and_nothing_at_all_is_one_base_run() -> None:
+    named = load_scenario(
+        SCENARIO,
+        [*OFFLINE, "sweep.vary={}", "sweep.variants={llm: {}, logit: {agents.mind: logit}}"],
+    )
+    assert variants(named) == {"llm": {}, "logit": {"agents.mind": "logit"}}
+    bare = load_scenario(SCENARIO, [*OFFLINE, "sweep.vary={}", "sweep.variants={}"])
+    assert variants(bare) == {"base": {}}
 
 
 def test_a_bad_override_or_variant_is_refused_before_anything_is_created(tmp_path: Path) -> None:

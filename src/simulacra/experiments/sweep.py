@@ -87,7 +87,8 @@ def variants(scenario: Scenario) -> dict[str, dict[str, Any]]:
     plan = scenario.sweep
     found = dict(plan.variants)
     keys = list(plan.vary)
-    for values in itertools.product(*(plan.vary[k] for k in keys)):
+    # With nothing to vary the product is one empty combination: no variant of its own.
+    for values in itertools.product(*(plan.vary[k] for k in keys)) if keys else ():
         if len(keys) == 1:
             name = str(values[0])
         else:
@@ -275,7 +276,7 @@ def _write_outputs(
 
 
 def _markdown(summary: dict[str, Any]) -> str:
-    names = summary["figures"]
+    names = [name for _, group in summary["columns"] for name in group]  # by signature
     lines = [
         f"# {summary['scenario']}: sweep",
         "",

@@ -37,8 +37,8 @@ header{background:#1f2430;color:#fff;padding:12px 24px}main{max-width:1100px;mar
 section{background:#fff;border:1px solid #dde;border-radius:6px;margin:16px;padding:12px 18px;
 overflow-x:auto}table{border-collapse:collapse;margin:6px 0}td,th{padding:4px 10px;
 text-align:left;border-bottom:1px solid #e5e7eb}th{background:#f0f1f4}
-.badge{background:#fff3cd;padding:2px 6px}img{max-width:100%}.muted{color:#6b7280}
-.ci{white-space:nowrap}
+.badge{background:#fff3cd;padding:2px 6px;white-space:nowrap}img{max-width:100%}
+.muted{color:#6b7280}.ci{white-space:nowrap}
 """
 
 
@@ -97,7 +97,7 @@ def _who(summary: Mapping[str, Any], variant: str, model: str) -> str:
     """The variant, its mind, and the model (or that a baseline calls none)."""
     mind = str(summary.get("minds", {}).get(variant, ""))
     if mind in summary.get("baselines", []):
-        model_cell = '<span class="badge">baseline: no language model</span>'
+        model_cell = '<span class="badge">baseline: no model</span>'
     else:
         model_cell = escape(model)
     return f"<td>{escape(variant)}</td><td>{escape(mind)}</td><td>{model_cell}</td>"
