@@ -205,10 +205,10 @@ async def test_weekly_fallback_is_a_random_valid_plan_after_three_failures(
     assert decision.fallback and len(attempts) == 3
     assert model.ledger.by_purpose["commute.weekly"].fallbacks == 1
     profile = agent.profile
-    deadline = parse_hhmm(profile.deadline)
+    earliest, latest = (parse_hhmm(t) for t in profile.habit)  # its preferred departures
     for plan in agent.week:
         assert plan.mode in profile.allowed_modes and plan.destination == profile.destination
-        assert deadline - 90 <= plan.departure_min <= deadline - 20
+        assert earliest <= plan.departure_min <= latest and plan.departure_min % 5 == 0
     again = random_week(agent.models, profile, random.Random(1))
     assert type(again) is agent.models.week
 

@@ -94,11 +94,11 @@ def plan_models(profile: Profile, window: DayWindow) -> PlanModels:
 
 
 def random_week(models: PlanModels, profile: Profile, rng: random.Random) -> WeeklyPlan:
-    """Section 4.4's RandomPlan(I): allowed modes, departures 20-90 minutes before the deadline
-    on a 5-minute grid, clipped to the day's window."""
-    window, deadline = models.rules.window, parse_hhmm(profile.deadline)
-    earliest = max(window.start_min, deadline - 90)
-    latest = min(window.end_min - 5, max(earliest, deadline - 20))
+    """Section 4.4's RandomPlan(I): allowed modes, and departures on a 5-minute grid within
+    the profile's preferred departures (its `habit` range), clipped to the day's window."""
+    window = models.rules.window
+    earliest = max(window.start_min, parse_hhmm(profile.habit[0]))
+    latest = min(window.end_min - 5, max(earliest, parse_hhmm(profile.habit[1])))
     slots = [earliest + 5 * k for k in range(int((latest - earliest) // 5) + 1)]
     days = tuple(
         models.day(
