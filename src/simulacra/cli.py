@@ -1,4 +1,10 @@
-"""The `simulacra` command."""
+"""The `simulacra` command.
+
+Commands call the library and print what it returns; they handle no error themselves. One
+error boundary (`_Boundary`) catches every failure: a `UserError` (or an OSError) is printed
+after `error: ` and exits 2; anything else is a bug, printed in one line with exit 1. Only
+`--debug` shows a traceback.
+"""
 
 from __future__ import annotations
 
@@ -7,17 +13,63 @@ import json
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from pydantic import BaseModel, Field
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
+from typer.core import TyperGroup
 
+from simulacra.errors import UserError, explain_os_error
+from simulacra.lab.commands import lab_app
 from simulacra.llm import Request, chat, load_model
-from simulacra.runlog import RunDir, read_events
+from simulacra.runlog import RunDir, compare_runs, read_events
+
+DEFAULT_SPEC = "embedded"
+EXPECTED, BUG, INTERRUPTED = 2, 1, 130  # exit codes
+console = Console()
+errors = Console(stderr=True, soft_wrap=True)
+
+
+class _Boundary(TyperGroup):
+    """The command line's one error boundary."""
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (typer.Exit, typer.Abort, typer.TyperException):
+            raise  # typer's own: help, usage errors, exit codes
+        except KeyboardInterrupt:
+            if ctx.params.get("debug"):
+                raise
+            errors.print("[bold red]interrupted[/] (a run stopped so resumes with --resume)")
+            raise typer.Exit(INTERRUPTED) from None
+        except Exception as exc:
+            if ctx.params.get("debug"):
+                raise
+            raise typer.Exit(_report(exc)) from None
+
+
+def _report(exc: Exception) -> int:
+    """Print a failure for people; return the exit code."""
+    if isinstance(exc, UserError):
+        message, code = str(exc), EXPECTED
+    elif isinstance(exc, OSError):
+        message, code = explain_os_error(exc), EXPECTED
+    else:
+        message = (
+            f"internal error: {type(exc).__name__}: {exc}\n  this is a bug in simulacra: "
+            "rerun with `simulacra --debug ...` to see the traceback, and report it"
+        )
+        code = BUG
+    errors.print(f"[bold red]error:[/] {escape(message)}")
+    return code
+
 
 app = typer.Typer(
+    cls=_Boundary,
     help="Run LLM-driven agent-based simulations offline, inspect them, question their agents.",
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,
@@ -26,8 +78,17 @@ models_app = typer.Typer(help="Language models: check that one loads and answers
 app.add_typer(models_app, name="models")
 scenario_app = typer.Typer(help="Scenarios: their format's schema, and checking one.")
 app.add_typer(scenario_app, name="scenario")
-console = Console()
-DEFAULT_SPEC = "embedded"
+app.add_typer(lab_app, name="lab")
+
+
+@app.callback()
+def _options(
+    debug: Annotated[
+        bool,
+        typer.Option("--debug", envvar="SIMULACRA_DEBUG", help="show the traceback of a failure"),
+    ] = False,
+) -> None:
+    """Options for every command (the help text is the app's)."""
 
 
 class _CheckAnswer(BaseModel):
@@ -37,11 +98,6 @@ class _CheckAnswer(BaseModel):
 
 
 _CHECK_FALLBACK = _CheckAnswer(activity="(fallback) read at home", place="home", start="08:00")
-
-
-def _fail(message: str) -> typer.Exit:
-    console.print(f"[bold red]error:[/] {message}")
-    return typer.Exit(code=2)
 
 
 @models_app.command("check")
@@ -56,10 +112,8 @@ def models_check(
     """Load a model and the embedder, ask for one structured answer, print it with its cost."""
     from simulacra.embed import default_embedder
 
-    try:
-        model = load_model(spec)
-    except ValueError as exc:
-        raise _fail(str(exc)) from exc
+    model = load_model(spec)
+    encoder = default_embedder(embedder)
     request = Request(
         chat(
             "You plan the next activity of a person in a small town. Answer in JSON.",
@@ -75,14 +129,12 @@ def models_check(
     completion = asyncio.run(model.complete(request))
     model_s = time.perf_counter() - started
     started = time.perf_counter()
-    vectors = default_embedder(embedder).embed(
-        ["a party at the cafe", "a celebration at the coffee shop"]
-    )
+    vectors = encoder.embed(["a party at the cafe", "a celebration at the coffee shop"])
     embed_s = time.perf_counter() - started
     similarity = float(vectors[0] @ vectors[1])
 
     table = Table(title=f"model check: {model.name}", show_header=False)
-    table.add_row("answer", completion.text)
+    table.add_row("answer", escape(completion.text))
     table.add_row("valid", "no: declared fallback used" if completion.fallback else "yes")
     table.add_row("latency", f"{completion.latency_s:.2f} s (with load: {model_s:.2f} s)")
     usage = completion.usage
@@ -91,7 +143,7 @@ def models_check(
     table.add_row("embedder", f"{embedder}: dim {vectors.shape[1]}, {embed_s:.2f} s")
     table.add_row("paraphrase cosine", f"{similarity:.3f}")
     if completion.error:
-        table.add_row("errors", completion.error)
+        table.add_row("errors", escape(completion.error))
     console.print(table)
     if completion.fallback:
         raise typer.Exit(code=1)
@@ -100,10 +152,7 @@ def models_check(
 @app.command()
 def inspect(run: Annotated[Path, typer.Argument(help="a run directory")]) -> None:
     """Summarise a run directory: status, model, events by kind, model budget."""
-    try:
-        run_dir = RunDir.open(run)
-    except FileNotFoundError as exc:
-        raise _fail(str(exc)) from exc
+    run_dir = RunDir.open(run)
     info = run_dir.info()
     kinds: Counter[str] = Counter()
     calls = tokens = fallbacks = cached = 0
@@ -120,10 +169,12 @@ def inspect(run: Annotated[Path, typer.Argument(help="a run directory")]) -> Non
             )
             fallbacks += int(bool(event.data.get("fallback")))
             cached += int(bool(event.data.get("cached")))
-    table = Table(title=f"run {run_dir.path.name}", show_header=False)
-    table.add_row("scenario", str(info.get("scenario")))
-    table.add_row("status", str(info.get("status")))
-    table.add_row("model", str(info.get("model")))
+    table = Table(title=f"run {escape(run_dir.path.name)}", show_header=False)
+    table.add_row("scenario", escape(str(info.get("scenario"))))
+    table.add_row("status", escape(str(info.get("status"))))
+    if info.get("error"):
+        table.add_row("error", escape(str(info["error"])))
+    table.add_row("model", escape(str(info.get("model"))))
     table.add_row("seed", str(info.get("seed")))
     if info.get("ended") and info.get("started"):
         table.add_row("wall time", f"{info['ended'] - info['started']:.1f} s")
@@ -134,11 +185,11 @@ def inspect(run: Annotated[Path, typer.Argument(help="a run directory")]) -> Non
     table.add_row("events", ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())))
     for name in ("metrics.json", "report.html", "viewer.html"):
         path = run_dir.path / name
-        table.add_row(name, str(path) if path.exists() else "(absent)")
+        table.add_row(name, escape(str(path)) if path.exists() else "(absent)")
     console.print(table)
     metrics = run_dir.path / "metrics.json"
     if metrics.exists():
-        console.print_json(json.dumps(json.loads(metrics.read_text())))
+        console.print_json(metrics.read_text(encoding="utf-8"))
 
 
 def _override(set_: list[str] | None, model: str | None, seed: int | None) -> list[str]:
@@ -172,33 +223,38 @@ def run(
     ] = None,
 ) -> None:
     """Run a scenario of any world to the end (or resume a stopped run); say where it went."""
-    from simulacra.experiments import ScenarioError, load_scenario
+    from simulacra.experiments import TooManyFallbacks, load_scenario
     from simulacra.experiments import resume as resume_run
     from simulacra.experiments import run as run_scenario
 
     if (scenario is None) == (resume is None):
-        raise _fail("give either a SCENARIO file or --resume RUN")
+        raise UserError("give either a SCENARIO file or --resume RUN")
+    overrides = _override(set_, model, seed)
+    if resume is not None and overrides:
+        raise UserError(
+            "--set, --model and --seed do not apply to --resume: a run continues with the "
+            "configuration it started with"
+        )
     try:
         if resume is not None:
             run_dir = resume_run(resume)
         else:
             assert scenario is not None
-            run_dir = run_scenario(load_scenario(scenario, _override(set_, model, seed)))
-    except ScenarioError as exc:
-        raise _fail(str(exc)) from exc
-    except (FileNotFoundError, ValueError) as exc:
-        raise _fail(str(exc)) from exc
+            run_dir = run_scenario(load_scenario(scenario, overrides))
+    except TooManyFallbacks as exc:
+        _print_outputs(exc.run_dir)
+        raise
     _print_outputs(run_dir)
 
 
 def _print_outputs(run_dir: RunDir) -> None:
-    console.print(f"[bold green]run finished:[/] {run_dir.path}")
+    console.print(f"[bold green]run finished:[/] {escape(str(run_dir.path))}")
     for name in ("report.html", "viewer.html", "metrics.json", "events.jsonl"):
         path = run_dir.path / name
         if path.exists():
-            console.print(f"  {name:13} {path}")
-    console.print(f"  inspect it:    simulacra inspect {run_dir.path}")
-    console.print(f"  watch it:      simulacra view {run_dir.path}")
+            console.print(f"  {name:13} {escape(str(path))}")
+    console.print(f"  inspect it:    simulacra inspect {escape(str(run_dir.path))}")
+    console.print(f"  watch it:      simulacra view {escape(str(run_dir.path))}")
 
 
 @app.command()
@@ -212,46 +268,38 @@ def sweep(
         str | None, typer.Option(help="local (process pool) or ray; default the scenario's")
     ] = None,
     workers: Annotated[
-        int | None, typer.Option(help="parallel runs (default: the scenario's)")
+        int | None, typer.Option(min=1, help="parallel runs (default: the scenario's)")
     ] = None,
 ) -> None:
     """Run every variant x model x replicate of a scenario; write results.csv and a report."""
-    from simulacra.experiments import ScenarioError
     from simulacra.experiments.sweep import run_sweep
 
-    if executor not in (None, "local", "ray"):
-        raise _fail(f"--executor: expected local or ray, got {executor!r}")
-    try:
-        out = run_sweep(
-            scenario,
-            _override(set_, model, None),
-            executor="ray" if executor == "ray" else "local" if executor else None,
-            workers=workers,
-        )
-    except (ScenarioError, FileNotFoundError, ValueError, RuntimeError) as exc:
-        raise _fail(str(exc)) from exc
-    console.print(f"[bold green]sweep finished:[/] {out}")
+    out = run_sweep(scenario, _override(set_, model, None), executor=executor, workers=workers)
+    console.print(f"[bold green]sweep finished:[/] {escape(str(out))}")
     for name in ("results.csv", "summary.md", "report.html"):
         if (out / name).exists():
-            console.print(f"  {name:13} {out / name}")
+            console.print(f"  {name:13} {escape(str(out / name))}")
 
 
 @app.command()
 def view(
     run: Annotated[Path, typer.Argument(help="a run directory")],
-    port: Annotated[int, typer.Option(help="port on 127.0.0.1 (0 picks a free one)")] = 0,
+    port: Annotated[
+        int,
+        typer.Option(help="port on 127.0.0.1 (0 picks a free one; a busy one, the next free)"),
+    ] = 0,
 ) -> None:
     """Serve a run's viewer and report on 127.0.0.1 until interrupted."""
     from simulacra.report import serve_run
 
+    run_dir = RunDir.open(run)
+    server, url = serve_run(run_dir.path, port=port)
+    bound = server.server_address[1]
     try:
-        RunDir.open(run)
-        server, url = serve_run(run, port=port)
-    except (FileNotFoundError, ValueError) as exc:
-        raise _fail(str(exc)) from exc
-    console.print(f"viewer: [bold]{url}[/]   report: {url.rsplit('/', 1)[0]}/report.html")
-    console.print("press Ctrl+C to stop")
-    try:
+        if port and bound != port:
+            console.print(f"port {port} is in use; serving on port {bound} instead")
+        console.print(f"viewer: [bold]{url}[/]   report: {url.rsplit('/', 1)[0]}/report.html")
+        console.print("press Ctrl+C to stop")
         while True:
             time.sleep(3600)
     except KeyboardInterrupt:
@@ -266,19 +314,97 @@ def interview(
     run: Annotated[Path, typer.Argument(help="a run directory (of any world that keeps memory)")],
     agent: Annotated[str, typer.Argument(help="the agent's id, e.g. marta_okafor")],
     question: Annotated[str, typer.Argument(help="what to ask")],
+    model: Annotated[
+        str | None,
+        typer.Option(help="answer with this model spec instead of the run's (when it is gone)"),
+    ] = None,
 ) -> None:
     """Ask an agent a question; it answers from its saved memory and names what it used."""
-    from simulacra.experiments import ScenarioError
     from simulacra.experiments import interview as interview_agent
 
-    try:
-        answer = interview_agent(run, agent, question)
-    except (FileNotFoundError, KeyError, ValueError, ScenarioError) as exc:
-        raise _fail(str(exc).strip('"')) from exc
-    console.print(f"[bold]{agent}:[/] {answer.answer}")
+    answer = interview_agent(run, agent, question, model=model)
+    console.print(f"[bold]{escape(agent)}:[/] {escape(answer.answer)}")
     if answer.fallback:
         console.print("[yellow](the model failed; this is the declared fallback answer)[/]")
-    console.print(f"memories used: {', '.join(answer.memory_ids) or '(none)'}")
+    console.print(f"memories used: {escape(', '.join(answer.memory_ids)) or '(none)'}")
+
+
+class _Bars:
+    """Rich progress bars for the stages of an evaluation."""
+
+    def __init__(self, progress: Any) -> None:
+        self.progress = progress
+        self.task: Any = None
+
+    def start(self, stage: str, total: int) -> None:
+        if self.task is not None:
+            self.progress.update(self.task, completed=self.progress.tasks[-1].total)
+        self.task = self.progress.add_task(stage, total=total)
+
+    def advance(self) -> None:
+        self.progress.advance(self.task)
+
+
+@app.command()
+def evaluate(
+    run: Annotated[Path, typer.Argument(help="a finished run directory")],
+    set_: SetOption = None,
+    rating_page: Annotated[
+        bool, typer.Option("--rating-page", help="write rating.html, where a person ranks answers")
+    ] = False,
+    ratings: Annotated[
+        Path | None,
+        typer.Option(help="a person's rankings saved from rating.html, merged into eval.json"),
+    ] = None,
+) -> None:
+    """Interview every agent under each ablation, rank the answers, rate them with TrueSkill,
+    and measure acquaintance, diffusion and coordination; write eval.json and the report."""
+    from rich.progress import Progress
+
+    from simulacra.experiments import ScenarioError
+    from simulacra.experiments.evaluate import evaluate as evaluate_run
+    from simulacra.experiments.evaluate import merge_ratings, write_rating_page
+    from simulacra.report import build_outputs
+
+    try:
+        if ratings is not None:
+            out = merge_ratings(run, ratings)
+        else:
+            with Progress(console=console, transient=True) as bars:
+                out = evaluate_run(run, set_ or [], steps=_Bars(bars))
+        if rating_page:
+            console.print(f"  rating page:  {write_rating_page(out.parent)}")
+        build_outputs(out.parent)
+    except ScenarioError:
+        raise
+    except (FileNotFoundError, KeyError, ValueError) as exc:
+        raise UserError(str(exc).strip('"')) from exc
+    _print_evaluation(out)
+
+
+def _print_evaluation(out: Path) -> None:
+    found = json.loads(out.read_text(encoding="utf-8"))
+    published = found["published"]["trueskill_mu"]
+    for source, rows in found["ratings"].items():
+        table = Table(title=f"believability (TrueSkill, rankings by {source})")
+        for head in ("condition", "mu", "sigma", "95% interval", "source's mu"):
+            table.add_column(head)
+        for row in rows:
+            low, high = row["low"], row["high"]
+            interval = f"{low:.1f} to {high:.1f}" if low is not None else "-"
+            paper = published.get(row["condition"])
+            table.add_row(
+                row["condition"],
+                f"{row['mu']:.1f}",
+                f"{row['sigma']:.2f}",
+                interval,
+                "-" if paper is None else f"{paper:.1f}",
+            )
+        console.print(table)
+    if found.get("scripted"):
+        console.print("[yellow]scripted model: the figures test the pipeline, not a model[/]")
+    console.print(f"[bold green]evaluation written:[/] {out}")
+    console.print(f"  report:        {out.parent / 'report.html'}")
 
 
 @app.command()
@@ -289,14 +415,30 @@ def frames(
     """Draw a run's PNG frames from its log; with --video, join them into one file."""
     from simulacra.report import assemble_video, render_frames
 
-    try:
-        run_dir = RunDir.open(run)
-        drawn = render_frames(run_dir)
-        console.print(f"{len(drawn)} frames in {run_dir.path / 'frames'}")
-        if video:
-            console.print(f"video: {assemble_video(run_dir.path)}")
-    except (FileNotFoundError, ValueError) as exc:
-        raise _fail(str(exc)) from exc
+    run_dir = RunDir.open(run)
+    drawn = render_frames(run_dir)
+    console.print(f"{len(drawn)} frames in {escape(str(run_dir.path / 'frames'))}")
+    if video:
+        console.print(f"video: {escape(str(assemble_video(run_dir.path)))}")
+
+
+@app.command()
+def diff(
+    run_a: Annotated[Path, typer.Argument(help="a run directory")],
+    run_b: Annotated[Path, typer.Argument(help="another run directory")],
+) -> None:
+    """Compare two runs' events and metrics, wall-clock fields, latencies and byte offsets
+    aside; print the first difference (exit 1) or that they agree (exit 0)."""
+    first, second = RunDir.open(run_a), RunDir.open(run_b)
+    found = compare_runs(first.path, second.path)
+    if found.difference is None:
+        console.print(
+            f"[bold green]same:[/] {found.events} events and metrics.json agree "
+            "(wall-clock fields, latencies and byte offsets aside)"
+        )
+        return
+    console.print(f"[bold yellow]differ[/] at {escape(str(found.difference))}")
+    raise typer.Exit(code=1)
 
 
 @scenario_app.command("schema")
@@ -313,18 +455,15 @@ def scenario_check(
     set_: SetOption = None,
 ) -> None:
     """Validate a scenario (and its --set overrides) without loading a model or running it."""
-    from simulacra.experiments import ScenarioError, load_scenario
+    from simulacra.experiments import load_scenario
     from simulacra.experiments.kinds import kind_of
 
-    try:
-        valid = load_scenario(scenario, set_)
-    except ScenarioError as exc:
-        raise _fail(str(exc)) from exc
+    valid = load_scenario(scenario, set_)
     kind = kind_of(valid)
     console.print(
-        f"[bold green]valid:[/] {valid.name}: world {valid.world.kind}, "
+        f"[bold green]valid:[/] {escape(valid.name)}: world {valid.world.kind}, "
         f"{len(kind.roster(valid))} agents ({kind.mind(valid)}), "
-        f"{len(valid.clock.calendar().times())} ticks, model {valid.model.spec}"
+        f"{len(valid.clock.calendar().times())} ticks, model {escape(valid.model.spec)}"
     )
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.runs import same
 
 from simulacra.core import parse_hhmm
 from simulacra.embed import HashingEmbedder
@@ -34,7 +35,7 @@ from simulacra.mind.commuter import (
 from simulacra.runlog import EventWriter, RunDir, read_events
 from simulacra.worlds.commute import City, CommuteConfig, CommuteWorld
 
-from .conftest import ONE_EACH, SCENARIO, commute, comparable
+from .conftest import NO_STRIKE, ONE_EACH, SCENARIO, commute
 
 MONDAY = datetime(2025, 1, 6, 6, 0)
 _LESSON = re.compile(r"^Week 1: Best this week: keep (bus|taxi|walk) at (\d\d:\d\d)\.$")
@@ -43,7 +44,7 @@ _LESSON = re.compile(r"^Week 1: Best this week: keep (bus|taxi|walk) at (\d\d:\d
 @pytest.fixture
 def small() -> Scenario:
     """The shipped scenario with one agent per profile and one week plus one day."""
-    return commute(ONE_EACH, "clock.ticks=6")
+    return commute(ONE_EACH, "clock.ticks=6", NO_STRIKE)
 
 
 def city_of(scenario: Scenario) -> CommuteConfig:
@@ -157,7 +158,7 @@ async def test_the_weekly_lessons_are_merged_and_the_merge_cites_them(
         return scripted.weekly(request)
 
     model.on("commute.weekly", plan)
-    eleven_days = commute(ONE_EACH, "clock.ticks=11")
+    eleven_days = commute(ONE_EACH, "clock.ticks=11", NO_STRIKE)
     agent = agent_for(eleven_days, model, merge_every=2)
     engine = engine_for(agent, eleven_days, tmp_path)
     for _ in range(11):
@@ -260,6 +261,7 @@ def test_run_is_deterministic_and_variants_call_the_model_as_designed(tmp_path: 
         scenario = commute(
             ONE_EACH,
             "clock.ticks=5",
+            NO_STRIKE,
             f"ablation={variant}",
             f"output.root={root}",
             "output.report=false",
@@ -274,7 +276,7 @@ def test_run_is_deterministic_and_variants_call_the_model_as_designed(tmp_path: 
         "Full": pytest.approx(12 / 5),
     }
     again = week("Full", tmp_path / "again")
-    assert comparable(again.events_path) == comparable(runs["Full"].events_path)
+    assert same(again, runs["Full"])
     for variant, done in runs.items():
         metrics = json.loads((done.path / "metrics.json").read_text())
         assert metrics["punctuality"]["table"]["trips"] == 20, variant

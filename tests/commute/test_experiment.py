@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.runs import latest_checkpoint, same
 
 from simulacra.experiments import ScenarioError, load_scenario, resume, run
 from simulacra.experiments.measures import budget, fallbacks
@@ -21,7 +22,7 @@ from simulacra.llm import CACHE_FILE
 from simulacra.report import build_outputs
 from simulacra.runlog import Event, RunDir, read_events
 
-from .conftest import OFFLINE, SCENARIO, commute, comparable, run_killed
+from .conftest import NO_STRIKE, OFFLINE, SCENARIO, commute, run_killed
 
 # 2 agents of each profile x 10 days, the strike on days 6-8.
 TINY = [
@@ -69,7 +70,7 @@ def test_a_run_directory_holds_config_run_info_events_and_metrics(tiny_run: RunD
 
 
 def test_a_run_writes_its_report_and_viewer(tmp_path: Path) -> None:
-    scenario = commute(*TINY, "clock.ticks=1", f"output.root={tmp_path}")
+    scenario = commute(*TINY, "clock.ticks=1", NO_STRIKE, f"output.root={tmp_path}")
     assert scenario.output.report
     done = run(scenario, progress=False)
     assert done.info()["status"] == "completed"
@@ -231,7 +232,9 @@ def test_the_report_does_not_embed_a_file_that_metrics_name(
 
 
 def test_ablation_and_seed_override_the_scenario(tmp_path: Path) -> None:
-    scenario = load_scenario(SCENARIO, tiny(tmp_path, "ablation=A1", "seed=5", "clock.ticks=5"))
+    scenario = load_scenario(
+        SCENARIO, tiny(tmp_path, "ablation=A1", "seed=5", "clock.ticks=5", NO_STRIKE)
+    )
     done = run(scenario, progress=False)
     info = done.info()
     assert info["seed"] == 5 and events(done, "run")[0].data["ablation"] == "A1"
@@ -252,10 +255,10 @@ def test_a_run_killed_with_sigkill_resumes_to_the_same_log(
     # Checkpoints every 5 days: killed after day 7, it resumes from the end of day 5.
     killed = run_killed(SCENARIO, tiny(tmp_path), 7, tmp_path)
     assert killed.info()["status"] == "running"
-    state = json.loads((killed.path / "checkpoint" / "state.json").read_text())
+    state = latest_checkpoint(killed)
     assert state["step"] == 5
     assert (killed.path / "checkpoint" / state["memory"]).exists()
     resumed = resume(killed.path, progress=False)
     assert resumed.info()["status"] == "completed"
-    assert comparable(resumed.events_path) == comparable(tiny_run.events_path)
+    assert same(resumed, tiny_run)
     assert resumed.info()["summary"] == tiny_run.info()["summary"]

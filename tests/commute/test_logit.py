@@ -8,6 +8,7 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
+from tests.runs import same
 
 from simulacra.core import Observation
 from simulacra.experiments import ScenarioError, run
@@ -19,10 +20,10 @@ from simulacra.mind.commuter import (
     build_population,
     plan_models,
 )
-from simulacra.runlog import read_events
+from simulacra.runlog import RunDir, read_events
 from simulacra.worlds.commute import City, CommuteConfig
 
-from .conftest import commute, comparable
+from .conftest import commute
 
 MONDAY = datetime(2025, 1, 6, 6, 0)
 SHIPPED = commute()
@@ -92,7 +93,7 @@ def test_it_leaves_earlier_when_its_usual_time_would_make_it_late() -> None:
 def test_a_logit_run_calls_no_model_logs_its_choices_and_adapts_to_the_strike(
     tmp_path: Path,
 ) -> None:
-    def logit_run(root: Path) -> Path:
+    def logit_run(root: Path) -> RunDir:
         scenario = commute(
             "agents.mind=logit",
             "agents.mix={administrative_worker: 40}",
@@ -102,9 +103,10 @@ def test_a_logit_run_calls_no_model_logs_its_choices_and_adapts_to_the_strike(
             f"output.root={root}",
             "output.report=false",
         )
-        return run(scenario, progress=False).path
+        return run(scenario, progress=False)
 
-    done = logit_run(tmp_path / "a")
+    first = logit_run(tmp_path / "a")
+    done = first.path
     assert not list(read_events(done / "events.jsonl", {"llm.call"}))
     decisions = list(read_events(done / "events.jsonl", {"decision"}))
     assert len(decisions) == 40 * 15 and {d.data["purpose"] for d in decisions} == {"commute.logit"}
@@ -115,9 +117,7 @@ def test_a_logit_run_calls_no_model_logs_its_choices_and_adapts_to_the_strike(
     late_strike = sum(split[str(d)]["taxi"] for d in (13, 14, 15)) / 3
     assert late_strike < before - 10  # fewer taxis after a few days of long waits
     assert metrics["summary"]["calls_per_agent_tick"] == 0.0
-    assert comparable(logit_run(tmp_path / "b") / "events.jsonl") == comparable(
-        done / "events.jsonl"
-    )
+    assert same(logit_run(tmp_path / "b"), first)
 
 
 def test_a_logit_run_takes_no_ablation_and_only_its_own_options() -> None:

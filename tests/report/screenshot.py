@@ -10,11 +10,11 @@ import tempfile
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
+from tests.conftest import CHROMIUM, CHROMIUM_ARGS
 
 from simulacra.report import build_outputs, serve_run
 
 from .conftest import write_town_run
-from .test_viewer_browser import CHROMIUM, CHROMIUM_ARGS
 
 
 def screenshot(run: Path, out: Path, where: str = "#step=7&agent=ada") -> None:

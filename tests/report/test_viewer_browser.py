@@ -7,22 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.conftest import CHROMIUM
 
 from simulacra.report import serve_run
 
 from .conftest import IMG_PAYLOAD, SCRIPT_PAYLOAD
-
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
 
 pytestmark = [
     pytest.mark.browser,
@@ -31,15 +20,6 @@ pytestmark = [
         reason="needs Debian's chromium at /usr/bin/chromium (apt-get install chromium)",
     ),
 ]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    sync_api = pytest.importorskip("playwright.sync_api", reason="needs playwright (dev extra)")
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture(scope="module")

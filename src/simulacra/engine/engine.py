@@ -190,6 +190,7 @@ class Engine:
             {
                 "step": self.clock.index,
                 "offset": self.writer.flush(),
+                "digest": self.writer.digest(),
                 "rng": rng_state(self.rng.getstate()),
                 "world": self.world.snapshot(),
                 "minds": {i: m.state() for i, m in self.minds.items()},

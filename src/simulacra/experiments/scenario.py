@@ -14,24 +14,31 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from simulacra.core import Duration, Moment, on_day
+from simulacra.core import Duration, Moment, naive, on_day
 from simulacra.embed import EmbedderConfig
 from simulacra.engine import Calendar
+from simulacra.experiments.questions import EvaluationConfig
 from simulacra.llm import ModelConfig
 from simulacra.worlds.commute.config import CommuteConfig
 from simulacra.worlds.elfarol.config import ElFarolConfig
+from simulacra.worlds.embodied.config import EmbodiedConfig
 from simulacra.worlds.grid.config import GridConfig
 from simulacra.worlds.town.config import TownConfig
 
 WorldConfig = Annotated[
-    TownConfig | GridConfig | CommuteConfig | ElFarolConfig, Field(discriminator="kind")
+    TownConfig | GridConfig | CommuteConfig | ElFarolConfig | EmbodiedConfig,
+    Field(discriminator="kind"),
 ]
 WORLD_CONFIGS: dict[str, type[BaseModel]] = {
     "town": TownConfig,
     "grid": GridConfig,
     "commute": CommuteConfig,
     "elfarol": ElFarolConfig,
+    "embodied": EmbodiedConfig,
 }
+
+
+MAX_TICKS = 1_000_000  # a guard against a typo, far beyond any run a language model can play
 
 
 class _Strict(BaseModel):
@@ -45,11 +52,25 @@ class ClockConfig(_Strict):
     start: datetime = datetime(2000, 1, 1)
     tick: Duration = timedelta(minutes=10)
     duration: Duration | None = None
-    ticks: int | None = Field(default=None, ge=1)
+    ticks: int | None = Field(default=None, ge=1, le=MAX_TICKS)
     wake: Moment | None = None
     sleep: Moment | None = None
     weekdays: bool = False
     checkpoint_every: int = Field(default=6, ge=1, description="ticks between checkpoints")
+
+    @field_validator("start", mode="before")
+    @classmethod
+    def _a_date(cls, value: Any) -> Any:
+        # Pydantic would read a number as seconds since 1970, in UTC.
+        if isinstance(value, int | float):
+            raise ValueError(f"expected a date and time like 2024-02-14T07:00, got {value!r}")
+        return value
+
+    @field_validator("start")
+    @classmethod
+    def _no_zone(cls, value: datetime) -> datetime:
+        result: datetime = naive(value)
+        return result
 
     @model_validator(mode="after")
     def _one_length(self) -> ClockConfig:
@@ -57,6 +78,27 @@ class ClockConfig(_Strict):
             raise ValueError("give the run's length as either duration or ticks (not both)")
         if self.tick <= timedelta(0):
             raise ValueError(f"tick must be positive, not {self.tick}")
+        if self.duration is not None:
+            if self.duration <= timedelta(0):
+                raise ValueError(f"duration must be positive, not {self.duration}")
+            if self.duration / self.tick > MAX_TICKS:
+                raise ValueError(
+                    f"duration {self.duration} is more than {MAX_TICKS:,} ticks of {self.tick}; "
+                    "lengthen the tick or shorten the run"
+                )
+        if (self.wake is None) != (self.sleep is None):
+            raise ValueError("give both wake and sleep (the waking hours), or neither")
+        if self.wake is not None and self.wake == self.sleep:
+            raise ValueError(f"wake and sleep are both {self.wake}: that leaves no waking hours")
+        try:
+            times = self.calendar().times()
+        except OverflowError:
+            raise ValueError("the clock runs past the year 9999; shorten the run") from None
+        if not times:
+            raise ValueError(
+                "the clock has no tick: every moment from start to the end is skipped by "
+                "wake/sleep or weekdays; move start or lengthen duration"
+            )
         return self
 
     def calendar(self) -> Calendar:
@@ -103,7 +145,7 @@ class MemoryConfig(_Strict):
     `messages`: received messages an agent keeps (grid)."""
 
     mode: Literal["stream", "bounded"] | None = None
-    importance: Literal["model", "rule"] | float = "model"
+    importance: Literal["model", "rule"] | Annotated[float, Field(ge=0, le=10)] = "model"
     embedder: EmbedderConfig = EmbedderConfig()
     recall: int | None = Field(default=None, ge=0)
     messages: int = Field(default=10, ge=0)
@@ -117,15 +159,30 @@ class MemoryConfig(_Strict):
 
 class InterventionConfig(_Strict):
     """`thought`: an inner thought of one agent. `event`: a change to the world, its fields in
-    `change` (town: place, object, state). `conversation`: two agents talk about `text`."""
+    `change` (town: place, object, state). `conversation`: two agents talk about `text`.
+    `correction`: `text` corrects a fact; the agents named (every agent when none is) drop the
+    memories that mention, for each group of words in `contradicts`, one of them, with all
+    that rests on them, and remember `text` instead."""
 
     at: Moment
-    type: Literal["thought", "event", "conversation"]
+    type: Literal["thought", "event", "conversation", "correction"]
     text: str = Field(min_length=1)
     agent: str | None = None
     agents: list[str] = Field(default_factory=list)
     change: dict[str, Any] = Field(default_factory=dict)
+    contradicts: list[list[str]] = Field(default_factory=list)
     importance: float = Field(default=9, ge=1, le=10)
+
+    @model_validator(mode="after")
+    def _contradicts_for_corrections(self) -> InterventionConfig:
+        if self.type == "correction" and not all(self.contradicts or [[]]):
+            raise ValueError(
+                "contradicts: a correction needs groups of words naming what it corrects, "
+                "e.g. [[party], [hobbs, cafe]]; each group needs at least one word"
+            )
+        if self.type != "correction" and self.contradicts:
+            raise ValueError("contradicts: only a correction intervention takes contradicts")
+        return self
 
     @property
     def who(self) -> list[str]:
@@ -142,7 +199,7 @@ class InterviewsConfig(_Strict):
 
 
 class OutputConfig(_Strict):
-    root: str = "runs"
+    root: str = Field(default="runs", min_length=1, description="the folder runs go in")
     report: bool = Field(default=True, description="report.html and viewer.html")
     frames: bool = Field(default=False, description="PNG frames under <run>/frames/")
 
@@ -204,6 +261,7 @@ class Scenario(_Strict):
     interviews: InterviewsConfig | None = None
     output: OutputConfig = OutputConfig()
     sweep: SweepConfig = SweepConfig()
+    evaluation: EvaluationConfig = EvaluationConfig()
 
     @field_validator("model", mode="before")
     @classmethod
@@ -213,3 +271,21 @@ class Scenario(_Strict):
 
     def when(self, moment: datetime | time) -> datetime:
         return self.clock.time_of(moment)
+
+    def off_the_clock(self, moment: datetime | time) -> str | None:
+        """Why something set for `moment` would not happen then, or None: the moment must
+        lie between the first and the last tick, in waking hours."""
+        when = self.when(moment)
+        calendar = self.clock.calendar()
+        times = calendar.times()
+        if not times[0] <= when <= times[-1]:
+            return (
+                f"{when:%Y-%m-%d %H:%M} is outside the run's ticks ({times[0]:%Y-%m-%d %H:%M} "
+                f"to {times[-1]:%Y-%m-%d %H:%M}); move it between them or change the clock"
+            )
+        if not calendar.awake(when):
+            return (
+                f"{when:%Y-%m-%d %H:%M} falls while the clock sleeps (clock.wake, clock.sleep "
+                "and clock.weekdays skip it); move it into waking hours"
+            )
+        return None

@@ -29,12 +29,13 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import yaml
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from simulacra.errors import UserError
 from simulacra.experiments.compare import (
     check_reference,
     comparison_markdown,
@@ -50,10 +51,8 @@ from simulacra.experiments.stats import CONFIDENCE, mean_ci
 from simulacra.report.sweep_page import write_sweep_report
 from simulacra.runlog import versions
 
-SweepExecutor = Literal["local", "ray"]
 
-
-class SweepError(RuntimeError):
+class SweepError(UserError, RuntimeError):
     """A sweep that could not start, or runs of it that failed."""
 
 
@@ -132,6 +131,8 @@ def run_job(job: SweepJob, root: str) -> JobResult:
         )
         extra = {"variant": job.variant, "replicate": job.replicate}
         run_dir = run(scenario, progress=False, run_name=job.name, extra_info=extra)
+    except UserError as exc:  # it says what went wrong; a traceback would only hide it
+        return JobResult(job.variant, job.model, job.replicate, job.seed, "", error=str(exc))
     except Exception:
         error = traceback.format_exc(limit=8)
         return JobResult(job.variant, job.model, job.replicate, job.seed, "", error=error)
@@ -146,7 +147,7 @@ def run_sweep(
     path: str | Path | Scenario,
     overrides: Sequence[str] | None = None,
     *,
-    executor: SweepExecutor | None = None,
+    executor: str | None = None,
     workers: int | None = None,
     root: str | Path | None = None,
     progress: bool = True,

@@ -3,8 +3,8 @@
 from simulacra.llm.accounting import Ledger, Tally
 from simulacra.llm.cache import SqliteCache
 from simulacra.llm.config import ModelConfig
-from simulacra.llm.embedded import EmbeddedModelError
-from simulacra.llm.gateway import Backend, Gateway, ModelFailure
+from simulacra.llm.embedded import EmbeddedModelError, ImagesRefused
+from simulacra.llm.gateway import Backend, Gateway, ModelFailure, ModelUnreachable
 from simulacra.llm.openai_compat import EndpointError
 from simulacra.llm.replay import CACHE_FILE, ReplayMiss
 from simulacra.llm.scripted import ScriptedModel
@@ -12,12 +12,16 @@ from simulacra.llm.spec import ModelSpecError, check_spec, load_model, model_nam
 from simulacra.llm.structured import MaxChars, MaxWords, OutputError, parse_output, repair_json
 from simulacra.llm.types import (
     Completion,
+    ImagePart,
     LanguageModel,
     Message,
     RawReply,
     Request,
+    TextPart,
     Usage,
     chat,
+    has_images,
+    with_images,
 )
 
 __all__ = [
@@ -27,6 +31,8 @@ __all__ = [
     "EmbeddedModelError",
     "EndpointError",
     "Gateway",
+    "ImagePart",
+    "ImagesRefused",
     "LanguageModel",
     "Ledger",
     "MaxChars",
@@ -35,6 +41,7 @@ __all__ = [
     "ModelConfig",
     "ModelFailure",
     "ModelSpecError",
+    "ModelUnreachable",
     "OutputError",
     "RawReply",
     "ReplayMiss",
@@ -42,11 +49,14 @@ __all__ = [
     "ScriptedModel",
     "SqliteCache",
     "Tally",
+    "TextPart",
     "Usage",
     "chat",
     "check_spec",
+    "has_images",
     "load_model",
     "model_name",
     "parse_output",
     "repair_json",
+    "with_images",
 ]

@@ -30,6 +30,18 @@ class ModelConfig(BaseModel):
     max_tokens: int | None = Field(
         None, ge=1, description="completion tokens for every call; none: each prompt's budget"
     )
+    unreachable_after: int = Field(
+        10,
+        ge=1,
+        description="calls in a row that fail to connect or time out before the run stops",
+    )
+    max_fallback_rate: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="share of calls answered by the declared fallback above which a finished "
+        "run is reported as a failure",
+    )
 
     @field_validator("spec")
     @classmethod
@@ -47,5 +59,6 @@ class ModelConfig(BaseModel):
             cache=cache,
             temperature=self.temperature,
             max_tokens=self.max_tokens,
+            unreachable_after=self.unreachable_after,
             **options,
         )

@@ -19,7 +19,7 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 
 from simulacra.llm.http_pool import HttpPool
-from simulacra.llm.types import RawReply, Request, Usage
+from simulacra.llm.types import ImagePart, Message, RawReply, Request, Unreachable, Usage
 
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 SPEC_FORM = "openai:<base_url>?model=<name>[&key_env=<ENV>][&endpoints=<url2>,<url3>]"
@@ -32,6 +32,10 @@ class OpenAISpecError(ValueError):
 
 class EndpointError(RuntimeError):
     """An endpoint answered with an error, garbage, or not at all."""
+
+
+class EndpointUnreachable(EndpointError, Unreachable):
+    """No connection to the endpoint could be made, or none in time."""
 
 
 @dataclass(frozen=True)
@@ -155,13 +159,18 @@ class OpenAIBackend:
             connections=concurrency, timeout_s=timeout_s, headers=headers, verify=tls
         )
 
+    @property
+    def where(self) -> str:
+        """The endpoints, for messages about them."""
+        return ", ".join(self.target.urls)
+
     async def generate(
         self, request: Request, schema: dict[str, Any] | None, seed: int
     ) -> RawReply:
         url = self.target.urls[next(self._turn) % len(self.target.urls)] + "/chat/completions"
         body: dict[str, Any] = {
             "model": self.target.model,
-            "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+            "messages": [message_json(m) for m in request.messages],
             "max_tokens": request.max_tokens,
             "temperature": request.temperature,
             "seed": seed,
@@ -171,6 +180,8 @@ class OpenAIBackend:
             body["response_format"] = response_format(name, schema)
         try:
             response = await self._pool.post(url, body)
+        except (httpx.ConnectError, httpx.TimeoutException) as exc:
+            raise EndpointUnreachable(f"{url}: {type(exc).__name__}: {exc}") from exc
         except httpx.HTTPError as exc:
             raise EndpointError(f"{url}: {type(exc).__name__}: {exc}") from exc
         if response.status_code != 200:
@@ -179,6 +190,21 @@ class OpenAIBackend:
 
     async def aclose(self) -> None:
         await self._pool.aclose()
+
+
+def message_json(message: Message) -> dict[str, Any]:
+    """A message as the chat-completions API takes it: text stays a string; parts become a
+    list of `text` and `image_url` parts, each image a base64 data URI (vLLM, Ollama,
+    llama.cpp's server and hosted APIs all read this form)."""
+    if isinstance(message.content, str):
+        return {"role": message.role, "content": message.content}
+    parts: list[dict[str, Any]] = []
+    for part in message.content:
+        if isinstance(part, ImagePart):
+            parts.append({"type": "image_url", "image_url": {"url": part.data_uri()}})
+        else:
+            parts.append({"type": "text", "text": part.text})
+    return {"role": message.role, "content": parts}
 
 
 def read_chat_completion(content: bytes, url: str) -> RawReply:

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any, Literal, overload
 from urllib.parse import parse_qs
 
+from simulacra.errors import UserError
 from simulacra.llm.cache import SqliteCache
 from simulacra.llm.embedded import (
     DEFAULT_GGUF,
@@ -38,11 +39,12 @@ OPTIONS = (
     "ledger",
     "temperature",
     "max_tokens",
+    "unreachable_after",
 )
 _EMBEDDED_OPTIONS = ("threads", "parallel")
 
 
-class ModelSpecError(ValueError):
+class ModelSpecError(UserError, ValueError):
     """A model spec that names no known backend or is malformed."""
 
 

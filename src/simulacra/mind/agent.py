@@ -27,6 +27,7 @@ from simulacra.memory import MemoryRecord, MemoryStream
 from simulacra.mind.ablation import Ablation
 from simulacra.mind.context import MindContext, clock
 from simulacra.mind.converse import Conversation, converse
+from simulacra.mind.correct import correct
 from simulacra.mind.interview import interview
 from simulacra.mind.perceive import Perception, perceive
 from simulacra.mind.persona import Persona
@@ -116,6 +117,16 @@ class Agent:
         if any(block.covers(now) for block in self.planner.schedule.blocks):
             await self.replan(now, text)
 
+    async def correct(
+        self, text: str, contradicts: Sequence[Sequence[str]], now: datetime, importance: float
+    ) -> list[str]:
+        """A scenario's correction: what it contradicts is invalidated and the day, if
+        planned, is planned anew around the correction."""
+        gone = await correct(self.ctx, text, contradicts, now, importance)
+        if any(block.covers(now) for block in self.planner.schedule.blocks):
+            await self.replan(now, text)
+        return gone
+
     async def converse(self, other: Agent, now: datetime, topic: str) -> None:
         await converse(self, other, now, topic or None, CONVERSATION_TURNS)
 
@@ -179,8 +190,10 @@ class Agent:
             return []
         return await self.memory.reflect_if_due(now)
 
-    async def interview(self, question: str, now: datetime) -> InterviewAnswer:
-        return await interview(self.ctx, question, now)
+    async def interview(
+        self, question: str, now: datetime, choices: Sequence[str] = ()
+    ) -> InterviewAnswer:
+        return await interview(self.ctx, question, now, choices)
 
     async def summarize_day(self, now: datetime) -> str:
         return await self.planner.summarize_day(now)

@@ -47,6 +47,8 @@ def write_sweep_report(out: Path, summary: Mapping[str, Any]) -> Path:
     sections = [_overview(summary), _results(summary), _comparison(summary)]
     if summary["world"] == "commute":
         sections += _commute(out, summary)
+    if summary["world"] == "embodied":
+        sections.append(_suite(summary))
     sections.append(_runs(summary))
     title = f"simulacra sweep: {summary['scenario']}"
     page = (
@@ -185,6 +187,34 @@ def _commute(out: Path, summary: Mapping[str, Any]) -> list[str]:
         )
         sections.append(_section(group, body))
     return sections
+
+
+def _suite(summary: Mapping[str, Any]) -> str:
+    """Success and SPL per task (rows) and agent kind (columns), means over replicates."""
+    cells: dict[str, dict[str, str]] = {}
+    kinds: list[str] = []
+    for row in summary["rows"]:
+        parts = dict(p.split("=", 1) for p in str(row["variant"]).split(",") if "=" in p)
+        task = parts.get("world.task", "(the scenario's)")
+        kind = parts.get("agents.mind", "(the scenario's)")
+        if len({r["model"] for r in summary["rows"]}) > 1:
+            kind = f"{kind} ({row['model']})"
+        if kind not in kinds:
+            kinds.append(kind)
+        figures = row["figures"]
+        success = figures.get("success", {}).get("mean")
+        spl = figures.get("spl", {}).get("mean")
+        cells.setdefault(task, {})[kind] = f"{_number(success)} / {_number(spl)}"
+    head = "".join(f"<th>{escape(k)}</th>" for k in kinds)
+    body = "".join(
+        f"<tr><td>{escape(task)}</td>"
+        + "".join(f"<td>{escape(by_kind.get(k, '-'))}</td>" for k in kinds)
+        + "</tr>"
+        for task, by_kind in cells.items()
+    )
+    table = f"<table><tr><th>task</th>{head}</tr>{body}</table>"
+    note = "<p>Each cell: success rate / SPL, means over the replicates.</p>"
+    return _section("Success and SPL per task and agent", note + table)
 
 
 def _runs(summary: Mapping[str, Any]) -> str:

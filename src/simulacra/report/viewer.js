@@ -51,6 +51,8 @@
   const num = (v) => (typeof v === "number" ? v.toFixed(3) : "");
   const nameOf = (id) => (R.agents[id] ? R.agents[id].name : id);
   const upTo = (items) => items.filter((x) => x.frame <= state.frame);
+  // A memory invalidated by now (a correction, or evidence that fell): shown struck through.
+  const gone = (m) => !!m && m.invalid_frame !== null && m.invalid_frame !== undefined && m.invalid_frame <= state.frame;
   function memory(agent, id) { return memoryById[agent + "\u0000" + id] || memoryById[id] || null; }
   function cut(text, n) { return text.length > n ? text.slice(0, n - 1) + "\u2026" : text; }
   function placeColour(kind) {
@@ -299,10 +301,11 @@
     const items = upTo(R.agents[agent].memories).slice().reverse();
     return limited(agent + "/memories", items, LIMITS.memories, (m) => {
       const seen = hits[m.id];
-      return el("div", { class: "memory", "data-memory": m.id, "data-kind": m.kind },
+      return el("div", { class: gone(m) ? "memory invalid" : "memory", "data-memory": m.id, "data-kind": m.kind },
         el("div", { class: "meta" }, el("code", {}, m.id), ` ${m.kind} \u00b7 importance ${m.importance ?? "?"}`, m.importance_source ? ` (${m.importance_source})` : "", ` \u00b7 ${clock(m.created_at || (R.frames[m.frame] || {}).t)}`),
         el("div", { class: "text" }, m.text),
-        seen ? el("div", { class: "retrieved" }, `retrieved ${seen.length}\u00d7, last total ${num(seen[seen.length - 1])}`) : null);
+        seen ? el("div", { class: "retrieved" }, `retrieved ${seen.length}\u00d7, last total ${num(seen[seen.length - 1])}`) : null,
+        gone(m) ? el("div", { class: "invalidated" }, `invalidated: ${m.invalid_reason}`) : null);
     });
   }
 
@@ -326,7 +329,8 @@
       const m = memory(agent, node.id);
       const label = [el("code", {}, node.id), " ", m ? `${m.kind}: ${m.text}` : "(no such record in the log)"];
       if (node.stop) label.push(el("em", {}, ` (${node.stop === "cycle" ? "cites itself" : "deeper evidence not shown"})`));
-      const li = el("li", { class: node.found ? "evidence" : "evidence missing", "data-memory": node.id });
+      if (gone(m)) label.push(el("em", { class: "invalidated" }, ` (invalidated: ${m.invalid_reason})`));
+      const li = el("li", { class: (node.found ? "evidence" : "evidence missing") + (gone(m) ? " invalid" : ""), "data-memory": node.id });
       if (node.children.length) {
         const key = path + "/" + i;
         const d = el("details", {}, el("summary", {}, ...label), evidenceList(agent, node.children, key));
@@ -344,7 +348,7 @@
     if (!items.length) return el("p", { class: "empty" }, "No reflection yet.");
     return el("div", {}, ...items.map((r, ri) => el("div", { class: "reflection" },
       el("div", { class: "meta" }, clock(r.t), r.questions.length ? " \u00b7 asked: " + r.questions.join(" / ") : ""),
-      ...r.insights.map((ins, ii) => el("div", { class: "insight", "data-memory": ins.id },
+      ...r.insights.map((ins, ii) => el("div", { class: gone(memory(agent, ins.id)) ? "insight invalid" : "insight", "data-memory": ins.id },
         el("div", { class: "text" }, el("code", {}, ins.id), " ", ins.text),
         el("div", { class: "evidence-tree" }, el("span", { class: "label" }, `evidence (${ins.evidence_ids.length})`), evidenceList(agent, ins.tree, `${agent}/ev/${r.frame}/${ri}/${ii}`)))),
       r.rejected.length ? el("div", { class: "rejected" }, "not stored: " + r.rejected.join("; ")) : null)));
@@ -355,6 +359,35 @@
     if (!items.length) return el("p", { class: "empty" }, "Nothing said yet.");
     return limited(agent + "/talk", items, LIMITS.messages, (m) => el("div", { class: "message" },
       el("span", { class: "meta" }, `${hhmm(m.t)} ${nameOf(m.agent)} \u2192 ${m.to.map(nameOf).join(", ")}: `), m.text));
+  }
+
+  const PNG = "data:image/png;base64,";
+  function picture(src, alt, kind) {
+    if (typeof src !== "string" || !src.startsWith(PNG)) return null;
+    return el("figure", { class: "picture" }, el("img", { src, alt, "data-kind": kind }), el("figcaption", {}, alt));
+  }
+
+  function decisionView(a) {
+    // The decision that led to this frame (the latest one up to it), and the scene after it.
+    const d = upTo(a.decisions).pop();
+    const overview = picture(R.overviews[state.frame], "overview", "overview");
+    if (!d) return el("div", {}, el("p", { class: "empty" }, "No decision yet."), overview);
+    const pose = (p) => (p ? `(${p.x.toFixed(2)}, ${p.y.toFixed(2)}) heading ${Math.round(p.yaw)}\u00b0 gaze ${Math.round(p.pitch)}\u00b0` : "?");
+    const meta = [`step ${d.step}`, d.mind, d.latency_s !== null ? `model ${d.latency_s.toFixed(2)} s` : null, d.nudged ? "nudged" : null].filter(Boolean).join(" \u00b7 ");
+    const rows = [
+      ["reply", d.raw],
+      d.caption ? ["caption", d.caption] : null,
+      ["command", d.command],
+      d.notes.length ? ["parser notes", d.notes.join("; ")] : null,
+      ["outcome", d.outcome],
+      d.clamps.length ? ["clamps", d.clamps.join("; ")] : null,
+      d.boundary ? ["boundary", d.boundary] : null,
+      ["pose", `${pose(d.pose_before)} \u2192 ${pose(d.pose_after)}`]].filter(Boolean);
+    return el("div", { class: "decision", "data-step": d.step },
+      el("div", { class: "meta" }, meta),
+      el("div", { class: "pictures" }, picture(d.image, "first-person view", "view"), overview),
+      el("dl", { class: "decision-fields" }, ...rows.flatMap(([k, v]) => [el("dt", {}, k), el("dd", { "data-field": k }, v)])),
+      d.parsed ? el("code", { class: "parsed" }, JSON.stringify(d.parsed)) : null);
   }
 
   function drawPanel() {
@@ -374,6 +407,7 @@
     const parts = [
       el("div", { class: "panel-head" }, swatch, el("h2", { id: "agent-name" }, a.name), el("code", {}, a.id)),
       el("p", { class: "doing" }, pos ? `${pos.action || "idle"} \u2014 ${pos.place || "between places"}${pos.area ? " \u00b7 " + pos.area : ""}` : "not on the map now"),
+      a.decisions.length ? section("decision", "Decision", upTo(a.decisions).length, decisionView(a)) : null,
       section("persona", "Persona", null, personaView(a.persona)),
       section("plan", "Plan", null, planView(a.id)),
       section("memories", "Memory stream", upTo(a.memories).length, memoryView(a.id, retrievals)),

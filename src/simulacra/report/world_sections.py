@@ -45,6 +45,7 @@ SHOWN: dict[str, tuple[str, ...]] = {
         "movement",
     ),
     "commute": COMMUTE_SHOWN,
+    "embodied": ("embodied",),
 }
 
 
@@ -213,4 +214,47 @@ def _movement(replay: Replay, metrics: Metrics) -> str:
     return section("Movement and action stability", body, "movement")
 
 
-_BY_KIND: dict[str, _Sections] = {"town": _town, "grid": _grid, "commute": commute_sections}
+# ---- embodied --------------------------------------------------------------------------
+
+_EPISODE_COLUMNS = (
+    ("success", "success"),
+    ("spl", "SPL"),
+    ("soft_spl", "soft SPL"),
+    ("steps", "steps"),
+    ("path_m", "path m"),
+    ("shortest_m", "shortest m"),
+    ("collisions", "collisions"),
+    ("clamps", "clamps"),
+    ("unreadable", "unreadable"),
+    ("nudges", "nudges"),
+    ("latency_s", "model s"),
+)
+
+
+def _embodied(replay: Replay, metrics: Metrics) -> list[str]:
+    measures = as_mapping(metrics.get("embodied"))
+    if not measures:
+        return [section("Task and episodes", '<p class="empty">Not measured.</p>', "episodes")]
+    head = (
+        f"<p>Task <code>{escape(str(measures.get('task')))}</code>: "
+        f"{escape(str(measures.get('instruction')))} (target "
+        f"<code>{escape(str(measures.get('target')))}</code>). Success: within the configured "
+        "distance of the target and seeing it in the id pass, at a stay or at the end. SPL: "
+        "success weighted by the shortest path over the path walked.</p>"
+    )
+    rows = []
+    for agent, episode in as_mapping(measures.get("episodes")).items():
+        row: dict[str, Any] = {"agent": agent}
+        for key, title in _EPISODE_COLUMNS:
+            row[title] = as_mapping(episode).get(key)
+        rows.append(row)
+    table = rows_table(rows, links(replay))
+    return [section("Task and episodes", head + table, "episodes")]
+
+
+_BY_KIND: dict[str, _Sections] = {
+    "town": _town,
+    "grid": _grid,
+    "commute": commute_sections,
+    "embodied": _embodied,
+}

@@ -10,7 +10,7 @@ measures back from the log.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -27,9 +27,9 @@ from simulacra.memory.store import Store
 from simulacra.runlog import Event
 
 # What a mind may be asked beyond deciding: take a thought, hold a conversation, answer an
-# interview. A scenario whose interventions or interviews need one its minds lack is refused.
+# interview, take a correction. A scenario that needs one its minds lack is refused.
 Ability = str
-THINK, TALK, INTERVIEW = "think", "talk", "interview"
+THINK, TALK, INTERVIEW, CORRECT = "think", "talk", "interview", "correct"
 
 
 def agent_seed(run_seed: int, agent_id: str) -> int:
@@ -48,6 +48,7 @@ class Services:
     memory_db: Path | None
     scenario: Scenario
     workdir: Path | None = None  # the run's directory, for worlds that write files
+    record_access: bool = True  # False: retrieval leaves the saved memories as they are
     _embedder: Embedder | None = None
     _store: Store | None = None
     streams: list[MemoryStream] = field(default_factory=list)
@@ -82,6 +83,7 @@ class Services:
             importance=scenario.memory.importance if importance is None else importance,
             events=self.sink(agent),
             seed=agent_seed(scenario.seed, agent),
+            record_access=self.record_access,
         )
         self.streams.append(stream)
         return stream
@@ -100,11 +102,19 @@ class Cast:
     world: World
     minds: dict[str, Mind]
     services: Services
+    closers: list[Callable[[], None]] = field(default_factory=list)
+
+    def on_close(self, close: Callable[[], None]) -> None:
+        """Release something the world holds (a renderer) when the run ends."""
+        self.closers.append(close)
 
     def flush(self) -> None:
         self.services.flush()
 
     def close(self) -> None:
+        for close in self.closers:
+            close()
+        self.closers = []
         self.services.close()
 
 

@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ValidationError
 
-from simulacra.core import Mind, unknown
+from simulacra.core import Mind, parse_hhmm, unknown
 from simulacra.experiments.kinds.base import INTERVIEW, Ability, Cast, Services, WorldKind
 from simulacra.experiments.scenario import Scenario
 from simulacra.llm import ScriptedModel
@@ -30,6 +30,7 @@ from simulacra.worlds.commute import (
     CommuteConfig,
     CommuteWorld,
     commute_metrics,
+    executor_problem,
 )
 
 
@@ -40,6 +41,27 @@ def _commute(scenario: Scenario) -> CommuteConfig:
 
 def _profiles(scenario: Scenario) -> dict[str, Profile]:
     return {name: Profile.model_validate(raw) for name, raw in scenario.agents.profiles.items()}
+
+
+def _days_problems(scenario: Scenario) -> list[str]:
+    """Working days named by the world (strikes, announcements) that the run never reaches."""
+    config = _commute(scenario)
+    days = len(scenario.clock.calendar().times())
+    problems = []
+    for i, strike in enumerate(config.city.taxi_strikes):
+        outside = [d for d in strike.days if not 1 <= d <= days]
+        if outside:
+            problems.append(
+                f"scenario.world.city.taxi_strikes[{i}].days: {outside} lie outside the run's "
+                f"working days 1..{days}"
+            )
+    for day in config.environment:
+        if not 1 <= day <= days:
+            problems.append(
+                f"scenario.world.environment.{day}: day {day} lies outside the run's working "
+                f"days 1..{days}"
+            )
+    return problems
 
 
 class CommuteKind(WorldKind):
@@ -95,6 +117,12 @@ class CommuteKind(WorldKind):
                         f"{profile.home} and {profile.destination} {gap:g} km apart; move the "
                         "zones or fix the distance"
                     )
+            deadline = parse_hhmm(profile.deadline)
+            if not city.window.start_min < deadline <= city.window.end_min:
+                problems.append(
+                    f"{where}.deadline: {profile.deadline} is outside the day's trips "
+                    f"({city.config.day_start}-{city.config.day_end}); move it into that window"
+                )
             for mode in profile.allowed_modes:
                 if mode not in MODES:
                     problems.append(f"{where}.allowed_modes: {unknown('mode', mode, list(MODES))}")
@@ -107,6 +135,8 @@ class CommuteKind(WorldKind):
                 )
             if count < 0:
                 problems.append(f"scenario.agents.mix.{name}: a count cannot be negative")
+        if agents.mix and sum(agents.mix.values()) == 0:
+            problems.append("scenario.agents.mix: adds up to no agent; give at least one")
         if agents.personas:
             problems.append("scenario.agents.personas: commuters are drawn from agents.profiles")
         if agents.count is not None and agents.count != sum(agents.mix.values()):
@@ -115,6 +145,10 @@ class CommuteKind(WorldKind):
                 f"{sum(agents.mix.values())}; drop count or make them agree"
             )
         problems += _figure_problems(scenario, profiles)
+        problems += _days_problems(scenario)
+        missing = executor_problem(_commute(scenario).executor)
+        if missing:
+            problems.append(f"scenario.world.executor: {missing}")
         clock = scenario.clock
         if clock.start.weekday() != 0:
             problems.append(

@@ -51,6 +51,13 @@ class ElFarolKind(WorldKind):
                 f"scenario.world.threshold: {config.threshold} of {agents} agents leaves no room "
                 "at the bar; raise the threshold or agents.count"
             )
+        weeks = len(config.history) + len(scenario.clock.calendar().times()) - 1
+        if config.memory_weeks > weeks:
+            problems.append(
+                f"scenario.world.memory_weeks: {config.memory_weeks}, but at most {weeks} weeks "
+                "are ever known (world.history, then the run's weeks before the last); "
+                "lower it or lengthen the run"
+            )
         return problems
 
     def build(self, scenario: Scenario, services: Services) -> Cast:

@@ -113,6 +113,13 @@ class GridKind(WorldKind):
             problems.append(
                 f"scenario.world.fires[{i}].position: {name} is outside the field -{h}..{h}"
             )
+        ticks = len(scenario.clock.calendar().times())
+        for i, fire in enumerate(grid.fires):
+            if fire.start_step > ticks:
+                problems.append(
+                    f"scenario.world.fires[{i}].start_step: {fire.name} starts at step "
+                    f"{fire.start_step}, after the run's last step ({ticks}); it would never burn"
+                )
         layout = layout_from_config(grid)
         cells = ((x, y) for x in range(-h, h + 1) for y in range(-h, h + 1))
         if not problems and all(layout.place_at(cell) is not None for cell in cells):

@@ -10,6 +10,7 @@ from pydantic import ValidationError
 
 from simulacra.core import Mind, unknown
 from simulacra.experiments.kinds.base import (
+    CORRECT,
     INTERVIEW,
     TALK,
     THINK,
@@ -53,7 +54,7 @@ class TownKind(WorldKind):
         return [p.id for p in self.personas(scenario)][: scenario.agents.count]
 
     def abilities(self, scenario: Scenario) -> set[Ability]:
-        return {THINK, TALK, INTERVIEW}
+        return {THINK, TALK, INTERVIEW, CORRECT}
 
     def check(self, scenario: Scenario) -> list[str]:
         town = _town(scenario).map
@@ -85,9 +86,16 @@ class TownKind(WorldKind):
             if getattr(scenario.agents, field):
                 problems.append(f"scenario.agents.{field}: the town takes no {field}")
         party = _town(scenario).attendance
-        if party is not None and party.place not in town.place_names:
-            where = "scenario.world.attendance.place"
-            problems.append(f"{where}: {unknown('place', party.place, town.place_names)}")
+        if party is not None:
+            where = "scenario.world.attendance"
+            if party.place not in town.place_names:
+                problems.append(f"{where}.place: {unknown('place', party.place, town.place_names)}")
+            off = scenario.off_the_clock(party.start)
+            if off:
+                problems.append(f"{where}.start: {off}")
+            start, end = scenario.when(party.start), scenario.when(party.end)
+            if end <= start:
+                problems.append(f"{where}.end: {end:%H:%M} is not after start ({start:%H:%M})")
         for i, item in enumerate(scenario.interventions):
             if item.type == "event":
                 problems += _change_problems(

@@ -320,12 +320,14 @@ class CommuterAgent:
 
     # --- interviews and checkpoints -------------------------------------------------------
 
-    async def interview(self, question: str, now: datetime) -> InterviewAnswer:
+    async def interview(
+        self, question: str, now: datetime, choices: Sequence[str] = ()
+    ) -> InterviewAnswer:
         who = CommuterIdentity(self.id, self.profile.label, self.identity)
         ctx = MindContext(
             who, self.memory, self.model, Ablation.FULL, self.events, self.seed, prompts.SYSTEM
         )
-        return await interview(ctx, question, now)
+        return await interview(ctx, question, now, choices)
 
     def state(self) -> dict[str, Any]:
         return {

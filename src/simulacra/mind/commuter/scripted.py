@@ -46,7 +46,7 @@ _EARLIEST, _LATEST = parse_hhmm("06:00"), parse_hhmm("11:55")
 
 
 def _user(request: Request) -> str:
-    return request.messages[-1].content
+    return request.messages[-1].text
 
 
 def _modes(pattern: re.Pattern[str], text: str) -> list[str]:

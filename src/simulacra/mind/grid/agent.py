@@ -8,7 +8,7 @@ the call, so a seed fixes a run. Every answer is logged as a `decision` with its
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -164,7 +164,9 @@ class GridAgent:
             self.events.emit(decided, t=now, agent=self.id)
         return value
 
-    async def interview(self, question: str, now: datetime) -> InterviewAnswer:
+    async def interview(
+        self, question: str, now: datetime, choices: Sequence[str] = ()
+    ) -> InterviewAnswer:
         if not isinstance(self.memory, StreamRecall):
             raise ValueError(
                 f"agent {self.id} keeps only its last notes (memory.mode bounded); interviews "
@@ -179,7 +181,7 @@ class GridAgent:
             self.seed,
             GRID_SYSTEM,
         )
-        return await interview(ctx, question, now)
+        return await interview(ctx, question, now, choices)
 
     def state(self) -> dict[str, Any]:
         return {

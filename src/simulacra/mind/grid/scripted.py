@@ -22,7 +22,7 @@ _WANDER = ("stay", "up", "down", "left", "right")
 
 
 def _user(request: Request) -> str:
-    return request.messages[-1].content
+    return request.messages[-1].text
 
 
 def _message(request: Request) -> MessageChoice:

@@ -12,7 +12,12 @@ from simulacra.worlds.commute.city import (
     Walking,
 )
 from simulacra.worlds.commute.config import CommuteConfig, CommuteFigures, Executor
-from simulacra.worlds.commute.executor import EXECUTORS, TripExecutor, open_executor
+from simulacra.worlds.commute.executor import (
+    EXECUTORS,
+    TripExecutor,
+    executor_problem,
+    open_executor,
+)
 from simulacra.worlds.commute.metrics import (
     TABLE5_COLUMNS,
     commute_metrics,
@@ -60,6 +65,7 @@ __all__ = [
     "Walking",
     "classify",
     "commute_metrics",
+    "executor_problem",
     "mean_modal_split",
     "mean_taxi_wait",
     "on_time_window",

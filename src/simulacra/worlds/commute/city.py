@@ -112,6 +112,18 @@ class CityConfig(BaseModel):
                 f"zones {outside} lie off the corridor; "
                 f"positions must be in 0..{self.corridor_km} km"
             )
+        window = DayWindow.of(self.day_start, self.day_end)
+        first, last = parse_hhmm(self.bus.first_departure), parse_hhmm(self.bus.last_departure)
+        if last < first:
+            raise ValueError(
+                f"bus.last_departure {self.bus.last_departure} comes before first_departure "
+                f"{self.bus.first_departure}"
+            )
+        if first < window.start_min or last > window.end_min:
+            raise ValueError(
+                f"bus departures {self.bus.first_departure}-{self.bus.last_departure} must lie "
+                f"within the day, {self.day_start}-{self.day_end}"
+            )
         return self
 
 
