@@ -5,7 +5,7 @@ local processes or Ray.
 `results.csv` (one row per run: variant, model, replicate, seed and the world's headline
 figures), `summary.json` and `summary.md` (per variant and model, each figure's mean with its
 95% interval over replicates, Student's t, the figures grouped by the world's signature; with
-`sweep.reference`, each group's paired difference from the reference: compare.py),
+`sweep.reference`, each group's paired difference from the reference: paired.py),
 `sweep.json` (the plan, times and status) and a self-contained report.html.
 
 The parent validates every variant before any run starts and never loads a model: each
@@ -36,15 +36,15 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from simulacra.errors import UserError
-from simulacra.experiments.compare import (
+from simulacra.experiments.kinds import kind_of
+from simulacra.experiments.load import ScenarioError, apply_override, load_scenario
+from simulacra.experiments.paired import (
     check_reference,
     comparison_markdown,
     interval_text,
     paired_differences,
     signature_columns,
 )
-from simulacra.experiments.kinds import kind_of
-from simulacra.experiments.load import ScenarioError, apply_override, load_scenario
 from simulacra.experiments.pipeline import run
 from simulacra.experiments.scenario import Scenario
 from simulacra.experiments.stats import CONFIDENCE, mean_ci

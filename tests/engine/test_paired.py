@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from simulacra.experiments.compare import (
+from simulacra.experiments.paired import (
     check_reference,
     paired_differences,
     signature_columns,
