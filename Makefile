@@ -32,9 +32,10 @@ install: $(VENV)/.installed
 
 install-dev: $(VENV)/.installed-dev
 
-# The embedded 135M model makes about 5 calls per agent-hour at ~5 s a call on 2 cores, so
-# the demo keeps scenarios/town.yaml's five agents but plays only the party's afternoon;
-# `simulacra run scenarios/town.yaml` plays the whole day (see README).
+# A generative agent makes up to about 3 model calls per agent-hour (2.7 on the busy day of
+# tests/mind/test_budget.py), at ~5 s a call for the embedded 135M model on 2 cores, so the
+# demo keeps scenarios/town.yaml's five agents but plays only the party's afternoon, with
+# importance by rule; `simulacra run scenarios/town.yaml` plays the whole day (see README).
 DEMO_SET := --set clock.start=2024-02-14T16:00 --set clock.duration=2h \
 	--set 'interventions.0.at="16:00"' --set 'interviews.times=["16:50","17:50"]' \
 	--set memory.importance=rule

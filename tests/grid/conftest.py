@@ -22,6 +22,7 @@ def scenario(
     fires: list[dict[str, Any]] | None = None,
     frames: bool = False,
     memory: dict[str, Any] | None = None,
+    agents: dict[str, Any] | None = None,
 ) -> Scenario:
     """A small hand-built grid scenario: explicit agents, no generated ones."""
     return load_scenario(
@@ -36,7 +37,7 @@ def scenario(
                 "places": places or [],
                 "fires": fires or [],
             },
-            "agents": {"count": len(people), "personas": people},
+            "agents": {"count": len(people), "personas": people, **(agents or {})},
             "memory": memory or {},
             "output": {"root": str(root), "frames": frames, "report": False},
         }

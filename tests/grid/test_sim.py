@@ -14,7 +14,7 @@ from simulacra.runlog import Event, RunDir, read_events
 
 from .conftest import HAZARD, scenario
 
-_STEP = re.compile(r"^Step (\d+)$", re.MULTILINE)
+_STEP = re.compile(r"^Step: (\d+)$", re.MULTILINE)
 _CITED = re.compile(r"^- \[([^\]]+)\] (.*)$", re.MULTILINE)
 
 
@@ -59,8 +59,8 @@ def scripted(**moves: str) -> tuple[ScriptedModel, list[Request]]:
 
 
 def memories_in(request: Request) -> list[str]:
-    """The lines of a prompt's "Your memories" section."""
-    section = request.messages[-1].content.split("## Your memories\n", 1)[1]
+    """The lines of a prompt's PREVIOUS MEMORY section."""
+    section = request.messages[-1].content.split("=== PREVIOUS MEMORY ===\n", 1)[1]
     return section.split("\n\n", 1)[0].splitlines()
 
 
@@ -93,8 +93,10 @@ def test_message_prompt_hides_coordinates_and_action_prompt_shows_them(tmp_path:
     action_b = next(r for r in seen if r.purpose == "grid.action" and r.agent == "b")
     assert "(1, 2)" not in message_b.messages[-1].content
     assert "(3, 3)" not in message_b.messages[-1].content
-    assert "agent a (female) at (1, 2)" in action_b.messages[-1].content
-    assert "position: (3, 3)" in action_b.messages[-1].content
+    assert (
+        "Agent a (female) is at (1, 2) and is outside the places" in action_b.messages[-1].content
+    )
+    assert "Position: (3, 3)" in action_b.messages[-1].content
 
 
 def test_each_agent_makes_exactly_two_calls_per_step(tmp_path: Path) -> None:
@@ -108,20 +110,27 @@ def test_each_agent_makes_exactly_two_calls_per_step(tmp_path: Path) -> None:
     assert all(tally.calls == 6 for tally in model.ledger.by_agent.values())
 
 
-def test_a_refused_entry_is_told_to_the_agent_next_step(tmp_path: Path) -> None:
+@pytest.mark.parametrize("told", [False, True])
+def test_a_refused_entry_is_told_to_the_agent_next_step_when_asked(
+    tmp_path: Path, told: bool
+) -> None:
     cafe = {"name": "cafe", "type": "cafe", "center": [0, 0], "extent": [1, 1], "capacity": 1}
     people = [
         {"id": "a", "gender": "female", "position": [0, 0]},
         {"id": "b", "gender": "male", "position": [2, 0]},
     ]
     model, seen = scripted(b="left")
-    done = run(scenario(tmp_path, people, places=[cafe], steps=2), model=model, progress=False)
+    extras = {"options": {"grid": {"extras": ["refusal"]}}} if told else None
+    setup = scenario(tmp_path, people, places=[cafe], steps=2, agents=extras)
+    done = run(setup, model=model, progress=False)
     refused = [e for e in events(done, "action") if not e.data["ok"]]
     assert [(e.data["step"], e.agent) for e in refused] == [(1, "b"), (2, "b")]
     assert "cafe is at capacity (1/1)" in refused[0].data["reason"]
     b_prompts = [r.messages[-1].content for r in seen if r.agent == "b"]
     assert "refused" not in b_prompts[0] and "refused" not in b_prompts[1]
-    assert "last step your move was refused: cafe is at capacity (1/1)" in b_prompts[2]
+    # The source's prompts say nothing of it; our extra does.
+    said = "Your last move was refused: cafe is at capacity (1/1)" in b_prompts[2]
+    assert said == told
     assert [w.data["refused"] for w in events(done, "world")[1:]] == [["b"], ["b"]]
 
 
@@ -134,8 +143,8 @@ def test_only_agents_within_the_radius_are_told_about_a_fire(tmp_path: Path) -> 
     model, seen = scripted()
     done = run(scenario(tmp_path, people, fires=[fire], steps=1), model=model, progress=False)
     prompt = {r.agent: r.messages[-1].content for r in seen if r.purpose == "grid.message"}
-    assert '"fire1": position (0, 0); intensity 0.8' in prompt["a"]
-    assert "your distance 5.00" in prompt["a"]
+    assert 'Fire "fire1":\n  Position: (0, 0)\n  Intensity: 0.8' in prompt["a"]
+    assert "Your distance: 5.00" in prompt["a"]
     assert "fire1" not in prompt["b"]
     assert events(done, "world")[1].data["perceived"] == {"fire1": ["a"]}
 
@@ -162,7 +171,7 @@ def test_bounded_memory_shows_the_last_notes_oldest_first(tmp_path: Path) -> Non
     run(scenario(tmp_path, people, steps=4, memory=bounded), model=model, progress=False)
     shown = [memories_in(r) for r in seen if r.purpose == "grid.message"]
     assert shown == [
-        ["none yet"],
+        ["No previous experiences."],
         ["- memory of a at step 1"],
         ["- memory of a at step 1", "- memory of a at step 2"],
         ["- memory of a at step 2", "- memory of a at step 3"],
@@ -257,7 +266,7 @@ def test_stream_memory_mode_retrieves_from_the_memory_stream(tmp_path: Path) -> 
     assert all(e.data["importance_source"] == "rule" for e in added)
     assert len(events(done, "retrieval")) == 2 * 2  # each agent at steps 2 and 3
     a_step3 = [r for r in seen if r.agent == "a" and r.purpose == "grid.message"][-1]
-    remembered = a_step3.messages[-1].content.split("## Your memories")[1]
+    remembered = a_step3.messages[-1].content.split("=== PREVIOUS MEMORY ===")[1]
     assert "- fire1 at (0, 0), intensity 0.8, radius 5, 1.00 cells from me" in remembered
     assert len(memories_in(a_step3)) == 4
     assert model.ledger.total.calls == 2 * 2 * 3  # the stream adds no model calls

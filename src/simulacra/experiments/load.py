@@ -204,6 +204,12 @@ def cross_check(scenario: Scenario) -> list[str]:
                 problems.append(
                     f"scenario.{field}: {unknown(field.split('.')[-1], given, list(allowed))}"
                 )
+    if scenario.ablation is not None and kind.is_baseline(scenario):
+        problems.append(
+            f"scenario.ablation: the {kind.mind(scenario)} mind calls no language model and "
+            "has no faculties to switch off; drop the ablation (ablation: null)"
+        )
+    problems += kind.check_options(scenario)
     problems += kind.check(scenario)
     if problems:
         return problems

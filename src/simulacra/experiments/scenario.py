@@ -126,9 +126,12 @@ class AgentsConfig(_Strict):
     them. `count`: how many take part: the first `count` of the roster, or (grid) the roster
     and generated agents up to `count`. `profiles` and `mix` (commute): the archetypes agents
     are drawn from and how many of each. `mind`: which mind drives them (each world lists its
-    minds; the first is the default)."""
+    minds; the first is the default). `options`: each mind's own settings, under its name
+    (`options: {commuter: {merge_every: 4}}`); only the running mind's are read, so a sweep
+    can switch minds without touching them."""
 
     mind: str | None = None
+    options: dict[str, dict[str, Any]] = Field(default_factory=dict)
     count: int | None = Field(default=None, ge=1)
     personas: list[dict[str, Any]] = Field(default_factory=list)
     profiles: dict[str, dict[str, Any]] = Field(default_factory=dict)
@@ -208,7 +211,9 @@ class SweepConfig(_Strict):
     (`ablation=A1`). `variants` names variants outright, each a mapping of field paths to
     values. Replicate r runs with `seeds[r]`, or `seed + r` (default: the scenario's seed);
     every variant and model of a replicate shares its seed. `models` lists model specs (none:
-    the scenario's). `executor`: local processes or Ray."""
+    the scenario's). `reference`: a variant name or a model spec; each other group is compared
+    with it, replicate by replicate (the same seed), as a paired difference with its interval.
+    `executor`: local processes or Ray."""
 
     vary: dict[str, list[Any]] = Field(default_factory=dict)
     variants: dict[str, dict[str, Any]] = Field(default_factory=dict)
@@ -216,6 +221,7 @@ class SweepConfig(_Strict):
     seed: int | None = None
     seeds: list[int] | None = None
     models: list[str] = Field(default_factory=list)
+    reference: str | None = None
     workers: int = Field(default=2, ge=1)
     executor: Literal["local", "ray"] = "local"
     ray_address: str | None = None

@@ -4,8 +4,9 @@ local processes or Ray.
 `run_sweep(path)` writes `<root>/<name>-sweep-<stamp>-<id>/` with each run's directory,
 `results.csv` (one row per run: variant, model, replicate, seed and the world's headline
 figures), `summary.json` and `summary.md` (per variant and model, each figure's mean with its
-95% interval over replicates, Student's t), `sweep.json` (the plan, times and status) and a
-self-contained report.html.
+95% interval over replicates, Student's t, the figures grouped by the world's signature; with
+`sweep.reference`, each group's paired difference from the reference: paired.py),
+`sweep.json` (the plan, times and status) and a self-contained report.html.
 
 The parent validates every variant before any run starts and never loads a model: each
 worker builds its own from the spec, so an embedded model is loaded once per worker.
@@ -37,6 +38,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from simulacra.errors import UserError
 from simulacra.experiments.kinds import kind_of
 from simulacra.experiments.load import ScenarioError, apply_override, load_scenario
+from simulacra.experiments.paired import (
+    check_reference,
+    comparison_markdown,
+    interval_text,
+    paired_differences,
+    signature_columns,
+)
 from simulacra.experiments.pipeline import run
 from simulacra.experiments.scenario import Scenario
 from simulacra.experiments.stats import CONFIDENCE, mean_ci
@@ -78,7 +86,8 @@ def variants(scenario: Scenario) -> dict[str, dict[str, Any]]:
     plan = scenario.sweep
     found = dict(plan.variants)
     keys = list(plan.vary)
-    for values in itertools.product(*(plan.vary[k] for k in keys)):
+    # With nothing to vary the product is one empty combination: no variant of its own.
+    for values in itertools.product(*(plan.vary[k] for k in keys)) if keys else ():
         if len(keys) == 1:
             name = str(values[0])
         else:
@@ -157,6 +166,9 @@ def run_sweep(
         raise SweepError(f'unknown sweep executor {executor!r}; expected "local" or "ray"')
     ray = _ray() if executor == "ray" else None
     jobs = plan_jobs(scenario)
+    faults = check_reference(plan.reference, list(variants(scenario)), _models(scenario))
+    if faults:
+        raise ScenarioError(str(path) if not isinstance(path, Scenario) else "scenario", faults)
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     out = (
         Path(root or scenario.output.root) / f"{scenario.name}-sweep-{stamp}-{secrets.token_hex(3)}"
@@ -171,7 +183,7 @@ def run_sweep(
         "executor": executor,
         "workers": count,
         "variants": list(variants(scenario)),
-        "models": plan.models or [scenario.model.spec],
+        "models": _models(scenario),
         "seeds": plan.replicate_seeds(scenario.seed),
         "versions": versions(),
         "started": time.time(),
@@ -234,16 +246,29 @@ def _write_outputs(
             writer.writerow(
                 [r.variant, r.model, r.replicate, r.seed, *(r.summary.get(n) for n in names)]
             )
+    runs = [asdict(r) | {"run": Path(r.run).name if r.run else None} for r in results]
+    reference = scenario.sweep.reference
+    kind = kind_of(scenario)
     summary = {
         "scenario": scenario.name,
         "world": scenario.world.kind,
-        "agents": len(kind_of(scenario).roster(scenario)),
+        "agents": len(kind.roster(scenario)),
         "ticks": len(scenario.clock.calendar().times()),
         "confidence": CONFIDENCE,
         "wall_s": wall_s,
         "figures": names,
+        "columns": signature_columns(kind.signature_groups(), names),
+        "minds": {
+            name: str(changes.get("agents.mind", kind.mind(scenario)))
+            for name, changes in variants(scenario).items()
+        },
+        "baselines": list(kind.baselines),
         "rows": summarize_sweep(results),
-        "runs": [asdict(r) | {"run": Path(r.run).name if r.run else None} for r in results],
+        "reference": reference,
+        "comparison": (
+            paired_differences(runs, reference, list(variants(scenario))) if reference else []
+        ),
+        "runs": runs,
         "config": scenario.model_dump(mode="json"),
     }
     _write_json(out / "summary.json", summary)
@@ -252,7 +277,7 @@ def _write_outputs(
 
 
 def _markdown(summary: dict[str, Any]) -> str:
-    names = summary["figures"]
+    names = [name for _, group in summary["columns"] for name in group]  # by signature
     lines = [
         f"# {summary['scenario']}: sweep",
         "",
@@ -263,22 +288,18 @@ def _markdown(summary: dict[str, Any]) -> str:
         "|" + " --- |" * (len(names) + 3),
     ]
     for row in summary["rows"]:
-        cells = [_interval_text(row["figures"].get(n)) for n in names]
+        cells = [interval_text(row["figures"].get(n)) for n in names]
         lines.append(
             f"| {row['variant']} | {row['model']} | {row['replicates']} | "
             + " | ".join(cells)
             + " |"
         )
-    lines += ["", f"Wall time: {summary['wall_s']} s.", ""]
+    lines += ["", *comparison_markdown(summary), f"Wall time: {summary['wall_s']} s.", ""]
     return "\n".join(lines)
 
 
-def _interval_text(value: dict[str, Any] | None) -> str:
-    if value is None:
-        return "-"
-    if value["low"] is None:
-        return f"{value['mean']:.2f} (n/a)"
-    return f"{value['mean']:.2f} [{value['low']:.2f}, {value['high']:.2f}]"
+def _models(scenario: Scenario) -> list[str]:
+    return scenario.sweep.models or [scenario.model.spec]
 
 
 def _safe(name: str) -> str:

@@ -9,7 +9,7 @@ from simulacra.llm.openai_compat import EndpointError
 from simulacra.llm.replay import CACHE_FILE, ReplayMiss
 from simulacra.llm.scripted import ScriptedModel
 from simulacra.llm.spec import ModelSpecError, check_spec, load_model, model_name
-from simulacra.llm.structured import MaxChars, OutputError, parse_output, repair_json
+from simulacra.llm.structured import MaxChars, MaxWords, OutputError, parse_output, repair_json
 from simulacra.llm.types import (
     Completion,
     ImagePart,
@@ -36,6 +36,7 @@ __all__ = [
     "LanguageModel",
     "Ledger",
     "MaxChars",
+    "MaxWords",
     "Message",
     "ModelConfig",
     "ModelFailure",

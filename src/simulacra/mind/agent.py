@@ -7,10 +7,12 @@ its first tick), `perceive`, `decide` (react, and the step to take now), `act`, 
 reaction step here; "replan" rebuilds the rest of the day here; "talk" goes to the world,
 which pairs talkers, and the engine holds the conversation through `converse`.
 
-Budget (one agent, one day of 10-minute ticks, every module on, synthetic cafe day in
-tests/mind/test_budget.py): about 66 calls, 2.75 an hour: plan.daily 1, plan.hourly 3,
-plan.actions 17 (one per waking hour), summarize.day 1, react.decide 16, converse.turn 6,
-memory.importance 18 (salient sights and dialogues only), reflect.* 4.
+Budget (one agent, one day of 10-minute ticks, every module on, the synthetic busy cafe day of
+tests/mind/test_budget.py, measured): 65 calls, 2.7 an hour: plan.daily 1, plan.hourly 6 (the
+day's blocks broken into hours three at a time), plan.actions 17 (one per waking hour),
+summarize.day 1, react.decide 16, converse.turn 2, memory.importance 18 (salient sights and
+dialogues only), reflect.* 4. A quiet day costs less: react.decide and memory.importance follow
+what happens.
 """
 
 from __future__ import annotations

@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from simulacra.core import Mind, World
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from simulacra.core import Mind, World, unknown
 from simulacra.embed import Embedder, build_embedder
 from simulacra.engine import EventRouter
 from simulacra.experiments.scenario import Scenario
@@ -116,15 +118,29 @@ class Cast:
         self.services.close()
 
 
+class NoOptions(BaseModel):
+    """A mind with no settings of its own."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
 class WorldKind:
     """One world kind's binding; subclasses fill in the class attributes and methods."""
 
     name: ClassVar[str]
     minds: ClassVar[tuple[str, ...]]  # the minds it offers; the first is the default
-    ablations: ClassVar[tuple[str, ...]] = ()  # the first is the default
+    # Minds that call no language model (classical baselines): they have no faculties an
+    # ablation could switch off.
+    baselines: ClassVar[tuple[str, ...]] = ()
+    # Each mind's settings (`agents.options.<mind>`); a mind not listed takes none.
+    options: ClassVar[dict[str, type[BaseModel]]] = {}
+    ablations: ClassVar[tuple[str, ...]] = ()  # the first is the default (not for baselines)
     memory_modes: ClassVar[tuple[str, ...]] = ("stream",)  # the first is the default
     changes: ClassVar[str] = ""  # what an `event` intervention's `change` holds; "" if none
     reads: ClassVar[frozenset[str]] = frozenset()  # the event kinds `measures` reads
+    # The headline figures that characterise a run of this world, in named groups: what a
+    # sweep shows side by side across models and minds.
+    signature: ClassVar[dict[str, tuple[str, ...]]] = {}
 
     def roster(self, scenario: Scenario) -> list[str]:
         """The ids of the agents taking part, in order."""
@@ -161,12 +177,48 @@ class WorldKind:
         """The few numbers a sweep compares: logged as `metric` events at the end of a run."""
         return {}
 
+    def signature_groups(self) -> dict[str, tuple[str, ...]]:
+        """The world's signature, and what every run adds: the model's fallbacks and calls."""
+        return {**self.signature, "model": ("fallback_rate", "calls_per_agent_tick")}
+
     # --- resolved settings -----------------------------------------------------------------
 
     def mind(self, scenario: Scenario) -> str:
         return scenario.agents.mind or self.minds[0]
 
+    def is_baseline(self, scenario: Scenario) -> bool:
+        return self.mind(scenario) in self.baselines
+
+    def mind_options(self, scenario: Scenario) -> Any:
+        """The running mind's settings, validated (`check_options` has reported any fault)."""
+        model = self.options.get(self.mind(scenario), NoOptions)
+        return model.model_validate(scenario.agents.options.get(self.mind(scenario), {}))
+
+    def check_options(self, scenario: Scenario) -> list[str]:
+        """Faults in `agents.options`: a key that is no mind of this world, or settings the
+        mind does not take."""
+        problems = []
+        for mind, raw in scenario.agents.options.items():
+            where = f"scenario.agents.options.{mind}"
+            if mind not in self.minds:
+                problems.append(f"{where}: {unknown('mind', mind, list(self.minds))}")
+                continue
+            model = self.options.get(mind, NoOptions)
+            try:
+                model.model_validate(raw)
+            except ValidationError as exc:
+                for error in exc.errors():
+                    path = "".join(f".{p}" for p in error["loc"])
+                    allowed = ", ".join(model.model_fields) or "none"
+                    why = error["msg"]
+                    if error["type"] == "extra_forbidden":
+                        why = f"unknown setting; the {mind} mind takes: {allowed}"
+                    problems.append(f"{where}{path}: {why}")
+        return problems
+
     def ablation(self, scenario: Scenario) -> str | None:
+        if self.is_baseline(scenario):
+            return None
         return scenario.ablation or (self.ablations[0] if self.ablations else None)
 
     def memory_mode(self, scenario: Scenario) -> str:

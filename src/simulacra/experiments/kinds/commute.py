@@ -1,11 +1,12 @@
-"""The commute world of the urban-mobility study, bound to the cognitive commuter's mind."""
+"""The commute world of the urban-mobility study, bound to the cognitive commuter's mind and to
+the classical baseline beside it (`agents.mind: logit`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from simulacra.core import Mind, parse_hhmm, unknown
 from simulacra.experiments.kinds.base import INTERVIEW, Ability, Cast, Services, WorldKind
@@ -13,6 +14,9 @@ from simulacra.experiments.scenario import Scenario
 from simulacra.llm import ScriptedModel
 from simulacra.mind.commuter import (
     CommuterAgent,
+    CommuterOptions,
+    LogitCommuter,
+    LogitOptions,
     Profile,
     build_population,
     plan_models,
@@ -62,15 +66,28 @@ def _days_problems(scenario: Scenario) -> list[str]:
 
 class CommuteKind(WorldKind):
     name = "commute"
-    reads = frozenset({"run", "action"})
-    minds = ("commuter",)
+    reads = frozenset({"run", "action", "decision"})
+    minds = ("commuter", "logit")
+    baselines = ("logit",)
+    options: ClassVar[dict[str, type[BaseModel]]] = {
+        "commuter": CommuterOptions,
+        "logit": LogitOptions,
+    }
     ablations = ("Full", "A1", "B1")
+    signature: ClassVar[dict[str, tuple[str, ...]]] = {
+        "Table 5": TABLE5_COLUMNS,
+        "modal split": tuple(f"{mode}_share" for mode in MODES),
+        "taxi wait": ("taxi_wait_normal_min", "taxi_wait_strike_min"),
+        "satisfaction": ("satisfaction",),
+    }
 
     def roster(self, scenario: Scenario) -> list[str]:
-        return [p.id for p in build_population(_profiles(scenario), scenario.agents.mix)]
+        return [
+            p.id for p in build_population(_profiles(scenario), scenario.agents.mix, scenario.seed)
+        ]
 
     def abilities(self, scenario: Scenario) -> set[Ability]:
-        return {INTERVIEW}
+        return set() if self.is_baseline(scenario) else {INTERVIEW}
 
     def check(self, scenario: Scenario) -> list[str]:
         problems: list[str] = []
@@ -127,6 +144,7 @@ class CommuteKind(WorldKind):
                 f"scenario.agents.count: {agents.count}, but agents.mix adds up to "
                 f"{sum(agents.mix.values())}; drop count or make them agree"
             )
+        problems += _figure_problems(scenario, profiles)
         problems += _days_problems(scenario)
         missing = executor_problem(_commute(scenario).executor)
         if missing:
@@ -148,40 +166,74 @@ class CommuteKind(WorldKind):
         window = City(config.city).window
         profiles = _profiles(scenario)
         models = {name: plan_models(profile, window) for name, profile in profiles.items()}
-        people = build_population(profiles, scenario.agents.mix)
+        people = build_population(profiles, scenario.agents.mix, scenario.seed)
         world = CommuteWorld(config, {p.id: p.profile.home for p in people}, services.workdir)
-        variant = self.ablation(scenario) or "Full"
+        options = self.mind_options(scenario)
         minds: dict[str, Mind] = {}
         for person in people:
-            stream = services.stream(person.id, scenario)
+            models_of = models[person.profile_name]
+            if isinstance(options, LogitOptions):
+                minds[person.id] = LogitCommuter(
+                    person, models_of, scenario.seed, options, services.sink(person.id)
+                )
+                continue
             minds[person.id] = CommuterAgent(
                 person,
-                models[person.profile_name],
-                variant,
+                models_of,
+                self.ablation(scenario) or "Full",
                 scenario.seed,
                 services.model,
-                stream,
+                services.stream(person.id, scenario),
                 services.sink(person.id),
+                merge_every=options.merge_every,
             )
         return Cast(world, minds, services)
 
     def agents_info(self, cast: Cast) -> dict[str, dict[str, Any]]:
-        return {
-            agent: {"name": agent, "profile": mind.profile_name}
-            for agent, mind in cast.minds.items()
-            if isinstance(mind, CommuterAgent)
-        }
+        found = {}
+        for agent, mind in cast.minds.items():
+            if isinstance(mind, CommuterAgent | LogitCommuter):
+                who = mind.commuter.person
+                found[agent] = {
+                    "name": agent,
+                    "profile": mind.commuter.profile_name,
+                    "age": who.age,
+                    "gender": who.gender,
+                    "income_eur": who.income_eur,
+                    "weights": dict(who.weights),
+                    "flexibility_min": who.flexibility_min,
+                    "habit": who.habit,
+                    "home": mind.commuter.profile.home,
+                    "destination": mind.commuter.profile.destination,
+                }
+        return found
 
     def script(self, model: ScriptedModel) -> None:
         script_commuters(model)
 
     def measures(self, events: Sequence[Event], scenario: Scenario) -> dict[str, Any]:
         days = len(scenario.clock.calendar().times())
-        return commute_metrics(events, _commute(scenario).city, days)
+        return commute_metrics(events, _commute(scenario), days)
 
     def headline(self, measures: dict[str, Any]) -> dict[str, float]:
-        table = measures["punctuality"]["table"]
-        return {column: float(table[column]) for column in TABLE5_COLUMNS}
+        return {k: float(v) for k, v in measures["headline"].items()}
+
+
+def _figure_problems(scenario: Scenario, profiles: dict[str, Profile]) -> list[str]:
+    figures = _commute(scenario).figures
+    where = "scenario.world.figures"
+    problems = []
+    mix = scenario.agents.mix
+    for field in ("choices_profile", "trace_profile"):
+        name = getattr(figures, field)
+        if name is not None and name not in scenario.agents.profiles:
+            named = unknown("profile", name, list(scenario.agents.profiles))
+            problems.append(f"{where}.{field}: {named}")
+    if figures.trace_agent is not None and set(mix) <= set(profiles):
+        roster = [p.id for p in build_population(profiles, mix, scenario.seed)]
+        if figures.trace_agent not in roster:
+            problems.append(f"{where}.trace_agent: {unknown('agent', figures.trace_agent, roster)}")
+    return problems
 
 
 COMMUTE = CommuteKind()

@@ -27,6 +27,7 @@ def _embodied(scenario: Scenario) -> EmbodiedConfig:
 class EmbodiedKind(WorldKind):
     name = "embodied"
     minds = ("caption", "vlm", "seeker", "oracle", "random")
+    baselines = ("seeker", "oracle", "random")
     memory_modes = ("bounded",)  # the prompt's recent history: memory.recall decisions
     reads = frozenset({"run", "world", "decision"})
 

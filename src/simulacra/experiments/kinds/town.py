@@ -1,9 +1,10 @@
-"""The town of the Generative Agents study, bound to the generative agent's mind."""
+"""The town of the Generative Agents study, bound to the generative agent's mind and to the
+routine agent beside it (`agents.mind: routine`, a classical baseline)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import ValidationError
 
@@ -21,7 +22,7 @@ from simulacra.experiments.kinds.base import (
 )
 from simulacra.experiments.scenario import Scenario
 from simulacra.llm import ScriptedModel
-from simulacra.mind import Ablation, Agent, Persona
+from simulacra.mind import Ablation, Agent, Persona, RoutineAgent
 from simulacra.mind.scripted import sociable
 from simulacra.runlog import Event
 from simulacra.worlds.town import TownConfig, TownWorld, attendance, conversations
@@ -36,9 +37,15 @@ def _town(scenario: Scenario) -> TownConfig:
 class TownKind(WorldKind):
     name = "town"
     reads = frozenset({"world", "conversation", "action"})
-    minds = ("generative",)
+    minds = ("generative", "routine")
+    baselines = ("routine",)
     ablations = tuple(a.value for a in Ablation)
     changes = "place, object and state (an object of the map changes state)"
+    signature: ClassVar[dict[str, tuple[str, ...]]] = {
+        "diffusion": ("aware_final",),
+        "attendance": ("attended",),
+        "conversations": ("conversations",),
+    }
 
     def personas(self, scenario: Scenario) -> list[Persona]:
         return [Persona.model_validate(raw) for raw in scenario.agents.personas]
@@ -103,6 +110,11 @@ class TownKind(WorldKind):
         minds: dict[str, Mind] = {}
         for persona in self.personas(scenario)[: scenario.agents.count]:
             stream = services.stream(persona.id, scenario)
+            world.add_agent(persona.id, persona.name, persona.home)
+            if self.is_baseline(scenario):
+                sink = services.sink(persona.id)
+                minds[persona.id] = RoutineAgent(persona, stream, town.place_names, sink)
+                continue
             minds[persona.id] = Agent(
                 persona,
                 stream,
@@ -112,7 +124,6 @@ class TownKind(WorldKind):
                 events=services.sink(persona.id),
                 seed=agent_seed(scenario.seed, persona.id),
             )
-            world.add_agent(persona.id, persona.name, persona.home)
         return Cast(world, minds, services)
 
     def script(self, model: ScriptedModel) -> None:

@@ -82,9 +82,10 @@ class Planned(Payload):
 
 @dataclass(frozen=True, kw_only=True)
 class Decided(Payload):
-    """A model-backed decision: its purpose, the choice in words, the model's raw text, the
-    `parsed` answer, whether the declared fallback stood in, and why earlier attempts
-    failed."""
+    """A decision: its purpose, the choice in words, the model's raw text, the `parsed` answer,
+    whether the declared fallback stood in, and why earlier attempts failed; a mind's extras
+    (commute: the `day` or `week` it concerns). A baseline mind logs its rule's choice with an
+    empty `raw`."""
 
     KIND = "decision"
     AGENT = "id"

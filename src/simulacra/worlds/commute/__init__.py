@@ -11,7 +11,7 @@ from simulacra.worlds.commute.city import (
     TaxiStrike,
     Walking,
 )
-from simulacra.worlds.commute.config import CommuteConfig, Executor
+from simulacra.worlds.commute.config import CommuteConfig, CommuteFigures, Executor
 from simulacra.worlds.commute.executor import (
     EXECUTORS,
     TripExecutor,
@@ -36,18 +36,21 @@ from simulacra.worlds.commute.outcomes import (
     classify,
     summarize,
 )
+from simulacra.worlds.commute.satisfaction import PRIORITIES, Traveller
 from simulacra.worlds.commute.world import CommuteWorld, week_of
 
 __all__ = [
     "DEFAULT_ZONES",
     "EXECUTORS",
     "MODES",
+    "PRIORITIES",
     "TABLE5_COLUMNS",
     "BuiltinExecutor",
     "BusLine",
     "City",
     "CityConfig",
     "CommuteConfig",
+    "CommuteFigures",
     "CommuteWorld",
     "Executor",
     "Mode",
@@ -55,6 +58,7 @@ __all__ = [
     "PunctualitySummary",
     "TaxiFleet",
     "TaxiStrike",
+    "Traveller",
     "Trip",
     "TripExecutor",
     "TripOutcome",
