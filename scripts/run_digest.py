@@ -5,7 +5,8 @@
 Prints one JSON line per run: the sha256 of events.jsonl and of metrics.json with the
 wall-clock fields left out (`wall`, every `latency_s`, a checkpoint's byte `offset`, and the
 wall times in metrics), the event count and the counts by kind. Used to check that a
-refactoring kept behaviour: record the digests before, compare after.
+refactoring kept behaviour: record the digests before, compare after (`simulacra diff A B`
+compares two runs on this machine and names the first difference).
 """
 
 from __future__ import annotations
@@ -17,15 +18,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-WALL_KEYS = {"wall", "latency_s", "offset", "wall_s", "busy_s"}
-
-
-def strip(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: strip(v) for k, v in value.items() if k not in WALL_KEYS}
-    if isinstance(value, list):
-        return [strip(v) for v in value]
-    return value
+from simulacra.runlog.compare import without_wall as strip
 
 
 def digest(run: Path) -> dict[str, Any]:

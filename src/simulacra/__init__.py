@@ -1,3 +1,46 @@
-"""simulacra: a local-first platform for LLM-driven agent-based simulation."""
+"""simulacra: a local-first platform for LLM-driven agent-based simulation.
+
+The public API (`simulacra.api`) is re-exported here: `run`, `resume`, `sweep`,
+`resume_sweep`, `open_run`, `open_sweep`, `Run`, `Sweep`, `Scenario`. Each is imported on
+first use, so that `import simulacra.runlog` (or the command line's `--help`) does not
+load the whole stack.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from simulacra.api import (
+        InterviewAnswer,
+        Run,
+        Scenario,
+        Sweep,
+        open_run,
+        open_sweep,
+        resume,
+        resume_sweep,
+        run,
+        sweep,
+    )
 
 __version__ = "0.1.0"
+__all__ = [
+    "InterviewAnswer",
+    "Run",
+    "Scenario",
+    "Sweep",
+    "open_run",
+    "open_sweep",
+    "resume",
+    "resume_sweep",
+    "run",
+    "sweep",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name in __all__:
+        return getattr(importlib.import_module("simulacra.api"), name)
+    raise AttributeError(f"module 'simulacra' has no attribute {name!r}")

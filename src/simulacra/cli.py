@@ -1,23 +1,74 @@
-"""The `simulacra` command."""
+"""The `simulacra` command.
+
+Commands call the library and print what it returns; they handle no error themselves. One
+error boundary (`_Boundary`) catches every failure: a `UserError` (or an OSError) is printed
+after `error: ` and exits 2; anything else is a bug, printed in one line with exit 1. Only
+`--debug` shows a traceback.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import time
-from collections import Counter
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any
 
 import typer
 from pydantic import BaseModel, Field
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
+from typer.core import TyperGroup
 
+from simulacra.errors import UserError, explain_os_error
+from simulacra.lab.commands import lab_app
 from simulacra.llm import Request, chat, load_model
-from simulacra.runlog import RunDir, read_events
+from simulacra.runlog import RunDir, compare_runs
+
+DEFAULT_SPEC = "embedded"
+EXPECTED, BUG, INTERRUPTED = 2, 1, 130  # exit codes
+console = Console()
+errors = Console(stderr=True, soft_wrap=True)
+
+
+class _Boundary(TyperGroup):
+    """The command line's one error boundary."""
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (typer.Exit, typer.Abort, typer.TyperException):
+            raise  # typer's own: help, usage errors, exit codes
+        except KeyboardInterrupt:
+            if ctx.params.get("debug"):
+                raise
+            errors.print("[bold red]interrupted[/] (a run stopped so resumes with --resume)")
+            raise typer.Exit(INTERRUPTED) from None
+        except Exception as exc:
+            if ctx.params.get("debug"):
+                raise
+            raise typer.Exit(_report(exc)) from None
+
+
+def _report(exc: Exception) -> int:
+    """Print a failure for people; return the exit code."""
+    if isinstance(exc, UserError):
+        message, code = str(exc), EXPECTED
+    elif isinstance(exc, OSError):
+        message, code = explain_os_error(exc), EXPECTED
+    else:
+        message = (
+            f"internal error: {type(exc).__name__}: {exc}\n  this is a bug in simulacra: "
+            "rerun with `simulacra --debug ...` to see the traceback, and report it"
+        )
+        code = BUG
+    errors.print(f"[bold red]error:[/] {escape(message)}")
+    return code
+
 
 app = typer.Typer(
+    cls=_Boundary,
     help="Run LLM-driven agent-based simulations offline, inspect them, question their agents.",
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,
@@ -26,8 +77,17 @@ models_app = typer.Typer(help="Language models: check that one loads and answers
 app.add_typer(models_app, name="models")
 scenario_app = typer.Typer(help="Scenarios: their format's schema, and checking one.")
 app.add_typer(scenario_app, name="scenario")
-console = Console()
-DEFAULT_SPEC = "embedded"
+app.add_typer(lab_app, name="lab")
+
+
+@app.callback()
+def _options(
+    debug: Annotated[
+        bool,
+        typer.Option("--debug", envvar="SIMULACRA_DEBUG", help="show the traceback of a failure"),
+    ] = False,
+) -> None:
+    """Options for every command (the help text is the app's)."""
 
 
 class _CheckAnswer(BaseModel):
@@ -37,11 +97,6 @@ class _CheckAnswer(BaseModel):
 
 
 _CHECK_FALLBACK = _CheckAnswer(activity="(fallback) read at home", place="home", start="08:00")
-
-
-def _fail(message: str) -> typer.Exit:
-    console.print(f"[bold red]error:[/] {message}")
-    return typer.Exit(code=2)
 
 
 @models_app.command("check")
@@ -56,10 +111,8 @@ def models_check(
     """Load a model and the embedder, ask for one structured answer, print it with its cost."""
     from simulacra.embed import default_embedder
 
-    try:
-        model = load_model(spec)
-    except ValueError as exc:
-        raise _fail(str(exc)) from exc
+    model = load_model(spec)
+    encoder = default_embedder(embedder)
     request = Request(
         chat(
             "You plan the next activity of a person in a small town. Answer in JSON.",
@@ -75,14 +128,12 @@ def models_check(
     completion = asyncio.run(model.complete(request))
     model_s = time.perf_counter() - started
     started = time.perf_counter()
-    vectors = default_embedder(embedder).embed(
-        ["a party at the cafe", "a celebration at the coffee shop"]
-    )
+    vectors = encoder.embed(["a party at the cafe", "a celebration at the coffee shop"])
     embed_s = time.perf_counter() - started
     similarity = float(vectors[0] @ vectors[1])
 
     table = Table(title=f"model check: {model.name}", show_header=False)
-    table.add_row("answer", completion.text)
+    table.add_row("answer", escape(completion.text))
     table.add_row("valid", "no: declared fallback used" if completion.fallback else "yes")
     table.add_row("latency", f"{completion.latency_s:.2f} s (with load: {model_s:.2f} s)")
     usage = completion.usage
@@ -91,7 +142,7 @@ def models_check(
     table.add_row("embedder", f"{embedder}: dim {vectors.shape[1]}, {embed_s:.2f} s")
     table.add_row("paraphrase cosine", f"{similarity:.3f}")
     if completion.error:
-        table.add_row("errors", completion.error)
+        table.add_row("errors", escape(completion.error))
     console.print(table)
     if completion.fallback:
         raise typer.Exit(code=1)
@@ -100,55 +151,37 @@ def models_check(
 @app.command()
 def inspect(run: Annotated[Path, typer.Argument(help="a run directory")]) -> None:
     """Summarise a run directory: status, model, events by kind, model budget."""
-    try:
-        run_dir = RunDir.open(run)
-    except FileNotFoundError as exc:
-        raise _fail(str(exc)) from exc
-    info = run_dir.info()
-    kinds: Counter[str] = Counter()
-    calls = tokens = fallbacks = cached = 0
-    first_t = last_t = None
-    for event in read_events(run_dir.events_path):
-        kinds[event.kind] += 1
-        if event.t is not None:
-            first_t = first_t or event.t
-            last_t = event.t
-        if event.kind == "llm.call":
-            calls += 1
-            tokens += int(event.data.get("prompt_tokens", 0)) + int(
-                event.data.get("completion_tokens", 0)
-            )
-            fallbacks += int(bool(event.data.get("fallback")))
-            cached += int(bool(event.data.get("cached")))
-    table = Table(title=f"run {run_dir.path.name}", show_header=False)
-    table.add_row("scenario", str(info.get("scenario")))
-    table.add_row("status", str(info.get("status")))
-    table.add_row("model", str(info.get("model")))
+    from simulacra.api import open_run
+
+    found = open_run(run)
+    info = found.info
+    events, calls = found.events(), found.calls()
+    table = Table(title=f"run {escape(found.name)}", show_header=False)
+    table.add_row("scenario", escape(str(info.get("scenario"))))
+    table.add_row("status", escape(str(info.get("status"))))
+    if info.get("error"):
+        table.add_row("error", escape(str(info["error"])))
+    table.add_row("model", escape(str(info.get("model"))))
     table.add_row("seed", str(info.get("seed")))
     if info.get("ended") and info.get("started"):
         table.add_row("wall time", f"{info['ended'] - info['started']:.1f} s")
-    table.add_row("simulated time", f"{first_t} -> {last_t}")
+    times = events["t"].dropna()
+    span = f"{times.min()} -> {times.max()}" if len(times) else "(none)"
+    table.add_row("simulated time", span)
+    tokens = int(calls["prompt_tokens"].sum() + calls["completion_tokens"].sum())
     table.add_row(
-        "model calls", f"{calls} ({cached} cached, {fallbacks} fallbacks), {tokens} tokens"
+        "model calls",
+        f"{len(calls)} ({int(calls['cached'].sum())} cached, "
+        f"{int(calls['fallback'].sum())} fallbacks), {tokens} tokens",
     )
-    table.add_row("events", ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())))
-    for name in ("metrics.json", "report.html", "viewer.html"):
-        path = run_dir.path / name
-        table.add_row(name, str(path) if path.exists() else "(absent)")
+    kinds = events["kind"].value_counts().sort_index()
+    table.add_row("events", ", ".join(f"{k} {n}" for k, n in kinds.items()))
+    for path in (found.path / "metrics.json", found.report, found.viewer):
+        table.add_row(path.name, escape(str(path)) if path.exists() else "(absent)")
     console.print(table)
-    metrics = run_dir.path / "metrics.json"
+    metrics = found.path / "metrics.json"
     if metrics.exists():
-        console.print_json(json.dumps(json.loads(metrics.read_text())))
-
-
-def _override(set_: list[str] | None, model: str | None, seed: int | None) -> list[str]:
-    """`--model` and `--seed` as the overrides they are (JSON is YAML, so any text is safe)."""
-    found = list(set_ or [])
-    if model is not None:
-        found.append(f"model.spec={json.dumps(model)}")
-    if seed is not None:
-        found.append(f"seed={seed}")
-    return found
+        console.print_json(metrics.read_text(encoding="utf-8"))
 
 
 SetOption = Annotated[
@@ -172,33 +205,36 @@ def run(
     ] = None,
 ) -> None:
     """Run a scenario of any world to the end (or resume a stopped run); say where it went."""
-    from simulacra.experiments import ScenarioError, load_scenario
-    from simulacra.experiments import resume as resume_run
-    from simulacra.experiments import run as run_scenario
+    from simulacra import api
+    from simulacra.experiments import TooManyFallbacks
 
     if (scenario is None) == (resume is None):
-        raise _fail("give either a SCENARIO file or --resume RUN")
+        raise UserError("give either a SCENARIO file or --resume RUN")
+    if resume is not None and (set_ or model is not None or seed is not None):
+        raise UserError(
+            "--set, --model and --seed do not apply to --resume: a run continues with the "
+            "configuration it started with"
+        )
     try:
         if resume is not None:
-            run_dir = resume_run(resume)
+            done = api.resume(resume)
         else:
             assert scenario is not None
-            run_dir = run_scenario(load_scenario(scenario, _override(set_, model, seed)))
-    except ScenarioError as exc:
-        raise _fail(str(exc)) from exc
-    except (FileNotFoundError, ValueError) as exc:
-        raise _fail(str(exc)) from exc
-    _print_outputs(run_dir)
+            done = api.run(scenario, set=set_, model=model, seed=seed)
+    except TooManyFallbacks as exc:
+        _print_outputs(exc.run_dir.path)
+        raise
+    _print_outputs(done.path)
 
 
-def _print_outputs(run_dir: RunDir) -> None:
-    console.print(f"[bold green]run finished:[/] {run_dir.path}")
+def _print_outputs(run: Path) -> None:
+    console.print(f"[bold green]run finished:[/] {escape(str(run))}")
     for name in ("report.html", "viewer.html", "metrics.json", "events.jsonl"):
-        path = run_dir.path / name
+        path = run / name
         if path.exists():
-            console.print(f"  {name:13} {path}")
-    console.print(f"  inspect it:    simulacra inspect {run_dir.path}")
-    console.print(f"  watch it:      simulacra view {run_dir.path}")
+            console.print(f"  {name:13} {escape(str(path))}")
+    console.print(f"  inspect it:    simulacra inspect {escape(str(run))}")
+    console.print(f"  watch it:      simulacra view {escape(str(run))}")
 
 
 @app.command()
@@ -212,7 +248,7 @@ def sweep(
         str | None, typer.Option(help="local (process pool) or ray; default the scenario's")
     ] = None,
     workers: Annotated[
-        int | None, typer.Option(help="parallel runs (default: the scenario's)")
+        int | None, typer.Option(min=1, help="parallel runs (default: the scenario's)")
     ] = None,
     resume: Annotated[
         Path | None,
@@ -220,50 +256,51 @@ def sweep(
     ] = None,
 ) -> None:
     """Run every variant x model x replicate of a scenario; write results.csv and a report."""
-    from simulacra.experiments import ScenarioError
-    from simulacra.experiments.sweep import resume_sweep, run_sweep
+    from simulacra import api
 
-    if executor not in (None, "local", "ray"):
-        raise _fail(f"--executor: expected local or ray, got {executor!r}")
-    if (scenario is None) == (resume is None):
-        raise _fail("give either a SCENARIO file or --resume SWEEP")
-    if resume is not None and (set_ or model):
-        raise _fail("--resume finishes a sweep as it was planned; it takes no --set or --model")
-    chosen: Literal["local", "ray"] | None = (
-        "ray" if executor == "ray" else "local" if executor else None
-    )
-    try:
-        if resume is not None:
-            out = resume_sweep(resume, executor=chosen, workers=workers)
-        else:
-            assert scenario is not None
-            out = run_sweep(
-                scenario, _override(set_, model, None), executor=chosen, workers=workers
+    if resume is not None:
+        if scenario is not None or set_ or model:
+            raise UserError(
+                "--resume finishes a sweep as it was planned; give no SCENARIO, --set or --model"
             )
-    except (ScenarioError, FileNotFoundError, ValueError, RuntimeError) as exc:
-        raise _fail(str(exc)) from exc
-    console.print(f"[bold green]sweep finished:[/] {out}")
+        out = api.resume_sweep(resume, executor=executor, workers=workers).path
+    elif scenario is not None:
+        out = api.sweep(scenario, set=set_, model=model, executor=executor, workers=workers).path
+    else:
+        raise UserError("give either a SCENARIO file or --resume SWEEP")
+    console.print(f"[bold green]sweep finished:[/] {escape(str(out))}")
     for name in ("results.csv", "summary.md", "report.html"):
         if (out / name).exists():
-            console.print(f"  {name:13} {out / name}")
+            console.print(f"  {name:13} {escape(str(out / name))}")
 
 
 @app.command()
 def view(
     run: Annotated[Path, typer.Argument(help="a run directory")],
-    port: Annotated[int, typer.Option(help="port on 127.0.0.1 (0 picks a free one)")] = 0,
+    port: Annotated[
+        int,
+        typer.Option(help="port on 127.0.0.1 (0 picks a free one; a busy one, the next free)"),
+    ] = 0,
+    live: Annotated[
+        bool, typer.Option("--live", help="follow a run while it is written (it may still run)")
+    ] = False,
 ) -> None:
     """Serve a run's viewer and report on 127.0.0.1 until interrupted."""
+    from simulacra.api import open_run
     from simulacra.report import serve_run
 
+    found = open_run(run)
+    if not live and found.status == "running":
+        console.print("this run is still being written: add --live to follow it")
+    server, url = serve_run(found.path, port=port, live=live)
+    bound = server.server_address[1]
     try:
-        RunDir.open(run)
-        server, url = serve_run(run, port=port)
-    except (FileNotFoundError, ValueError) as exc:
-        raise _fail(str(exc)) from exc
-    console.print(f"viewer: [bold]{url}[/]   report: {url.rsplit('/', 1)[0]}/report.html")
-    console.print("press Ctrl+C to stop")
-    try:
+        if port and bound != port:
+            console.print(f"port {port} is in use; serving on port {bound} instead")
+        console.print(f"viewer: [bold]{url}[/]   report: {url.rsplit('/', 1)[0]}/report.html")
+        if live:
+            console.print("live: the viewer follows the run as it writes each tick")
+        console.print("press Ctrl+C to stop")
         while True:
             time.sleep(3600)
     except KeyboardInterrupt:
@@ -274,23 +311,124 @@ def view(
 
 
 @app.command()
+def export(
+    path: Annotated[Path, typer.Argument(help="a run or a sweep directory")],
+    to: Annotated[str, typer.Option(help="the format: parquet")] = "parquet",
+    out: Annotated[
+        Path | None, typer.Option(help="the folder to write (default: <run or sweep>/tables)")
+    ] = None,
+) -> None:
+    """Write a run's or a sweep's tables (events, agents, memories, retrievals, calls,
+    metrics; a sweep's runs too) as Parquet files."""
+    from simulacra import api
+
+    if to != "parquet":
+        raise UserError(f"--to {to}: unknown format; the one format is parquet")
+    found = api.open_sweep(path) if (path / "sweep.json").is_file() else api.open_run(path)
+    folder = found.export(out)
+    console.print(f"[bold green]tables written:[/] {escape(str(folder))}")
+    for file in sorted(folder.glob("*.parquet")):
+        console.print(f"  {escape(file.name)}")
+    for sub in sorted(p for p in folder.iterdir() if p.is_dir()):
+        console.print(f"  {escape(sub.name)}/ ({len(list(sub.glob('*.parquet')))} runs)")
+
+
+@app.command()
 def interview(
     run: Annotated[Path, typer.Argument(help="a run directory (of any world that keeps memory)")],
     agent: Annotated[str, typer.Argument(help="the agent's id, e.g. marta_okafor")],
     question: Annotated[str, typer.Argument(help="what to ask")],
+    model: Annotated[
+        str | None,
+        typer.Option(help="answer with this model spec instead of the run's (when it is gone)"),
+    ] = None,
 ) -> None:
     """Ask an agent a question; it answers from its saved memory and names what it used."""
-    from simulacra.experiments import ScenarioError
-    from simulacra.experiments import interview as interview_agent
+    from simulacra.api import open_run
 
-    try:
-        answer = interview_agent(run, agent, question)
-    except (FileNotFoundError, KeyError, ValueError, ScenarioError) as exc:
-        raise _fail(str(exc).strip('"')) from exc
-    console.print(f"[bold]{agent}:[/] {answer.answer}")
+    answer = open_run(run).interview(agent, question, model=model)
+    console.print(f"[bold]{escape(agent)}:[/] {escape(answer.answer)}")
     if answer.fallback:
         console.print("[yellow](the model failed; this is the declared fallback answer)[/]")
-    console.print(f"memories used: {', '.join(answer.memory_ids) or '(none)'}")
+    console.print(f"memories used: {escape(', '.join(answer.memory_ids)) or '(none)'}")
+
+
+class _Bars:
+    """Rich progress bars for the stages of an evaluation."""
+
+    def __init__(self, progress: Any) -> None:
+        self.progress = progress
+        self.task: Any = None
+
+    def start(self, stage: str, total: int) -> None:
+        if self.task is not None:
+            self.progress.update(self.task, completed=self.progress.tasks[-1].total)
+        self.task = self.progress.add_task(stage, total=total)
+
+    def advance(self) -> None:
+        self.progress.advance(self.task)
+
+
+@app.command()
+def evaluate(
+    run: Annotated[Path, typer.Argument(help="a finished run directory")],
+    set_: SetOption = None,
+    rating_page: Annotated[
+        bool, typer.Option("--rating-page", help="write rating.html, where a person ranks answers")
+    ] = False,
+    ratings: Annotated[
+        Path | None,
+        typer.Option(help="a person's rankings saved from rating.html, merged into eval.json"),
+    ] = None,
+) -> None:
+    """Interview every agent under each ablation, rank the answers, rate them with TrueSkill,
+    and measure acquaintance, diffusion and coordination; write eval.json and the report."""
+    from rich.progress import Progress
+
+    from simulacra.experiments import ScenarioError
+    from simulacra.experiments.evaluate import evaluate as evaluate_run
+    from simulacra.experiments.evaluate import merge_ratings, write_rating_page
+    from simulacra.report import build_outputs
+
+    try:
+        if ratings is not None:
+            out = merge_ratings(run, ratings)
+        else:
+            with Progress(console=console, transient=True) as bars:
+                out = evaluate_run(run, set_ or [], steps=_Bars(bars))
+        if rating_page:
+            console.print(f"  rating page:  {write_rating_page(out.parent)}")
+        build_outputs(out.parent)
+    except ScenarioError:
+        raise
+    except (FileNotFoundError, KeyError, ValueError) as exc:
+        raise UserError(str(exc).strip('"')) from exc
+    _print_evaluation(out)
+
+
+def _print_evaluation(out: Path) -> None:
+    found = json.loads(out.read_text(encoding="utf-8"))
+    published = found["published"]["trueskill_mu"]
+    for source, rows in found["ratings"].items():
+        table = Table(title=f"believability (TrueSkill, rankings by {source})")
+        for head in ("condition", "mu", "sigma", "95% interval", "source's mu"):
+            table.add_column(head)
+        for row in rows:
+            low, high = row["low"], row["high"]
+            interval = f"{low:.1f} to {high:.1f}" if low is not None else "-"
+            paper = published.get(row["condition"])
+            table.add_row(
+                row["condition"],
+                f"{row['mu']:.1f}",
+                f"{row['sigma']:.2f}",
+                interval,
+                "-" if paper is None else f"{paper:.1f}",
+            )
+        console.print(table)
+    if found.get("scripted"):
+        console.print("[yellow]scripted model: the figures test the pipeline, not a model[/]")
+    console.print(f"[bold green]evaluation written:[/] {out}")
+    console.print(f"  report:        {out.parent / 'report.html'}")
 
 
 @app.command()
@@ -301,14 +439,30 @@ def frames(
     """Draw a run's PNG frames from its log; with --video, join them into one file."""
     from simulacra.report import assemble_video, render_frames
 
-    try:
-        run_dir = RunDir.open(run)
-        drawn = render_frames(run_dir)
-        console.print(f"{len(drawn)} frames in {run_dir.path / 'frames'}")
-        if video:
-            console.print(f"video: {assemble_video(run_dir.path)}")
-    except (FileNotFoundError, ValueError) as exc:
-        raise _fail(str(exc)) from exc
+    run_dir = RunDir.open(run)
+    drawn = render_frames(run_dir)
+    console.print(f"{len(drawn)} frames in {escape(str(run_dir.path / 'frames'))}")
+    if video:
+        console.print(f"video: {escape(str(assemble_video(run_dir.path)))}")
+
+
+@app.command()
+def diff(
+    run_a: Annotated[Path, typer.Argument(help="a run directory")],
+    run_b: Annotated[Path, typer.Argument(help="another run directory")],
+) -> None:
+    """Compare two runs' events and metrics, wall-clock fields, latencies and byte offsets
+    aside; print the first difference (exit 1) or that they agree (exit 0)."""
+    first, second = RunDir.open(run_a), RunDir.open(run_b)
+    found = compare_runs(first.path, second.path)
+    if found.difference is None:
+        console.print(
+            f"[bold green]same:[/] {found.events} events and metrics.json agree "
+            "(wall-clock fields, latencies and byte offsets aside)"
+        )
+        return
+    console.print(f"[bold yellow]differ[/] at {escape(str(found.difference))}")
+    raise typer.Exit(code=1)
 
 
 @scenario_app.command("schema")
@@ -325,18 +479,15 @@ def scenario_check(
     set_: SetOption = None,
 ) -> None:
     """Validate a scenario (and its --set overrides) without loading a model or running it."""
-    from simulacra.experiments import ScenarioError, load_scenario
+    from simulacra.experiments import load_scenario
     from simulacra.experiments.kinds import kind_of
 
-    try:
-        valid = load_scenario(scenario, set_)
-    except ScenarioError as exc:
-        raise _fail(str(exc)) from exc
+    valid = load_scenario(scenario, set_)
     kind = kind_of(valid)
     console.print(
-        f"[bold green]valid:[/] {valid.name}: world {valid.world.kind}, "
+        f"[bold green]valid:[/] {escape(valid.name)}: world {valid.world.kind}, "
         f"{len(kind.roster(valid))} agents ({kind.mind(valid)}), "
-        f"{len(valid.clock.calendar().times())} ticks, model {valid.model.spec}"
+        f"{len(valid.clock.calendar().times())} ticks, model {escape(valid.model.spec)}"
     )
 
 

@@ -20,11 +20,18 @@ SMALL = {
         "clock.duration=3h",
         "agents.count=3",
         'interviews.times=["09:00"]',
+        "world.attendance=null",
     ],
-    "hazard": ["clock.ticks=4", "memory.mode=stream", "memory.embedder=hashing"],
+    "hazard": [
+        "clock.ticks=4",
+        "world.fires.1.start_step=4",
+        "memory.mode=stream",
+        "memory.embedder=hashing",
+    ],
     "commute": [
         "memory.embedder=hashing",
         "clock.ticks=6",
+        "world.city.taxi_strikes.0.days=[4, 5]",
         "agents.mix={student: 2, factory_worker: 2}",
     ],
 }
@@ -167,7 +174,11 @@ def test_every_command_works_on_every_world(name, in_tmp):
 def test_a_grid_agent_with_bounded_memory_says_it_cannot_be_interviewed(in_tmp):
     result = runner.invoke(
         app,
-        ["run", str(SCENARIOS / "hazard.yaml"), "--model", "scripted", "--set", "clock.ticks=1"],
+        [
+            "run",
+            str(SCENARIOS / "hazard.yaml"),
+            *("--model", "scripted", "--set", "clock.ticks=1", "--set", "world.fires=[]"),
+        ],
     )
     assert result.exit_code == 0, result.output
     answer = runner.invoke(app, ["interview", str(_run_dir(result.output)), "0", "Hello?"])
@@ -194,5 +205,5 @@ def test_every_world_sweeps(name, in_tmp):
     assert result.exit_code == 0, result.output
     out = Path(result.output.split("sweep finished:", 1)[1].split()[0])
     rows = (out / "results.csv").read_text().splitlines()
-    assert len(rows) == 1 + 2 * (3 if name == "commute" else 2)
+    assert len(rows) == 1 + 2 * (5 if name == "commute" else 2)  # commute: A1, B1, Full, logit, 40%
     assert (out / "report.html").exists() and (out / "summary.md").exists()

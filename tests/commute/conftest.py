@@ -5,10 +5,9 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
-from typing import Any
 
 from simulacra.experiments import Scenario, load_scenario
-from simulacra.runlog import RunDir, read_events
+from simulacra.runlog import RunDir
 
 SCENARIO = Path(__file__).parents[2] / "scenarios" / "commute.yaml"
 # One agent of each of the four profiles.
@@ -18,21 +17,13 @@ ONE_EACH = (
 # The scripted model, and an embedder that needs no model files (the commuter's stream is
 # only embedded when an interview retrieves from it).
 OFFLINE = ("model.spec=scripted", "memory.embedder=hashing")
+# For runs shorter than the shipped strike (days 11-15), which would never reach it.
+NO_STRIKE = "world.city.taxi_strikes=[]"
 
 
 def commute(*overrides: str) -> Scenario:
     """The shipped scenario, offline, with `overrides`."""
     return load_scenario(SCENARIO, [*OFFLINE, *overrides])
-
-
-def comparable(path: Path) -> list[tuple[Any, ...]]:
-    """The log without wall-clock fields (wall, latency_s, and the byte offsets of checkpoints,
-    which count the bytes those fields take): what two equal runs must share."""
-    rows = []
-    for e in read_events(path):
-        data = {k: v for k, v in e.data.items() if k not in ("latency_s", "offset")}
-        rows.append((e.seq, e.t, e.kind, e.agent, json.dumps(data, sort_keys=True)))
-    return rows
 
 
 _KILLER = textwrap.dedent(

@@ -9,8 +9,10 @@ import re
 from collections import Counter
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
+from tests.runs import same
 
 from simulacra.core import parse_hhmm
 from simulacra.embed import HashingEmbedder
@@ -28,11 +30,12 @@ from simulacra.mind.commuter import (
     prompts,
     random_week,
     script_commuters,
+    scripted,
 )
 from simulacra.runlog import EventWriter, RunDir, read_events
 from simulacra.worlds.commute import City, CommuteConfig, CommuteWorld
 
-from .conftest import ONE_EACH, SCENARIO, commute, comparable
+from .conftest import NO_STRIKE, ONE_EACH, SCENARIO, commute
 
 MONDAY = datetime(2025, 1, 6, 6, 0)
 _LESSON = re.compile(r"^Week 1: Best this week: keep (bus|taxi|walk) at (\d\d:\d\d)\.$")
@@ -41,7 +44,7 @@ _LESSON = re.compile(r"^Week 1: Best this week: keep (bus|taxi|walk) at (\d\d:\d
 @pytest.fixture
 def small() -> Scenario:
     """The shipped scenario with one agent per profile and one week plus one day."""
-    return commute(ONE_EACH, "clock.ticks=6")
+    return commute(ONE_EACH, "clock.ticks=6", NO_STRIKE)
 
 
 def city_of(scenario: Scenario) -> CommuteConfig:
@@ -49,14 +52,16 @@ def city_of(scenario: Scenario) -> CommuteConfig:
     return scenario.world
 
 
-def agent_for(scenario: Scenario, model: ScriptedModel, variant: str = "Full") -> CommuterAgent:
+def agent_for(
+    scenario: Scenario, model: ScriptedModel, variant: str = "Full", merge_every: int = 4
+) -> CommuterAgent:
     """The administrative worker, with its own in-memory memory stream."""
     profiles = {n: Profile.model_validate(raw) for n, raw in scenario.agents.profiles.items()}
-    person = build_population(profiles, scenario.agents.mix)[1]
+    person = build_population(profiles, scenario.agents.mix, scenario.seed)[1]
     assert person.profile_name == "administrative_worker"
     models = plan_models(person.profile, City(city_of(scenario).city).window)
     memory = MemoryStream(person.id, HashingEmbedder())
-    return CommuterAgent(person, models, variant, 7, model, memory)
+    return CommuterAgent(person, models, variant, 7, model, memory, merge_every=merge_every)
 
 
 def engine_for(agent: CommuterAgent, scenario: Scenario, tmp_path: Path) -> Engine:
@@ -81,7 +86,7 @@ async def test_stm_grows_daily_is_cleared_weekly_and_ltm_gains_an_abstraction(
     # Monday to Thursday each reflect on the day before; Friday reflects on itself, abstracts
     # the week and clears short-term memory.
     assert sizes == [0, 1, 2, 3, 0]
-    [lesson] = agent.patterns
+    [(_, lesson)] = agent.patterns
     assert _LESSON.match(lesson), lesson
     assert model.ledger.total.fallbacks == 0
     assert {p: t.calls for p, t in model.ledger.by_purpose.items()} == {
@@ -112,11 +117,62 @@ async def test_episodes_and_the_weekly_pattern_land_in_the_memory_stream(
     assert all("Reflection: " in r.text for r in episodes)
     assert [r.meta["day"] for r in episodes] == [1, 2, 3, 4, 5]
     # The pattern is the week's lesson and cites that week's episodes as its evidence.
-    assert pattern.text == agent.patterns[0]
+    assert (pattern.id, pattern.text) == agent.patterns[0]
     assert pattern.evidence_ids == tuple(r.id for r in episodes)
     assert all(r.id.startswith(f"{agent.id}-") for r in records)
     # Invalidating an episode invalidates what was learnt from it.
     assert agent.memory.invalidate(episodes[2].id, "a wrong record") == [pattern.id]
+
+
+async def test_the_reflection_reads_the_outcome_with_its_satisfaction(
+    small: Scenario, tmp_path: Path
+) -> None:
+    model = script_commuters(load_model("scripted"))
+    seen: list[str] = []
+
+    def reflect(request: Request) -> dict[str, str]:
+        seen.append(request.messages[-1].content)
+        return {"summary": "Fine."}
+
+    model.on("commute.reflect", reflect)
+    agent = agent_for(small, model)
+    engine = engine_for(agent, small, tmp_path)
+    for _ in range(2):
+        await engine.step()
+    [prompt] = seen
+    found = re.search(r"satisfaction (\d\.\d\d) of 1 \(time [\d.]+, cost [\d.]+, comfort", prompt)
+    assert found is not None, prompt
+    # The identity it reflects as is its own: age, income and weights drawn for it.
+    who = agent.commuter.person
+    assert f"{who.age}, {who.gender}" in prompt and f"income {who.income_eur} EUR" in prompt
+
+
+async def test_the_weekly_lessons_are_merged_and_the_merge_cites_them(
+    small: Scenario, tmp_path: Path
+) -> None:
+    model = script_commuters(load_model("scripted"))
+    plans: list[str] = []
+
+    def plan(request: Request) -> Any:
+        plans.append(request.messages[-1].content)
+        return scripted.weekly(request)
+
+    model.on("commute.weekly", plan)
+    eleven_days = commute(ONE_EACH, "clock.ticks=11", NO_STRIKE)
+    agent = agent_for(eleven_days, model, merge_every=2)
+    engine = engine_for(agent, eleven_days, tmp_path)
+    for _ in range(11):
+        await engine.step()
+    assert model.ledger.by_purpose["commute.merge"].calls == 1
+    patterns = [r for r in agent.memory.recent(30) if r.kind == "pattern"]
+    week1, week2, merged, _ = patterns  # the run's last day closes week 3 early
+    assert merged.evidence_ids == (week1.id, week2.id) and merged.meta["merges"] == 2
+    assert merged.text.startswith("Weeks 1-2: Across the weeks: keep ")
+    # The third week is planned from the merged lesson, in place of the two weeks it merged.
+    assert f"Lessons from past weeks:\n{merged.text}\n" in plans[2]
+    assert "Week 1:" in plans[1] and "Week 1:" not in plans[2]
+    # Invalidating an episode takes down its week's lesson and the merge above it.
+    assert set(agent.memory.invalidate(week1.evidence_ids[0], "wrong")) == {week1.id, merged.id}
 
 
 async def test_the_a1_commuter_keeps_no_memory_and_b1_keeps_no_pattern(
@@ -150,10 +206,10 @@ async def test_weekly_fallback_is_a_random_valid_plan_after_three_failures(
     assert decision.fallback and len(attempts) == 3
     assert model.ledger.by_purpose["commute.weekly"].fallbacks == 1
     profile = agent.profile
-    deadline = parse_hhmm(profile.deadline)
+    earliest, latest = (parse_hhmm(t) for t in profile.habit)  # its preferred departures
     for plan in agent.week:
         assert plan.mode in profile.allowed_modes and plan.destination == profile.destination
-        assert deadline - 90 <= plan.departure_min <= deadline - 20
+        assert earliest <= plan.departure_min <= latest and plan.departure_min % 5 == 0
     again = random_week(agent.models, profile, random.Random(1))
     assert type(again) is agent.models.week
 
@@ -205,6 +261,7 @@ def test_run_is_deterministic_and_variants_call_the_model_as_designed(tmp_path: 
         scenario = commute(
             ONE_EACH,
             "clock.ticks=5",
+            NO_STRIKE,
             f"ablation={variant}",
             f"output.root={root}",
             "output.report=false",
@@ -219,7 +276,7 @@ def test_run_is_deterministic_and_variants_call_the_model_as_designed(tmp_path: 
         "Full": pytest.approx(12 / 5),
     }
     again = week("Full", tmp_path / "again")
-    assert comparable(again.events_path) == comparable(runs["Full"].events_path)
+    assert same(again, runs["Full"])
     for variant, done in runs.items():
         metrics = json.loads((done.path / "metrics.json").read_text())
         assert metrics["punctuality"]["table"]["trips"] == 20, variant
@@ -237,7 +294,7 @@ def test_run_is_deterministic_and_variants_call_the_model_as_designed(tmp_path: 
 def test_the_shipped_scenario_has_the_source_population() -> None:
     scenario = load_scenario(SCENARIO)
     profiles = {n: Profile.model_validate(raw) for n, raw in scenario.agents.profiles.items()}
-    people = build_population(profiles, scenario.agents.mix)
+    people = build_population(profiles, scenario.agents.mix, scenario.seed)
     assert len(people) == 320 and len(scenario.clock.calendar().times()) == 20
     distances = {p.profile_name: p.profile.distance_km for p in people}
     assert distances == {

@@ -9,10 +9,12 @@ import re
 import shutil
 from collections import Counter, defaultdict
 from datetime import timedelta
+from html import escape
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.runs import latest_checkpoint, same
 
 from simulacra.experiments import ScenarioError, load_scenario, resume, run
 from simulacra.experiments.measures import budget, fallbacks
@@ -20,7 +22,7 @@ from simulacra.llm import CACHE_FILE
 from simulacra.report import build_outputs
 from simulacra.runlog import Event, RunDir, read_events
 
-from .conftest import OFFLINE, SCENARIO, commute, comparable, run_killed
+from .conftest import NO_STRIKE, OFFLINE, SCENARIO, commute, run_killed
 
 # 2 agents of each profile x 10 days, the strike on days 6-8.
 TINY = [
@@ -60,7 +62,7 @@ def test_a_run_directory_holds_config_run_info_events_and_metrics(tiny_run: RunD
     assert (start["ablation"], start["mind"], start["model"]) == ("Full", "commuter", "scripted")
     config = tiny_run.config()
     assert config["clock"]["ticks"] == 10 and config["model"]["spec"] == "scripted"
-    assert (config["ablation"], config["world"]["executor"]) == ("Full", "builtin")
+    assert (config["ablation"], config["world"]["executor"]) == (None, "builtin")  # default: Full
     assert "student" in config["agents"]["profiles"]  # resolved: profiles inlined
     for name in ("events.jsonl", "metrics.json", "memory.sqlite"):
         assert (tiny_run.path / name).is_file(), name
@@ -68,7 +70,7 @@ def test_a_run_directory_holds_config_run_info_events_and_metrics(tiny_run: RunD
 
 
 def test_a_run_writes_its_report_and_viewer(tmp_path: Path) -> None:
-    scenario = commute(*TINY, "clock.ticks=1", f"output.root={tmp_path}")
+    scenario = commute(*TINY, "clock.ticks=1", NO_STRIKE, f"output.root={tmp_path}")
     assert scenario.output.report
     done = run(scenario, progress=False)
     assert done.info()["status"] == "completed"
@@ -190,17 +192,28 @@ def embedded_svgs(page: str) -> list[str]:
     return [base64.b64decode(uri).decode() for uri in _SVG_URI.findall(page)]
 
 
-def test_the_report_embeds_the_table_and_both_figures(tiny_run: RunDir, tmp_path: Path) -> None:
+def test_the_report_embeds_the_table_the_figures_and_the_weekly_trace(
+    tiny_run: RunDir, tmp_path: Path
+) -> None:
     run_dir = RunDir(Path(shutil.copytree(tiny_run.path, tmp_path / "run")))
     page = build_outputs(run_dir.path)["report"].read_text()
     figures = embedded_svgs(page)
-    assert len(figures) == 2  # the modal split and the taxi wait
+    # Modal split, taxi wait, modes and wait per profile, origins, one profile's day.
+    assert len(figures) == 5
     for svg in figures:
         assert svg.startswith("<?xml") and "<svg" in svg
-    assert "Punctuality (Table 5 of the source)" in page
-    assert "Modal split per profile per day (Figure 6 of the source)" in page
-    assert "Mean taxi wait per day (Figure 7 of the source)" in page
+    for title in (
+        "Punctuality (Table 5 of the source)",
+        "Modal share and satisfaction",
+        "Modal split per profile per day (Figure 6 of the source)",
+        "Modes and taxi wait per profile under the strike (Figure 7 of the source)",
+        "Origins and destinations on the corridor (Figure 4 of the source)",
+        "Student trips on day 10 (Figure 5 of the source)",  # day 14, or the last of 10
+        "Weekly trace of administrative_worker_001 (Appendix B of the source)",
+    ):
+        assert escape(title) in page, title
     assert "Taxi strike: days 6-8" in page
+    assert "<h3>Week 2</h3>" in page and "<b>Lesson:</b> Best this week: keep" in page
 
 
 def test_the_report_does_not_embed_a_file_that_metrics_name(
@@ -215,11 +228,13 @@ def test_the_report_does_not_embed_a_file_that_metrics_name(
     page = build_outputs(run_dir.path)["report"].read_text()
     assert "secret-0451" not in page and secret not in embedded_svgs(page)
     assert base64.b64encode(secret.encode()).decode() not in page
-    assert len(embedded_svgs(page)) == 2
+    assert len(embedded_svgs(page)) == 3  # Figures 4 and 5 read `figures`, now unreadable
 
 
 def test_ablation_and_seed_override_the_scenario(tmp_path: Path) -> None:
-    scenario = load_scenario(SCENARIO, tiny(tmp_path, "ablation=A1", "seed=5", "clock.ticks=5"))
+    scenario = load_scenario(
+        SCENARIO, tiny(tmp_path, "ablation=A1", "seed=5", "clock.ticks=5", NO_STRIKE)
+    )
     done = run(scenario, progress=False)
     info = done.info()
     assert info["seed"] == 5 and events(done, "run")[0].data["ablation"] == "A1"
@@ -240,10 +255,10 @@ def test_a_run_killed_with_sigkill_resumes_to_the_same_log(
     # Checkpoints every 5 days: killed after day 7, it resumes from the end of day 5.
     killed = run_killed(SCENARIO, tiny(tmp_path), 7, tmp_path)
     assert killed.info()["status"] == "running"
-    state = json.loads((killed.path / "checkpoint" / "state.json").read_text())
+    state = latest_checkpoint(killed)
     assert state["step"] == 5
     assert (killed.path / "checkpoint" / state["memory"]).exists()
     resumed = resume(killed.path, progress=False)
     assert resumed.info()["status"] == "completed"
-    assert comparable(resumed.events_path) == comparable(tiny_run.events_path)
+    assert same(resumed, tiny_run)
     assert resumed.info()["summary"] == tiny_run.info()["summary"]

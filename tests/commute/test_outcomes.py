@@ -74,30 +74,51 @@ def test_a_full_bus_leaves_riders_for_the_next_run() -> None:
 
 
 def test_taxi_goes_to_the_nearest_free_taxi() -> None:
-    # riverside (0.4 km) is next to stand 2 at 0.390625 km: 1 min dispatch + 0.0094 km drive.
+    # riverside (0.4 km) is next to stand 2 at 0.390625 km: 1 min dispatch, then the drive in
+    # from the rank off the corridor and 0.0094 km along it.
+    rank = CITY.config.taxi.rank_km
     [out] = BuiltinExecutor(CITY).execute_day(
         1, [trip("t", "taxi", "07:30", "riverside", "industrial_estate", "08:00")]
     )
-    assert out.wait_min == approx(1.0 + abs(0.4 - CITY.taxi_stand(2)) / 25 * 60)
+    assert out.wait_min == approx(1.0 + (rank + abs(0.4 - CITY.taxi_stand(2))) / 25 * 60)
     assert out.in_vehicle_min == approx(8.6 / 25 * 60)
     assert out.cost_eur == approx(4.00 + 1.15 * 8.6, abs=0.01)
 
 
 def test_taxi_queue_under_the_strike() -> None:
     # One taxi in service: the second rider waits for the first drop-off and the drive back.
-    city = City(CityConfig(taxi=TaxiFleet(size=5), taxi_strikes=(TaxiStrike(days=(3,)),)))
+    fleet = TaxiFleet(size=5, rank_km=0.5)
+    city = City(CityConfig(taxi=fleet, taxi_strikes=(TaxiStrike(days=(3,)),)))
     assert len(city.taxis_in_service(3)) == 1 and len(city.taxis_in_service(2)) == 5
     riders = [trip(f"t{i}", "taxi", "07:00", "west_end", "city_centre") for i in range(2)]
     first, second = BuiltinExecutor(city).execute_day(3, riders)
-    stand = city.taxi_stand(0)  # 1.0 km
+    stand = city.taxi_stand(0)  # 1.0 km along, 0.5 km off the corridor
     leg = lambda km: km / 25 * 60  # noqa: E731
-    assert first.wait_min == approx(1.0 + leg(abs(1.5 - stand)))
+    assert first.wait_min == approx(1.0 + leg(0.5 + abs(1.5 - stand)))
     first_drop = parse_hhmm("07:00") + first.wait_min + leg(4.0)
     assert first.arrival_min == approx(first_drop)
     assert second.wait_min == approx(first_drop - parse_hhmm("07:00") + 1.0 + leg(4.0))
     assert "queued" in second.note
     normal = BuiltinExecutor(city).execute_day(2, riders)
-    assert normal[1].wait_min < 5
+    assert normal[1].wait_min < 1.0 + leg(0.5 + 2.5)  # a second taxi, from its own rank
+
+
+def test_a_free_taxi_heads_back_to_its_rank_and_is_caught_on_the_way() -> None:
+    # One taxi, ranked 2 km off the corridor at 1 km; it drops a rider at city_centre at
+    # 07:14.6 and drives back. A request from city_centre 6 minutes later (2.5 km driven back,
+    # all of it along the corridor) is served from where the taxi is then.
+    city = City(CityConfig(taxi=TaxiFleet(size=1, rank_km=2.0)))
+    leg = lambda km: km / 25 * 60  # noqa: E731
+    first = trip("a", "taxi", "07:00", "west_end", "city_centre")
+    [out] = BuiltinExecutor(city).execute_day(1, [first])
+    dropped = out.arrival_min
+    assert dropped is not None
+    later = trip("b", "taxi", "07:00", "city_centre", "hospital")
+    later = Trip("b", "taxi", dropped + 6.0, "city_centre", "hospital", later.deadline_min)
+    _, second = BuiltinExecutor(city).execute_day(1, [first, later])
+    assert second.wait_min == approx(1.0 + leg(6.0 / 60 * 25))
+    # Waiting for it at its rank instead would have cost the drive from there.
+    assert second.wait_min < 1.0 + leg(2.0 + 4.5)
 
 
 def test_trip_past_the_window_is_incomplete() -> None:

@@ -1,5 +1,6 @@
 """The commute sweep: variants x replicates on a process pool (or Ray), results.csv, the
-summaries with confidence intervals over replicates, and the sweep report."""
+summaries with confidence intervals over replicates, the paired differences from a reference
+(here the logit baseline), and the sweep report."""
 
 from __future__ import annotations
 
@@ -14,9 +15,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from simulacra.experiments import ScenarioError
+from simulacra.experiments import ScenarioError, load_scenario
 from simulacra.experiments.stats import mean_ci, t_quantile
-from simulacra.experiments.sweep import SweepError, run_sweep
+from simulacra.experiments.sweep import SweepError, run_sweep, variants
 from simulacra.runlog import read_events
 
 from .conftest import OFFLINE, SCENARIO
@@ -29,9 +30,11 @@ TINY = [
     "world.city.taxi_strikes=[{days: [3, 4], out_of_service: 0.8}]",
     "sweep.replicates=2",
     "sweep.seed=10",
+    "sweep.variants={logit: {agents.mind: logit}}",  # the ablation and the baseline
+    "sweep.reference=logit",
     "output.report=false",  # each run's own report; the sweep's report is written regardless
 ]
-VARIANTS = ("A1", "B1", "Full")
+VARIANTS = ("logit", "A1", "B1", "Full")
 SHARES = ("early", "late", "on_time", "incomplete")
 RAY = importlib.util.find_spec("ray") is not None
 
@@ -51,6 +54,7 @@ def test_results_csv_has_one_row_per_variant_and_replicate(sweep: Path) -> None:
         "model",
         "replicate",
         "seed",
+        "bus_share",
         "calls_per_agent_tick",
         "completion",
         "early",
@@ -58,6 +62,11 @@ def test_results_csv_has_one_row_per_variant_and_replicate(sweep: Path) -> None:
         "incomplete",
         "late",
         "on_time",
+        "satisfaction",
+        "taxi_share",
+        "taxi_wait_normal_min",
+        "taxi_wait_strike_min",
+        "walk_share",
     )
     assert [(r["variant"], r["model"], r["replicate"], r["seed"]) for r in rows] == [
         (v, "scripted", str(rep), str(seed)) for rep, seed in ((1, 10), (2, 11)) for v in VARIANTS
@@ -66,12 +75,12 @@ def test_results_csv_has_one_row_per_variant_and_replicate(sweep: Path) -> None:
         assert sum(float(row[k]) for k in SHARES) == pytest.approx(100, abs=0.05)
         assert float(row["completion"]) == pytest.approx(100 - float(row["incomplete"]))
     calls = {r["variant"]: float(r["calls_per_agent_tick"]) for r in rows}
-    assert calls == {"A1": 0.2, "B1": 2.0, "Full": 2.4}
+    assert calls == {"logit": 0.0, "A1": 0.2, "B1": 2.0, "Full": 2.4}
 
 
 def test_the_sweep_directory_holds_each_run_and_the_summaries(sweep: Path) -> None:
     runs = sorted(p for p in sweep.iterdir() if (p / "run.json").is_file())
-    assert len(runs) == 6
+    assert len(runs) == 8
     infos = [json.loads((p / "run.json").read_text()) for p in runs]
     assert all(i["status"] == "completed" for i in infos)
     assert sorted((i["variant"], i["replicate"], i["seed"]) for i in infos) == sorted(
@@ -79,15 +88,50 @@ def test_the_sweep_directory_holds_each_run_and_the_summaries(sweep: Path) -> No
     )
     for path, info in zip(runs, infos, strict=True):
         start = next(read_events(path / "events.jsonl", {"run"}))
-        assert (start.data["ablation"], start.data["seed"]) == (info["variant"], info["seed"])
+        if info["variant"] == "logit":
+            assert (start.data["mind"], start.data.get("ablation")) == ("logit", None)
+        else:
+            assert (start.data["ablation"], start.data["seed"]) == (info["variant"], info["seed"])
     summary = json.loads((sweep / "summary.json").read_text())
     assert [row["variant"] for row in summary["rows"]] == list(VARIANTS)
-    full = summary["rows"][2]
+    assert summary["minds"] == {
+        "logit": "logit",
+        "A1": "commuter",
+        "B1": "commuter",
+        "Full": "commuter",
+    }
+    assert [group for group, _ in summary["columns"]] == [
+        "Table 5",
+        "modal split",
+        "taxi wait",
+        "satisfaction",
+        "model",
+    ]
+    full = summary["rows"][3]
     assert full["replicates"] == 2
     late = full["figures"]["late"]
     assert late["low"] <= late["mean"] <= late["high"] and late["n"] == 2
     assert summary["config"]["world"]["city"]["taxi_strikes"][0]["days"] == [3, 4]
-    assert "| Full | scripted | 2 |" in (sweep / "summary.md").read_text()
+    markdown = (sweep / "summary.md").read_text()
+    assert "| Full | scripted | 2 |" in markdown and "## Paired differences from logit" in markdown
+
+
+def test_each_variant_is_compared_with_the_reference_replicate_by_replicate(sweep: Path) -> None:
+    summary = json.loads((sweep / "summary.json").read_text())
+    assert summary["reference"] == "logit"
+    compared = {row["variant"]: row for row in summary["comparison"]}
+    assert set(compared) == {"A1", "B1", "Full"}
+    with (sweep / "results.csv").open() as fh:
+        results = {(r["variant"], r["replicate"]): r for r in csv.DictReader(fh)}
+    for variant, row in compared.items():
+        assert row["against"] == {"variant": "logit", "model": "scripted"} and row["pairs"] == 2
+        late = [
+            float(results[variant, rep]["late"]) - float(results["logit", rep]["late"])
+            for rep in ("1", "2")
+        ]
+        assert row["figures"]["late"]["mean"] == pytest.approx(sum(late) / 2)
+        calls = row["figures"]["calls_per_agent_tick"]
+        assert calls["mean"] == pytest.approx({"A1": 0.2, "B1": 2.0, "Full": 2.4}[variant])
     sweep_info = json.loads((sweep / "sweep.json").read_text())
     assert sweep_info["status"] == "completed" and sweep_info["seeds"] == [10, 11]
 
@@ -97,8 +141,21 @@ def test_the_sweep_report_is_one_file_with_the_table_and_per_variant_figures(
 ) -> None:
     page = (sweep / "report.html").read_text()
     assert escape("The source's Table 5") in page and "taxi strike on days 3, 4" in page
-    assert page.count('src="data:image/svg+xml;base64,') == 6  # 2 figures x 3 variants
+    assert page.count('src="data:image/svg+xml;base64,') == 8  # 2 figures x 4 variants
     assert "<script" not in page and 'src="http' not in page
+    # Baseline and language-model variants in one table, then the differences from logit.
+    assert page.count("baseline: no model") == 1  # logit's row of the results
+    assert "Paired differences from logit" in page and "<th colspan=5>Table 5</th>" in page
+
+
+def test_named_variants_alone_are_the_sweep_and_nothing_at_all_is_one_base_run() -> None:
+    named = load_scenario(
+        SCENARIO,
+        [*OFFLINE, "sweep.vary={}", "sweep.variants={llm: {}, logit: {agents.mind: logit}}"],
+    )
+    assert variants(named) == {"llm": {}, "logit": {"agents.mind": "logit"}}
+    bare = load_scenario(SCENARIO, [*OFFLINE, "sweep.vary={}", "sweep.variants={}"])
+    assert variants(bare) == {"base": {}}
 
 
 def test_a_bad_override_or_variant_is_refused_before_anything_is_created(tmp_path: Path) -> None:
@@ -109,6 +166,12 @@ def test_a_bad_override_or_variant_is_refused_before_anything_is_created(tmp_pat
         run_sweep(SCENARIO, [*TINY, "sweep.vary={ablation: [A1, Z9]}"], root=tmp_path)
     assert refused.value.problems == [
         'scenario.ablation: unknown ablation "Z9"; known ablations: Full, A1, B1'
+    ]
+    with pytest.raises(ScenarioError) as refused:
+        run_sweep(SCENARIO, [*TINY, "sweep.reference=A2"], root=tmp_path, progress=False)
+    assert refused.value.problems == [
+        'scenario.sweep.reference: "A2" is neither a variant nor a model of this sweep; known: '
+        "logit, A1, B1, Full, scripted"
     ]
     assert not any(tmp_path.iterdir())
 
@@ -126,7 +189,7 @@ def test_ray_needs_ray_or_says_how_to_install_it(tmp_path: Path) -> None:
 def test_the_sweep_runs_on_a_local_ray(tmp_path: Path) -> None:
     out = run_sweep(SCENARIO, TINY, executor="ray", workers=2, root=tmp_path, progress=False)
     with (out / "results.csv").open() as fh:
-        assert len(list(csv.DictReader(fh))) == 6
+        assert len(list(csv.DictReader(fh))) == 8
 
 
 def test_t_quantiles_match_the_tables() -> None:

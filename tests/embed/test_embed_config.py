@@ -6,11 +6,11 @@ from collections.abc import Sequence
 
 import numpy as np
 import pytest
-from pydantic import ValidationError
 
 from simulacra.embed import (
     CachedEmbedder,
     EmbedderConfig,
+    EmbedderError,
     HashingEmbedder,
     MiniLMEmbedder,
     Model2VecEmbedder,
@@ -66,7 +66,7 @@ def test_the_default_embedder_is_minilm() -> None:
 
 
 def test_an_unknown_kind_is_refused_with_the_known_kinds() -> None:
-    with pytest.raises(ValidationError, match="'minilm', 'model2vec' or 'hashing'"):
+    with pytest.raises(EmbedderError, match="'bert'; expected one of minilm, model2vec, hashing"):
         default_embedder("bert")
 
 

@@ -7,9 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.runs import latest_checkpoint, same
 
 from simulacra.engine import Progress
-from simulacra.experiments import Scenario, interview, load_scenario, resume
+from simulacra.experiments import InterviewError, Scenario, interview, load_scenario, resume
 from simulacra.experiments import run as run_scenario
 from simulacra.llm import ScriptedModel, load_model
 from simulacra.mind.scripted import sociable
@@ -57,16 +58,6 @@ def run(root: Path, *extra: str, **options: Any) -> RunDir:
     return run_scenario(scenario, model=model(), progress=False, **options)
 
 
-def comparable(path: Path) -> list[tuple[Any, ...]]:
-    """The log without wall-clock fields (wall, latency_s, and the byte offsets of checkpoints,
-    which count the bytes those fields take): what two equal runs must share."""
-    rows = []
-    for e in read_events(path):
-        data = {k: v for k, v in e.data.items() if k not in ("latency_s", "offset")}
-        rows.append((e.seq, e.t, e.kind, e.agent, json.dumps(data, sort_keys=True)))
-    return rows
-
-
 def events(run_dir: RunDir, kind: str) -> list[Event]:
     return list(read_events(run_dir.events_path, {kind}))
 
@@ -94,7 +85,7 @@ def test_two_runs_with_the_same_seed_write_identical_logs(
     reference: RunDir, tmp_path: Path
 ) -> None:
     again = run(tmp_path)
-    assert comparable(again.events_path) == comparable(reference.events_path)
+    assert same(again, reference)
 
 
 def test_interventions_fire_at_their_time(reference: RunDir) -> None:
@@ -199,12 +190,12 @@ def test_a_run_killed_with_sigkill_resumes_to_the_same_log(
     assert done.returncode == -9, done.stderr
     (killed,) = [RunDir(p) for p in tmp_path.iterdir() if p.is_dir()]
     assert killed.info()["status"] == "running"
-    state = json.loads((killed.path / "checkpoint" / "state.json").read_text())
+    state = latest_checkpoint(killed)
     assert state["step"] == 8
     assert (killed.path / "checkpoint" / state["memory"]).exists()
     resumed = resume(killed.path, model=model(), progress=False)
     assert resumed.info()["status"] == "completed"
-    assert comparable(resumed.events_path) == comparable(reference.events_path)
+    assert same(resumed, reference)
 
 
 def test_a_failed_run_resumes_from_its_checkpoint_to_the_same_log(
@@ -219,7 +210,7 @@ def test_a_failed_run_resumes_from_its_checkpoint_to_the_same_log(
     (failed,) = [RunDir(p) for p in tmp_path.iterdir() if p.is_dir()]
     assert failed.info()["status"] == "failed"
     resumed = resume(failed.path, model=model(), progress=False)
-    assert comparable(resumed.events_path) == comparable(reference.events_path)
+    assert same(resumed, reference)
     with pytest.raises(ValueError, match="already completed"):
         resume(failed.path, model=model(), progress=False)
 
@@ -231,7 +222,7 @@ def test_interviewing_an_agent_answers_from_its_saved_memory(reference: RunDir) 
     assert "party" in answer.answer.lower()
     assert answer.memory_ids and all(i.startswith("theo_brandt-") for i in answer.memory_ids)
     assert hashlib.sha256(db.read_bytes()).hexdigest() == before
-    with pytest.raises(KeyError, match="no agent 'nobody'"):
+    with pytest.raises(InterviewError, match="no agent 'nobody'"):
         interview(reference.path, "nobody", QUESTION, model=model())
 
 

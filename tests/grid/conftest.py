@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from simulacra.experiments import Scenario, load_scenario
-from simulacra.runlog import RunDir, read_events
+from simulacra.runlog import RunDir
 
 HAZARD = Path(__file__).parents[2] / "scenarios" / "hazard.yaml"
 
@@ -22,6 +22,7 @@ def scenario(
     fires: list[dict[str, Any]] | None = None,
     frames: bool = False,
     memory: dict[str, Any] | None = None,
+    agents: dict[str, Any] | None = None,
 ) -> Scenario:
     """A small hand-built grid scenario: explicit agents, no generated ones."""
     return load_scenario(
@@ -36,21 +37,11 @@ def scenario(
                 "places": places or [],
                 "fires": fires or [],
             },
-            "agents": {"count": len(people), "personas": people},
+            "agents": {"count": len(people), "personas": people, **(agents or {})},
             "memory": memory or {},
             "output": {"root": str(root), "frames": frames, "report": False},
         }
     )
-
-
-def comparable(path: Path) -> list[tuple[Any, ...]]:
-    """The log without wall-clock fields (wall, latency_s, and the byte offsets of checkpoints,
-    which count the bytes those fields take): what two equal runs must share."""
-    rows = []
-    for e in read_events(path):
-        data = {k: v for k, v in e.data.items() if k not in ("latency_s", "offset")}
-        rows.append((e.seq, e.t, e.kind, e.agent, json.dumps(data, sort_keys=True)))
-    return rows
 
 
 _KILLER = textwrap.dedent(

@@ -1,14 +1,26 @@
 import pytest
 
 from simulacra.runlog import Event
-from simulacra.worlds.grid import Fire, Layout, grid_metrics
+from simulacra.worlds.grid import Fire, Layout, Place, grid_metrics
 from simulacra.worlds.grid.metrics import fires_mentioned
 
 LAYOUT = Layout(10, fires=(Fire("fire1", 1, (0, 0), 0.8, 2.0),), communication_distance=3.0)
 
 
-def world(step: int, positions: dict[str, list[int]], perceived: dict[str, list[str]]) -> Event:
-    data = {"step": step, "positions": positions, "occupancy": {}, "perceived": perceived}
+def world(
+    step: int,
+    positions: dict[str, list[int]],
+    perceived: dict[str, list[str]],
+    actions: dict[str, str] | None = None,
+) -> Event:
+    agents = {a: {"action": (actions or {}).get(a)} for a in positions}
+    data = {
+        "step": step,
+        "positions": positions,
+        "agents": agents,
+        "occupancy": {},
+        "perceived": perceived,
+    }
     return Event(0, None, 0.0, "world", None, data)
 
 
@@ -46,10 +58,48 @@ def test_a_warning_relayed_along_a_chain_counts_its_hops() -> None:
         "steps": 2,
         "messages": 3,
         "agents_within_any_fire_radius_at_end": 1,
+        "mean_exposure": 1.0,
         "agents_in_places_at_end": 0,
         "warned_by_message_only": 2,
         "max_warning_hops": 2,
+        "nearest_neighbour_at_end": 3.0,
+        "components_at_end": 1,
+        "moves_towards_fire": 0,
+        "moves_away_from_fire": 0,
+        "places_entered": 0,
     }
+
+
+def test_moves_towards_and_away_from_a_perceived_fire_into_places_and_changes_of_action() -> None:
+    layout = Layout(
+        10,
+        places=(Place("cafe", "cafe", (6, 0), (1, 1), 5),),
+        fires=(Fire("fire1", 1, (0, 0), 0.8, 3.0),),
+    )
+    start = {"a": [2, 0], "b": [0, 2], "c": [4, 0], "d": [9, 9]}
+    one = {"a": [3, 0], "b": [0, 1], "c": [5, 0], "d": [9, 9]}
+    two = {"a": [3, 1], "b": [0, 1], "c": [5, 1], "d": [9, 8]}
+    perceived = {"fire1": ["a", "b"]}  # c and d are outside its radius
+    metrics = grid_metrics(
+        [
+            Event(0, None, 0.0, "run", None, {"world": layout.to_dict()}),
+            world(0, start, {}),
+            world(1, one, perceived, {"a": "right", "b": "down", "c": "right", "d": "stay"}),
+            world(2, two, {"fire1": ["a", "b"]}, {"a": "up", "b": "stay", "c": "up", "d": "down"}),
+        ]
+    )
+    first, second = metrics["movement"]["per_step"]
+    # a steps away from the fire, b towards it; c, who does not see it, walks into the cafe.
+    assert (first["towards_fire"], first["away_from_fire"]) == (1, 1)
+    assert (first["entered_place"], first["moved"], first["stayed"]) == (1, 3, 1)
+    assert first["change_share"] is None  # nothing to compare the first step's actions with
+    # Every agent changed what it did at step 2; a moved sideways, at a greater distance.
+    assert (second["changed_action"], second["change_share"]) == (4, 1.0)
+    assert (second["away_from_fire"], second["towards_fire"]) == (1, 0)
+    headline = metrics["headline"]
+    assert (headline["moves_towards_fire"], headline["moves_away_from_fire"]) == (1, 2)
+    assert headline["away_share"] == pytest.approx(2 / 3, abs=1e-4)
+    assert headline["change_rate"] == 1.0 and headline["places_entered"] == 1
 
 
 def test_events_of_another_world_are_refused() -> None:

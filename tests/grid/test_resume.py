@@ -1,16 +1,16 @@
 """A grid run killed mid-way, or failed, resumes from its checkpoint to the log an
 uninterrupted run writes."""
 
-import json
 from pathlib import Path
 
 import pytest
+from tests.runs import latest_checkpoint, same
 
 from simulacra.engine import Progress
 from simulacra.experiments import load_scenario, resume, run
 from simulacra.runlog import RunDir
 
-from .conftest import HAZARD, comparable, run_killed
+from .conftest import HAZARD, run_killed
 
 MODES = ("bounded", "stream")
 
@@ -44,7 +44,7 @@ def test_a_run_killed_with_sigkill_resumes_to_the_same_log(
 ) -> None:
     killed = run_killed(HAZARD, overrides(tmp_path, mode), 5, tmp_path)
     assert killed.info()["status"] == "running"
-    state = json.loads((killed.path / "checkpoint" / "state.json").read_text())
+    state = latest_checkpoint(killed)
     assert state["step"] == 3
     if mode == "stream":
         assert (killed.path / "checkpoint" / state["memory"]).exists()
@@ -52,7 +52,7 @@ def test_a_run_killed_with_sigkill_resumes_to_the_same_log(
         assert state["memory"] is None and not (killed.path / "memory.sqlite").exists()
     resumed = resume(killed.path, progress=False)
     assert resumed.info()["status"] == "completed"
-    assert comparable(resumed.events_path) == comparable(reference[mode].events_path)
+    assert same(resumed, reference[mode])
     assert resumed.info()["summary"] == reference[mode].info()["summary"]
 
 
@@ -69,6 +69,6 @@ def test_a_failed_run_resumes_from_its_checkpoint_to_the_same_log(
     (failed,) = [RunDir(p) for p in tmp_path.iterdir() if p.is_dir()]
     assert failed.info()["status"] == "failed"
     resumed = resume(failed.path, progress=False)
-    assert comparable(resumed.events_path) == comparable(reference["stream"].events_path)
+    assert same(resumed, reference["stream"])
     with pytest.raises(ValueError, match="already completed"):
         resume(failed.path, progress=False)

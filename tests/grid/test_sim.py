@@ -5,20 +5,25 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.runs import same
 
-from simulacra.experiments import interview, load_scenario, run
+from simulacra.experiments import InterviewError, interview, load_scenario, run
 from simulacra.llm import Request, ScriptedModel, load_model
 from simulacra.mind.grid import MessageChoice, MoveChoice
 from simulacra.runlog import Event, RunDir, read_events
 
-from .conftest import HAZARD, comparable, scenario
+from .conftest import HAZARD, scenario
 
-_STEP = re.compile(r"^Step (\d+)$", re.MULTILINE)
+_STEP = re.compile(r"^Step: (\d+)$", re.MULTILINE)
 _CITED = re.compile(r"^- \[([^\]]+)\] (.*)$", re.MULTILINE)
 
 
 def events(run_dir: RunDir, kind: str) -> list[Event]:
     return list(read_events(run_dir.events_path, kinds={kind}))
+
+
+# For runs shorter than the shipped fires' start (steps 3 and 5), which would never burn.
+NO_FIRES = "world.fires=[]"
 
 
 def hazard(root: Path, *extra: str) -> RunDir:
@@ -54,8 +59,8 @@ def scripted(**moves: str) -> tuple[ScriptedModel, list[Request]]:
 
 
 def memories_in(request: Request) -> list[str]:
-    """The lines of a prompt's "Your memories" section."""
-    section = request.messages[-1].content.split("## Your memories\n", 1)[1]
+    """The lines of a prompt's PREVIOUS MEMORY section."""
+    section = request.messages[-1].content.split("=== PREVIOUS MEMORY ===\n", 1)[1]
     return section.split("\n\n", 1)[0].splitlines()
 
 
@@ -88,8 +93,10 @@ def test_message_prompt_hides_coordinates_and_action_prompt_shows_them(tmp_path:
     action_b = next(r for r in seen if r.purpose == "grid.action" and r.agent == "b")
     assert "(1, 2)" not in message_b.messages[-1].content
     assert "(3, 3)" not in message_b.messages[-1].content
-    assert "agent a (female) at (1, 2)" in action_b.messages[-1].content
-    assert "position: (3, 3)" in action_b.messages[-1].content
+    assert (
+        "Agent a (female) is at (1, 2) and is outside the places" in action_b.messages[-1].content
+    )
+    assert "Position: (3, 3)" in action_b.messages[-1].content
 
 
 def test_each_agent_makes_exactly_two_calls_per_step(tmp_path: Path) -> None:
@@ -103,20 +110,27 @@ def test_each_agent_makes_exactly_two_calls_per_step(tmp_path: Path) -> None:
     assert all(tally.calls == 6 for tally in model.ledger.by_agent.values())
 
 
-def test_a_refused_entry_is_told_to_the_agent_next_step(tmp_path: Path) -> None:
+@pytest.mark.parametrize("told", [False, True])
+def test_a_refused_entry_is_told_to_the_agent_next_step_when_asked(
+    tmp_path: Path, told: bool
+) -> None:
     cafe = {"name": "cafe", "type": "cafe", "center": [0, 0], "extent": [1, 1], "capacity": 1}
     people = [
         {"id": "a", "gender": "female", "position": [0, 0]},
         {"id": "b", "gender": "male", "position": [2, 0]},
     ]
     model, seen = scripted(b="left")
-    done = run(scenario(tmp_path, people, places=[cafe], steps=2), model=model, progress=False)
+    extras = {"options": {"grid": {"extras": ["refusal"]}}} if told else None
+    setup = scenario(tmp_path, people, places=[cafe], steps=2, agents=extras)
+    done = run(setup, model=model, progress=False)
     refused = [e for e in events(done, "action") if not e.data["ok"]]
     assert [(e.data["step"], e.agent) for e in refused] == [(1, "b"), (2, "b")]
     assert "cafe is at capacity (1/1)" in refused[0].data["reason"]
     b_prompts = [r.messages[-1].content for r in seen if r.agent == "b"]
     assert "refused" not in b_prompts[0] and "refused" not in b_prompts[1]
-    assert "last step your move was refused: cafe is at capacity (1/1)" in b_prompts[2]
+    # The source's prompts say nothing of it; our extra does.
+    said = "Your last move was refused: cafe is at capacity (1/1)" in b_prompts[2]
+    assert said == told
     assert [w.data["refused"] for w in events(done, "world")[1:]] == [["b"], ["b"]]
 
 
@@ -129,8 +143,8 @@ def test_only_agents_within_the_radius_are_told_about_a_fire(tmp_path: Path) -> 
     model, seen = scripted()
     done = run(scenario(tmp_path, people, fires=[fire], steps=1), model=model, progress=False)
     prompt = {r.agent: r.messages[-1].content for r in seen if r.purpose == "grid.message"}
-    assert '"fire1": position (0, 0); intensity 0.8' in prompt["a"]
-    assert "your distance 5.00" in prompt["a"]
+    assert 'Fire "fire1":\n  Position: (0, 0)\n  Intensity: 0.8' in prompt["a"]
+    assert "Your distance: 5.00" in prompt["a"]
     assert "fire1" not in prompt["b"]
     assert events(done, "world")[1].data["perceived"] == {"fire1": ["a"]}
 
@@ -157,7 +171,7 @@ def test_bounded_memory_shows_the_last_notes_oldest_first(tmp_path: Path) -> Non
     run(scenario(tmp_path, people, steps=4, memory=bounded), model=model, progress=False)
     shown = [memories_in(r) for r in seen if r.purpose == "grid.message"]
     assert shown == [
-        ["none yet"],
+        ["No previous experiences."],
         ["- memory of a at step 1"],
         ["- memory of a at step 1", "- memory of a at step 2"],
         ["- memory of a at step 2", "- memory of a at step 3"],
@@ -177,22 +191,28 @@ def test_an_unscripted_model_falls_back_to_staying_silent(tmp_path: Path) -> Non
 def test_hazard_runs_are_identical_for_a_seed(tmp_path: Path) -> None:
     first = hazard(tmp_path / "1")
     second = hazard(tmp_path / "2")
-    assert comparable(first.events_path) == comparable(second.events_path)
+    assert same(first, second)
     actions = [e for e in events(first, "decision") if e.data["purpose"] == "grid.action"]
     assert len(actions) == 20 * 7  # Table 1: 140 memory/reasoning records
     assert all({"memory", "reasoning"} <= set(e.data["parsed"]) for e in actions)
 
 
 def test_another_seed_places_agents_elsewhere(tmp_path: Path) -> None:
-    first = hazard(tmp_path, "clock.ticks=1")
-    other = hazard(tmp_path, "clock.ticks=1", "seed=7")
+    first = hazard(tmp_path, "clock.ticks=1", NO_FIRES)
+    other = hazard(tmp_path, "clock.ticks=1", NO_FIRES, "seed=7")
     start = [events(r, "world")[0].data["positions"] for r in (first, other)]
     assert start[0] != start[1]
 
 
 def test_hazard_run_writes_world_events_frames_and_metrics(tmp_path: Path) -> None:
     scenario_ = load_scenario(
-        HAZARD, ["model.spec=scripted", f"output.root={tmp_path}", "clock.ticks=3"]
+        HAZARD,
+        [
+            "model.spec=scripted",
+            f"output.root={tmp_path}",
+            "clock.ticks=3",
+            "world.fires.1.start_step=3",
+        ],
     )
     assert scenario_.output.frames and scenario_.output.report
     done = run(scenario_, progress=False)
@@ -201,7 +221,8 @@ def test_hazard_run_writes_world_events_frames_and_metrics(tmp_path: Path) -> No
     assert len(world[0].data["agents"]) == 20
     assert all(s["place"] is None for s in world[0].data["agents"].values())
     assert set(world[-1].data["occupancy"]) == {"cafe", "library"}
-    assert world[-1].data["fires"] == ["fire1"]
+    assert world[-1].data["fires"] == ["fire1", "fire2"]
+    assert world[-2].data["fires"] == []
     frames = sorted(p.name for p in (done.path / "frames").iterdir())
     assert frames == ["step_000.png", "step_001.png", "step_002.png", "step_003.png"]
     metrics = json.loads((done.path / "metrics.json").read_text())
@@ -214,7 +235,7 @@ def test_hazard_run_writes_world_events_frames_and_metrics(tmp_path: Path) -> No
 
 def test_a_ready_model_replaces_the_scenarios_and_is_recorded(tmp_path: Path) -> None:
     quiet = [f"output.root={tmp_path}", "output.report=false", "output.frames=false"]
-    scenario_ = load_scenario(HAZARD, [*quiet, "clock.ticks=1"])
+    scenario_ = load_scenario(HAZARD, [*quiet, "clock.ticks=1", NO_FIRES])
     assert scenario_.model.spec == "embedded"
     ready = load_model("scripted")
     assert isinstance(ready, ScriptedModel)
@@ -245,7 +266,7 @@ def test_stream_memory_mode_retrieves_from_the_memory_stream(tmp_path: Path) -> 
     assert all(e.data["importance_source"] == "rule" for e in added)
     assert len(events(done, "retrieval")) == 2 * 2  # each agent at steps 2 and 3
     a_step3 = [r for r in seen if r.agent == "a" and r.purpose == "grid.message"][-1]
-    remembered = a_step3.messages[-1].content.split("## Your memories")[1]
+    remembered = a_step3.messages[-1].content.split("=== PREVIOUS MEMORY ===")[1]
     assert "- fire1 at (0, 0), intensity 0.8, radius 5, 1.00 cells from me" in remembered
     assert len(memories_in(a_step3)) == 4
     assert model.ledger.total.calls == 2 * 2 * 3  # the stream adds no model calls
@@ -274,11 +295,11 @@ def test_a_grid_agent_with_a_memory_stream_can_be_interviewed(tmp_path: Path) ->
     cited = dict(_CITED.findall(prompt))
     assert all("fire1" in cited[i] for i in reply.memory_ids)
     assert hashlib.sha256(db.read_bytes()).hexdigest() == before  # the run is left untouched
-    with pytest.raises(KeyError, match="no agent 'nobody'"):
+    with pytest.raises(InterviewError, match="no agent 'nobody'"):
         interview(done.path, "nobody", "Do you know of any fire?", model=model)
 
 
 def test_a_grid_agent_with_bounded_memory_cannot_be_interviewed(tmp_path: Path) -> None:
-    done = hazard(tmp_path, "clock.ticks=1")
-    with pytest.raises(ValueError, match="keeps no memory stream"):
+    done = hazard(tmp_path, "clock.ticks=1", NO_FIRES)
+    with pytest.raises(InterviewError, match="keeps no memory stream"):
         interview(done.path, "0", "Do you know of any fire?", model=ScriptedModel())

@@ -6,7 +6,7 @@ import re
 from datetime import timedelta
 
 from simulacra.llm import Request, ScriptedModel
-from simulacra.mind import converse
+from simulacra.mind import Ablation, converse
 from simulacra.runlog import EventWriter, read_events
 from simulacra.worlds.base import Observation
 
@@ -72,3 +72,41 @@ async def test_an_answer_citing_nothing_returns_the_memories_it_was_shown(
     reply = await agent.interview("How is your paper going?", NOON + timedelta(hours=1))
     assert reply.memory_ids == (first.id,)
     assert reply.answer  # the declared fallback answer
+
+
+async def test_a_closed_question_is_answered_with_one_of_its_choices(
+    model: ScriptedModel, make_agent: MakeAgent
+) -> None:
+    schemas: list[dict[str, object]] = []
+
+    def knows(request: Request) -> dict[str, object]:
+        assert request.output is not None
+        schemas.append(request.output.model_json_schema())
+        return {"choice": "maybe", "answer": "Perhaps."}  # not a choice: the fallback stands
+
+    model.on("interview.answer", knows)
+    agent = make_agent(KLAUS)
+    reply = await agent.interview("Do you know Isabella Rodriguez?", NOON, ("yes", "no"))
+    assert "yes" in str(schemas[0]) and "no" in str(schemas[0])
+    assert reply.fallback and reply.choice == "no"
+    model.on("interview.answer", lambda r: {"choice": "yes", "answer": "She runs the cafe."})
+    again = await agent.interview("Do you know Isabella Rodriguez?", NOON, ("yes", "no"))
+    assert (again.choice, again.answer, again.fallback) == ("yes", "She runs the cafe.", False)
+
+
+async def test_the_day_plan_is_shown_to_a_planning_mind_and_withheld_without_planning(
+    model: ScriptedModel, make_agent: MakeAgent
+) -> None:
+    prompts: list[str] = []
+    model.on(
+        "interview.answer", lambda r: prompts.append(r.messages[-1].content) or {"answer": "."}
+    )
+    for ablation in (Ablation.FULL, Ablation.NO_REFLECTION_NO_PLANNING):
+        agent = make_agent(ablation=ablation)
+        await agent.memory.add(
+            "plan", "07:00 open the cafe; 17:00 the party", NOON, 5.0, meta={"level": "day"}
+        )
+        await agent.interview("What will you do at 17:00?", NOON)
+    full, ablated = prompts
+    assert "plan for today:\n07:00 open the cafe; 17:00 the party" in full
+    assert "17:00 the party" not in ablated

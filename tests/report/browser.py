@@ -1,32 +1,8 @@
-"""Headless Chromium for the viewer tests: Debian's chromium, driven by Playwright."""
+"""A Playwright page for the viewer tests (the browser itself: tests/conftest.py)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
-
-import pytest
-
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
-
-# For the modules that drive the browser.
-NEEDS_CHROMIUM = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        not CHROMIUM.exists(),
-        reason="needs Debian's chromium at /usr/bin/chromium (apt-get install chromium)",
-    ),
-]
 
 
 class Page:

@@ -444,18 +444,6 @@ def built_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return run
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    """Debian's headless Chromium, shared by a module's tests."""
-    from .browser import CHROMIUM, CHROMIUM_ARGS
-
-    sync_api = pytest.importorskip("playwright.sync_api", reason="needs playwright (dev extra)")
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
-
-
 @pytest.fixture
 def tab(browser: Any) -> Iterator[Any]:
     """A fresh page (a browser.Page) per test."""

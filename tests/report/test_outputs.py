@@ -5,8 +5,8 @@ import urllib.request
 
 import pytest
 
-from simulacra.report import build_outputs, build_replay, serve_run
-from simulacra.runlog import read_events
+from simulacra.report import ServeError, build_outputs, build_replay, serve_run
+from simulacra.runlog import LogError, read_events
 
 from .conftest import IMG_PAYLOAD, SCRIPT_PAYLOAD, write_town_run
 
@@ -86,7 +86,7 @@ def test_outputs_are_identical_when_built_twice(built_run):
 
 
 def test_a_folder_without_events_is_refused_with_a_reason(tmp_path):
-    with pytest.raises(FileNotFoundError, match=r"no events\.jsonl"):
+    with pytest.raises(LogError, match=r"events\.jsonl: the event log is missing"):
         build_outputs(tmp_path)
 
 
@@ -108,5 +108,5 @@ def test_serve_run_serves_the_run_read_only_on_loopback(town_run):
 
 
 def test_serve_run_refuses_to_listen_beyond_this_machine(town_run):
-    with pytest.raises(ValueError, match=r"127\.0\.0\.1 only"):
+    with pytest.raises(ServeError, match=r"127\.0\.0\.1 only"):
         serve_run(town_run, host="0.0.0.0")

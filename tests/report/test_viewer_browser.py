@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.conftest import NEEDS_CHROMIUM
 
 from simulacra.report import serve_run
 
-from .browser import NEEDS_CHROMIUM
 from .conftest import IMG_PAYLOAD, SCRIPT_PAYLOAD
 
 pytestmark = NEEDS_CHROMIUM

@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.conftest import NEEDS_CHROMIUM
 
 from simulacra.experiments import load_scenario, run
 from simulacra.report import build_outputs, serve_run
 
-from .browser import NEEDS_CHROMIUM, Page
+from .browser import Page
 from .conftest import write_town_run
 from .worlds import write_grid_run
 

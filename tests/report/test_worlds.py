@@ -12,7 +12,7 @@ import pytest
 from PIL import Image, ImageSequence
 
 from simulacra.report import assemble_video, build_outputs, build_replay, render_frames
-from simulacra.runlog import read_events
+from simulacra.runlog import LogError, read_events
 
 from .conftest import IMG_PAYLOAD, SCRIPT_PAYLOAD, STEPS
 from .test_outputs import OUTSIDE
@@ -69,7 +69,7 @@ def test_a_run_whose_world_lays_out_nothing_is_refused_with_a_reason(town_run):
 
 
 def test_a_folder_without_events_has_no_frames(tmp_path):
-    with pytest.raises(FileNotFoundError, match=r"no events\.jsonl"):
+    with pytest.raises(LogError, match=r"events\.jsonl: the event log is missing"):
         render_frames(tmp_path)
 
 
@@ -155,8 +155,12 @@ SMALL = {
         "world.attendance.start=07:20",
         "world.attendance.end=07:40",
     ],
-    "hazard": ["clock.ticks=3"],
-    "commute": ["clock.ticks=3", "agents.mix={student: 2, factory_worker: 2}"],
+    "hazard": ["clock.ticks=3", "world.fires.1.start_step=3"],
+    "commute": [
+        "clock.ticks=3",
+        "world.city.taxi_strikes.0.days=[2, 3]",
+        "agents.mix={student: 2, factory_worker: 2}",
+    ],
 }
 
 

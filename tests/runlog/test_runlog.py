@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from simulacra.runlog import Event, EventWriter, RunDir, read_events
+from simulacra.runlog import Event, EventWriter, RunDir, RunDirError, read_events
 from simulacra.runlog.events import PAYLOADS, Acted, Observed, RunEnded, WorldState, reference
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "events.md"
@@ -133,7 +133,7 @@ def test_run_directory_holds_config_info_and_status(tmp_path):
 
 
 def test_opening_something_that_is_not_a_run_says_so(tmp_path):
-    with pytest.raises(FileNotFoundError, match="not a run directory"):
+    with pytest.raises(RunDirError, match="not a run directory"):
         RunDir.open(tmp_path)
 
 

@@ -4,7 +4,7 @@ what came of it, the phases of a tick, and the protocols the engine drives them 
 Worlds never import minds and minds never import worlds; both speak these types.
 """
 
-from simulacra.core.mind import InterviewAnswer, Interviewee, Mind, Talker, Thinker
+from simulacra.core.mind import Correctable, InterviewAnswer, Interviewee, Mind, Talker, Thinker
 from simulacra.core.names import unknown
 from simulacra.core.times import (
     DayWindow,
@@ -12,9 +12,11 @@ from simulacra.core.times import (
     Moment,
     TimeFormatError,
     format_hhmm,
+    naive,
     on_day,
     parse_hhmm,
 )
+from simulacra.core.words import mentions_all
 from simulacra.core.world import (
     Action,
     Encounter,
@@ -29,6 +31,7 @@ from simulacra.core.world import (
 
 __all__ = [
     "Action",
+    "Correctable",
     "DayWindow",
     "Duration",
     "Encounter",
@@ -47,6 +50,8 @@ __all__ = [
     "World",
     "WorldEvent",
     "format_hhmm",
+    "mentions_all",
+    "naive",
     "on_day",
     "parse_hhmm",
     "unknown",

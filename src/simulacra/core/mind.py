@@ -6,7 +6,7 @@ before it runs."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
@@ -49,10 +49,24 @@ class InterviewAnswer:
     answer: str
     memory_ids: tuple[str, ...]
     fallback: bool
+    choice: str | None = None  # a closed question's choice
 
 
 @runtime_checkable
 class Interviewee(Protocol):
-    async def interview(self, question: str, now: datetime) -> InterviewAnswer:
-        """Answer from memory, naming the records used."""
+    async def interview(
+        self, question: str, now: datetime, choices: Sequence[str] = ()
+    ) -> InterviewAnswer:
+        """Answer from memory, naming the records used; with `choices`, pick one of them."""
+        ...
+
+
+@runtime_checkable
+class Correctable(Protocol):
+    async def correct(
+        self, text: str, contradicts: Sequence[Sequence[str]], now: datetime, importance: float
+    ) -> list[str]:
+        """Learn the correction `text`: memories that mention, for every group of words in
+        `contradicts`, one of them are invalidated with all that rests on them, and `text` is
+        remembered instead. Returns the ids invalidated."""
         ...

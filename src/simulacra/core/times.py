@@ -73,12 +73,20 @@ def _moment(value: Any) -> Any:
         text = value.strip()
         for parse in (time.fromisoformat, datetime.fromisoformat):
             try:
-                return parse(text)
+                parsed = parse(text)
             except ValueError:
                 continue
+            return naive(parsed)
     raise ValueError(
         f'expected a time like "17:00" or a date and time like 2024-02-14T17:00, got {value!r}'
     )
+
+
+def naive(moment: Any) -> Any:
+    """`moment` if it names no time zone: simulated time has none."""
+    if isinstance(moment, datetime | time) and moment.tzinfo is not None:
+        raise ValueError(f"{moment.isoformat()} names a time zone; simulated time has none")
+    return moment
 
 
 def _duration(value: Any) -> Any:

@@ -1,7 +1,13 @@
 """Sentence embeddings for relevance: an offline semantic default and a hashing test double."""
 
 from simulacra.embed.base import CachedEmbedder, Embedder, Vectors, normalise
-from simulacra.embed.config import EmbedderConfig, EmbedderKind, build_embedder, default_embedder
+from simulacra.embed.config import (
+    EmbedderConfig,
+    EmbedderError,
+    EmbedderKind,
+    build_embedder,
+    default_embedder,
+)
 from simulacra.embed.files import ModelFileError
 from simulacra.embed.hashing import HashingEmbedder
 from simulacra.embed.minilm import MiniLMEmbedder
@@ -11,6 +17,7 @@ __all__ = [
     "CachedEmbedder",
     "Embedder",
     "EmbedderConfig",
+    "EmbedderError",
     "EmbedderKind",
     "HashingEmbedder",
     "MiniLMEmbedder",

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from simulacra.embed.base import CachedEmbedder, Embedder
 from simulacra.embed.hashing import HashingEmbedder
 from simulacra.embed.minilm import MiniLMEmbedder
 from simulacra.embed.static import Model2VecEmbedder
+from simulacra.errors import UserError
 
 EmbedderKind = Literal["minilm", "model2vec", "hashing"]
+
+
+class EmbedderError(UserError, ValueError):
+    """An embedder that does not exist."""
 
 
 class EmbedderConfig(BaseModel):
@@ -40,4 +45,10 @@ def build_embedder(config: EmbedderConfig) -> CachedEmbedder:
 
 def default_embedder(kind: str = "minilm") -> Embedder:
     """The embedder a run uses unless its configuration says otherwise."""
-    return build_embedder(EmbedderConfig.model_validate({"kind": kind}))
+    try:
+        config = EmbedderConfig.model_validate({"kind": kind})
+    except ValidationError:
+        raise EmbedderError(
+            f"unknown embedder {kind!r}; expected one of {', '.join(get_args(EmbedderKind))}"
+        ) from None
+    return build_embedder(config)

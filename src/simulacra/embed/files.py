@@ -6,10 +6,12 @@ import hashlib
 import importlib.util
 from pathlib import Path
 
+from simulacra.errors import UserError
+
 CHECKSUMS = "checksums.sha256"
 
 
-class ModelFileError(RuntimeError):
+class ModelFileError(UserError, RuntimeError):
     """A model file is missing or is not the file that was shipped."""
 
 

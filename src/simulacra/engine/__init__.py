@@ -1,21 +1,17 @@
 """The one engine: clock, phases, concurrent model calls in a fixed event order, interventions
 and interviews, checkpoints and progress, for any world and any mind."""
 
-from simulacra.engine.checkpoint import Checkpoints, copy_database
+from simulacra.engine.checkpoint import CheckpointError, Checkpoints, copy_database
 from simulacra.engine.clock import Calendar, Clock
 from simulacra.engine.engine import Engine, Progress, ProgressHook
-from simulacra.engine.interventions import (
-    Intervention,
-    Interventions,
-    InterviewPlan,
-    mentions_all,
-)
+from simulacra.engine.interventions import Intervention, Interventions, InterviewPlan
 from simulacra.engine.progress import console_progress
 from simulacra.engine.sink import AgentSink, EventRouter
 
 __all__ = [
     "AgentSink",
     "Calendar",
+    "CheckpointError",
     "Checkpoints",
     "Clock",
     "Engine",
@@ -27,5 +23,4 @@ __all__ = [
     "ProgressHook",
     "console_progress",
     "copy_database",
-    "mentions_all",
 ]

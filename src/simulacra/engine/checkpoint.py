@@ -1,9 +1,13 @@
 """Checkpoints: everything a killed run needs to continue exactly where it left off.
 
-`<run>/checkpoint/` holds `state.json` (clock, RNG, world, minds, ledger, the log offset to
-truncate to) and, when the run keeps memory streams, a copy of memory.sqlite named in it.
-`state.json` is replaced atomically and last, so a kill at any moment leaves the previous
-checkpoint whole.
+`<run>/checkpoint/` holds the last few checkpoints, each a `state-<step>.json` (clock, RNG,
+world, minds, ledger, the log's size and the digest of those bytes) and, when the run keeps
+memory streams, a copy of memory.sqlite named in it. A state file is written atomically and
+last, so a kill at any moment leaves the earlier checkpoints whole.
+
+Resuming takes the newest checkpoint that matches the log: its log prefix has the recorded
+digest, and its memory copy is there. A log cut short, emptied or changed before a
+checkpoint's offset makes that checkpoint unusable; with none left, resume refuses.
 """
 
 from __future__ import annotations
@@ -15,9 +19,15 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from simulacra.errors import UserError
 from simulacra.llm import Ledger, Tally
+from simulacra.runlog import prefix_digest
 
-STATE = "state.json"
+KEEP = 3  # checkpoints kept, so that a log damaged after the last one loses only a few ticks
+
+
+class CheckpointError(UserError):
+    """No checkpoint of a run matches its log."""
 
 
 def copy_database(source: Path, target: Path) -> None:
@@ -42,34 +52,80 @@ class Checkpoints:
         self.folder = folder
         self.memory_db = memory_db
         self.flush = flush
+        self.skipped: list[str] = []  # checkpoints `load` passed over, and why
 
     def save(self, state: dict[str, Any]) -> None:
+        """Write a checkpoint; `state` holds `step`, the log's `offset` and its `digest`."""
         self.folder.mkdir(parents=True, exist_ok=True)
+        step = int(state["step"])
         name = None
         if self.memory_db is not None and self.memory_db.exists():
             if self.flush is not None:
                 self.flush()
-            name = f"memory-{state['step']:06d}.sqlite"
+            name = f"memory-{step:06d}.sqlite"
             copy_database(self.memory_db, self.folder / name)
-        state = {**state, "memory": name}
-        tmp = self.folder / (STATE + ".tmp")
-        tmp.write_text(json.dumps(state), encoding="utf-8")  # key order is roster order
-        tmp.replace(self.folder / STATE)
-        for old in self.folder.glob("memory-*.sqlite"):
-            if old.name != name:
-                old.unlink()
+        path = self.folder / f"state-{step:06d}.json"
+        tmp = path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps({**state, "memory": name}), encoding="utf-8")  # roster order
+        tmp.replace(path)
+        kept = self._states()[:KEEP]
+        for old in self._states()[KEEP:]:
+            old.unlink()
+        self._prune_memory(kept)
 
-    def load(self) -> dict[str, Any] | None:
-        path = self.folder / STATE
-        if not path.exists():
+    def load(self, log: Path) -> dict[str, Any] | None:
+        """The newest checkpoint that matches `log` (None when the run has none); later ones
+        are discarded. Raises CheckpointError when none matches."""
+        states = self._states()
+        if not states:
             return None
-        state: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-        return state
+        faults: list[str] = []
+        for path in states:
+            state, fault = self._read(path, log)
+            if state is not None:
+                for later in states[: states.index(path)]:
+                    later.unlink()
+                self.skipped = faults
+                return state
+            faults.append(f"{path.name}: {fault}")
+        raise CheckpointError(
+            f"{log.parent}: no checkpoint matches the event log, so the log is damaged and "
+            "continuing would leave a gap in it:\n"
+            + "\n".join(f"    {fault}" for fault in faults)
+            + f"\n  nothing was changed; run the scenario again: simulacra run "
+            f"{log.parent / 'config.yaml'}"
+        )
 
     def restore_memory(self, state: dict[str, Any]) -> None:
         """Put the checkpoint's memories back into the run's live database."""
         if state.get("memory") and self.memory_db is not None:
             copy_database(self.folder / state["memory"], self.memory_db)
+
+    def _states(self) -> list[Path]:
+        """State files, newest first."""
+        return sorted(self.folder.glob("state-*.json"), reverse=True)
+
+    def _read(self, path: Path, log: Path) -> tuple[dict[str, Any] | None, str]:
+        """A checkpoint's state if it matches `log`, else None and why not."""
+        try:
+            state = json.loads(path.read_text(encoding="utf-8"))
+            offset, digest = int(state["offset"]), str(state["digest"])
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            return None, f"unreadable ({type(exc).__name__}: {exc})"
+        size = log.stat().st_size if log.exists() else 0
+        if size < offset:
+            return None, f"the log holds {size} bytes, fewer than the {offset} it had then"
+        if prefix_digest(log, offset) != digest:
+            return None, f"the log's first {offset} bytes are not those it had then"
+        if state.get("memory") and not (self.folder / state["memory"]).is_file():
+            return None, f"its copy of the memories, {state['memory']}, is missing"
+        return state, ""
+
+    def _prune_memory(self, kept: list[Path]) -> None:
+        wanted = {f"memory-{p.stem.removeprefix('state-')}.sqlite" for p in kept}
+        for old in self.folder.glob("memory-*.sqlite"):
+            if old.name not in wanted:
+                old.unlink()
 
 
 def ledger_state(ledger: Ledger) -> dict[str, Any]:

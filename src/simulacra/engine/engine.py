@@ -103,6 +103,7 @@ class Engine:
         for phase in self.world.phases(tick):
             await self.run_phase(phase, tick)
         self.writer.emit(_state(tick.step, self.world.frame()), t=tick.now)
+        self.writer.write()  # each tick reaches the file, so a live viewer can follow the run
         self.world.advance(tick)
         self.clock.advance()
         self._report()
@@ -190,6 +191,7 @@ class Engine:
             {
                 "step": self.clock.index,
                 "offset": self.writer.flush(),
+                "digest": self.writer.digest(),
                 "rng": rng_state(self.rng.getstate()),
                 "world": self.world.snapshot(),
                 "minds": {i: m.state() for i, m in self.minds.items()},

@@ -7,23 +7,33 @@ checkpoint, so a resumed run neither repeats nor skips one.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol
 
-from simulacra.core import Interviewee, Mind, Resolution, Thinker, Tick, World
+from simulacra.core import (
+    Correctable,
+    Interviewee,
+    Mind,
+    Resolution,
+    Thinker,
+    Tick,
+    World,
+    mentions_all,
+)
 from simulacra.engine.sink import EventRouter
 from simulacra.runlog.events import InterventionFired, Measured
 
-InterventionType = Literal["thought", "event", "conversation"]
+InterventionType = Literal["thought", "event", "conversation", "correction"]
 
 
 @dataclass(frozen=True)
 class Intervention:
     """`thought`: `text` becomes the one agent's own thought. `event`: the world makes `change`
-    (its fields are the world's own). `conversation`: the two agents talk about `text`."""
+    (its fields are the world's own). `conversation`: the two agents talk about `text`.
+    `correction`: `text` corrects a fact; each of `agents` (every agent when none are named)
+    invalidates the memories that mention all of `contradicts` and remembers `text`."""
 
     at: datetime
     type: InterventionType
@@ -31,6 +41,7 @@ class Intervention:
     agents: tuple[str, ...] = ()
     change: Mapping[str, Any] = field(default_factory=dict)
     importance: float = 9.0
+    contradicts: tuple[tuple[str, ...], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -41,15 +52,6 @@ class InterviewPlan:
     times: tuple[datetime, ...]
     question: str
     aware_when: tuple[tuple[str, ...], ...] = ()
-
-
-def mentions_all(text: str, groups: Sequence[Sequence[str]]) -> bool:
-    """True when `text` contains, for every group, at least one of its words (whole words)."""
-    lowered = text.lower()
-    return bool(groups) and all(
-        any(re.search(rf"(?<!\w){re.escape(w.lower())}(?!\w)", lowered) for w in group)
-        for group in groups
-    )
 
 
 class Host(Protocol):
@@ -93,8 +95,9 @@ class Interventions:
         fired = InterventionFired(
             type=item.type,
             text=item.text,
-            agents=list(item.agents) if item.type == "conversation" else None,
+            agents=list(item.agents) if item.type in ("conversation", "correction") else None,
             change=dict(item.change) if item.type == "event" else None,
+            contradicts=[list(g) for g in item.contradicts] if item.contradicts else None,
         )
         engine.router.writer.emit(fired, t=now, agent=target)
         if item.type == "thought":
@@ -103,6 +106,10 @@ class Interventions:
                 raise TypeError(f"the mind of {mind.id} cannot take a thought")
             await engine.router.gather(
                 [((mind.id,), lambda: mind.think(item.text, now, item.importance))]
+            )
+        elif item.type == "correction":
+            await engine.router.gather(
+                [((agent,), _corrector(m, item, now)) for agent, m in _hearers(engine, item)]
             )
         elif item.type == "event":
             change = {**item.change, "text": item.text}
@@ -137,3 +144,17 @@ class Interventions:
 
 def _asker(mind: Interviewee, question: str, now: datetime) -> Any:
     return lambda: mind.interview(question, now)
+
+
+def _hearers(engine: Host, item: Intervention) -> list[tuple[str, Correctable]]:
+    found: list[tuple[str, Correctable]] = []
+    for agent in item.agents or tuple(engine.minds):
+        mind = engine.minds[agent]
+        if not isinstance(mind, Correctable):
+            raise TypeError(f"the mind of {agent} keeps no memory to correct")
+        found.append((agent, mind))
+    return found
+
+
+def _corrector(mind: Correctable, item: Intervention, now: datetime) -> Any:
+    return lambda: mind.correct(item.text, item.contradicts, now, item.importance)

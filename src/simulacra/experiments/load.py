@@ -17,8 +17,9 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from simulacra.core import unknown
+from simulacra.errors import UserError
 from simulacra.experiments.kinds import KINDS, kind_of
-from simulacra.experiments.kinds.base import INTERVIEW, TALK, THINK
+from simulacra.experiments.kinds.base import CORRECT, INTERVIEW, TALK, THINK
 from simulacra.experiments.scenario import WORLD_CONFIGS, Scenario
 
 # Fields whose value may be the path of a YAML file (relative to the scenario's folder), and
@@ -27,10 +28,11 @@ NAMED_FILES = (
     ("world", "map", None),
     ("agents", "personas", "personas"),
     ("agents", "profiles", "profiles"),
+    ("evaluation", "questions", "questions"),
 )
 
 
-class ScenarioError(ValueError):
+class ScenarioError(UserError, ValueError):
     """A scenario that cannot run; `problems` holds one line per fault, each naming its field."""
 
     def __init__(self, source: str, problems: list[str]) -> None:
@@ -43,15 +45,43 @@ class ScenarioError(ValueError):
 def read_yaml(path: Path, source: str | None = None) -> Any:
     """A YAML file's content; a missing file or a syntax error says where."""
     where = source or str(path)
+    if path.is_dir():
+        raise ScenarioError(where, [f"{path} is a folder; give a YAML file inside it"])
     if not path.is_file():
         raise ScenarioError(where, [f"file not found: {path.resolve()}"])
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScenarioError(where, [f"{path}: cannot be read as UTF-8 text ({exc})"]) from None
+    try:
+        return parse_yaml(text)
+    except ValueError as exc:
+        raise ScenarioError(where, [f"{path}: {exc}"]) from None
+
+
+def parse_yaml(text: str) -> Any:
+    """YAML text's value; a fault raises ValueError saying where (line and column) and how
+    to fix it."""
+    try:
+        return yaml.safe_load(text)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        problem = exc.problem or exc.context or "not YAML"
+        if mark is None:
+            raise ValueError(f"YAML syntax error: {problem}") from None
+        lines = text.splitlines()
+        shown = lines[mark.line].strip() if mark.line < len(lines) else ""
+        raise ValueError(
+            f"YAML syntax error at line {mark.line + 1}, column {mark.column + 1} "
+            f"({shown[:60]!r}): {problem}; fix the YAML there (text holding ': ', '#', or "
+            "starting with [ { * & ! needs quotes)"
+        ) from None
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        at = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else "?"
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise ScenarioError(where, [f"{path}: YAML syntax error at {at}: {problem}"]) from None
+        raise ValueError(f"YAML syntax error: {exc}") from None
+    except ValueError as exc:  # a timestamp that is no date: 2024-02-30
+        raise ValueError(f"not a valid YAML value: {exc}; quote it to keep it as text") from None
+    except RecursionError:
+        raise ValueError("YAML nested too deeply to read") from None
 
 
 def read_raw(path: str | Path) -> dict[str, Any]:
@@ -108,11 +138,9 @@ def apply_override(raw: dict[str, Any], override: str, source: str = "--set") ->
     if not sep or not key.strip():
         raise ScenarioError(source, [f'--set "{override}": expected key.path=value'])
     try:
-        parsed = yaml.safe_load(value) if value.strip() else None
-    except yaml.YAMLError as exc:
-        problem = getattr(exc, "problem", None) or str(exc)
-        problems = [f'--set "{override}": the value is not YAML: {problem}']
-        raise ScenarioError(source, problems) from None
+        parsed = parse_yaml(value) if value.strip() else None
+    except ValueError as exc:
+        raise ScenarioError(source, [f'--set "{override}": the value: {exc}']) from None
     parts = key.strip().split(".")
     node: Any = raw
     for i, part in enumerate(parts[:-1]):
@@ -149,7 +177,11 @@ def read_named_files(raw: dict[str, Any], base: Path) -> list[str]:
                 "(paths are relative to the scenario file's folder)"
             )
             continue
-        content = read_yaml(found, f"scenario.{section}.{field}")
+        try:
+            content = read_yaml(found)
+        except ScenarioError as exc:
+            problems += [f"scenario.{section}.{field}: {p}" for p in exc.problems]
+            continue
         if key is not None and isinstance(content, dict) and key in content:
             content = content[key]
         holder[field] = content
@@ -172,21 +204,28 @@ def cross_check(scenario: Scenario) -> list[str]:
                 problems.append(
                     f"scenario.{field}: {unknown(field.split('.')[-1], given, list(allowed))}"
                 )
+    if scenario.ablation is not None and kind.is_baseline(scenario):
+        problems.append(
+            f"scenario.ablation: the {kind.mind(scenario)} mind calls no language model and "
+            "has no faculties to switch off; drop the ablation (ablation: null)"
+        )
+    problems += kind.check_options(scenario)
     problems += kind.check(scenario)
     if problems:
         return problems
     roster = kind.roster(scenario)
     abilities = kind.abilities(scenario)
-    start, end = scenario.clock.start, scenario.clock.calendar().end
-    needs = {"thought": THINK, "conversation": TALK}
+    needs = {"thought": THINK, "conversation": TALK, "correction": CORRECT}
     for i, item in enumerate(scenario.interventions):
         where = f"scenario.interventions[{i}]"
         for who in item.who:
             if who not in roster:
                 problems.append(f"{where}.agent: {unknown('agent', who, roster)}")
-        count = {"thought": 1, "conversation": 2, "event": 0}[item.type]
-        if len(item.who) != count:
+        count = {"thought": 1, "conversation": 2, "event": 0}.get(item.type)
+        if count is not None and len(item.who) != count:
             problems.append(f"{where}: a {item.type} needs {count} agent(s), got {len(item.who)}")
+        elif count is not None and len(set(item.who)) < count:
+            problems.append(f"{where}.agents: a conversation needs two different agents")
         if item.type in needs and needs[item.type] not in abilities:
             problems.append(
                 f"{where}.type: the {kind.name} world's minds cannot take a {item.type}"
@@ -195,10 +234,9 @@ def cross_check(scenario: Scenario) -> list[str]:
             problems.append(f"{where}.type: the {kind.name} world takes no event interventions")
         if item.type != "event" and item.change:
             problems.append(f"{where}.change: only an event intervention takes a change")
-        if not start <= scenario.when(item.at) < end:
-            problems.append(
-                f"{where}.at: {scenario.when(item.at)} is outside the clock ({start} to {end})"
-            )
+        off = scenario.off_the_clock(item.at)
+        if off:
+            problems.append(f"{where}.at: {off}")
     if scenario.interviews is not None:
         if INTERVIEW not in abilities:
             problems.append(
@@ -206,11 +244,31 @@ def cross_check(scenario: Scenario) -> list[str]:
                 "(they keep no memory stream)"
             )
         for i, moment in enumerate(scenario.interviews.times):
-            if not start <= scenario.when(moment) < end:
-                problems.append(
-                    f"scenario.interviews.times[{i}]: {scenario.when(moment)} is outside the "
-                    f"clock ({start} to {end})"
-                )
+            off = scenario.off_the_clock(moment)
+            if off:
+                problems.append(f"scenario.interviews.times[{i}]: {off}")
+    return problems + _evaluation_problems(scenario, roster, abilities)
+
+
+def _evaluation_problems(scenario: Scenario, roster: list[str], abilities: set[str]) -> list[str]:
+    plan = scenario.evaluation
+    kind = kind_of(scenario)
+    where = "scenario.evaluation"
+    problems = []
+    for condition in plan.conditions or ():
+        if condition not in kind.ablations:
+            found = unknown("condition", condition, list(kind.ablations))
+            problems.append(f"{where}.conditions: {found}")
+    for agent in plan.agents or ():
+        if agent not in roster:
+            problems.append(f"{where}.agents: {unknown('agent', agent, roster)}")
+    moments = [("at", plan.at)] + [(f"times[{i}]", t) for i, t in enumerate(plan.times or ())]
+    for field, moment in moments:
+        off = None if moment is None else scenario.off_the_clock(moment)
+        if off:
+            problems.append(f"{where}.{field}: {off}")
+    if plan.questions is not None and INTERVIEW not in abilities:
+        problems.append(f"{where}: the {kind.name} world's minds cannot be interviewed")
     return problems
 
 

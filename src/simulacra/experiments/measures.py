@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from datetime import timedelta
 from typing import Any
 
-from simulacra.engine import mentions_all
+from simulacra.core import mentions_all
 from simulacra.runlog import Event
 
 _FIELDS = (

@@ -1,8 +1,10 @@
 """The one run pipeline: a scenario of any world in, a finished run directory out.
 
-`run(scenario)` creates the run directory, loads the model, builds the world and its minds,
-drives the engine with checkpoints, writes metrics.json and the report and viewer. `resume`
-continues a stopped run from its last checkpoint; `interview` questions an agent of a run.
+`run(scenario)` loads the model and checks the output folder before it creates anything,
+then creates the run directory (locked while this process writes it), builds the world and
+its minds, drives the engine with checkpoints, writes metrics.json and the report and viewer.
+A start that fails leaves no run directory; a run that fails later is marked failed in
+run.json with the reason. `resume` continues a stopped run from its last intact checkpoint.
 """
 
 from __future__ import annotations
@@ -11,14 +13,13 @@ import asyncio
 import json
 import logging
 import os
-import tempfile
+import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
-from simulacra.core import InterviewAnswer, Interviewee
 from simulacra.engine import (
     Checkpoints,
     Clock,
@@ -30,21 +31,38 @@ from simulacra.engine import (
     Progress,
     ProgressHook,
     console_progress,
-    copy_database,
 )
+from simulacra.errors import UserError, explain_os_error
 from simulacra.experiments.kinds import Cast, Services, kind_of
 from simulacra.experiments.load import load_scenario
 from simulacra.experiments.measures import budget, diffusion, fallbacks
+from simulacra.experiments.models import cache_in_run, load_run_model
 from simulacra.experiments.scenario import Scenario
-from simulacra.llm import Gateway, Ledger, ScriptedModel
-from simulacra.runlog import EventWriter, RunDir, read_events
+from simulacra.llm import Gateway, Ledger
+from simulacra.runlog import EventWriter, RunDir, RunLock, read_events
 from simulacra.runlog.events import Measured, RunEnded, RunStarted
 
 log = logging.getLogger(__name__)
 
 MEMORY_DB = "memory.sqlite"
-LLM_CACHE = "llm_cache.sqlite"
 CHECKPOINT = "checkpoint"
+
+
+class RunFailed(UserError):
+    """A run that stopped part-way for a reason the user can fix; run.json says why."""
+
+
+class ResumeError(UserError, ValueError):
+    """A run that cannot be resumed (it has completed)."""
+
+
+class TooManyFallbacks(UserError):
+    """A run that completed, but whose model was replaced by the declared fallback more often
+    than the scenario's model.max_fallback_rate allows."""
+
+    def __init__(self, message: str, run_dir: RunDir) -> None:
+        super().__init__(message)
+        self.run_dir = run_dir
 
 
 def run(
@@ -61,11 +79,13 @@ def run(
     `model` supplies a ready model instead of the scenario's (tests pass a scripted one);
     `progress` draws a bar when a terminal is attached; `on_progress` is called after every
     tick; `run_name` names the directory (default: the scenario's name); `extra_info` joins
-    run.json (a sweep records the variant and replicate there)."""
+    run.json (a sweep records the variant and replicate there). Raises TooManyFallbacks
+    after a run whose fallbacks exceed model.max_fallback_rate."""
     spec = model.name if model is not None else scenario.model.spec
     scenario = scenario.model_copy(
         update={"model": scenario.model.model_copy(update={"spec": spec})}
     )
+    gateway = model if model is not None else load_run_model(scenario)
     run_dir = RunDir.create(
         scenario.output.root,
         run_name or scenario.name,
@@ -74,9 +94,26 @@ def run(
         config=scenario.model_dump(mode="json"),
         extra={"world": scenario.world.kind, "pid": os.getpid(), **(extra_info or {})},
     )
-    gateway = model if model is not None else load_run_model(scenario, run_dir)
-    gateway.ledger = Ledger()
-    return _drive(run_dir, scenario, gateway, None, progress, on_progress)
+    lock: RunLock | None = None
+    writer: EventWriter | None = None
+    try:
+        lock = run_dir.lock()
+        if model is None:
+            cache_in_run(gateway, scenario, run_dir)
+        gateway.ledger = Ledger()
+        writer = run_dir.writer()
+        session = _open(run_dir, scenario, gateway, writer, None)
+    except BaseException:  # a start that fails leaves nothing behind
+        if writer is not None:
+            writer.abandon()
+        if lock is not None:
+            lock.release()
+        run_dir.discard()
+        raise
+    try:
+        return _play(session, progress, on_progress)
+    finally:
+        lock.release()
 
 
 def resume(
@@ -86,81 +123,57 @@ def resume(
     progress: bool = True,
     on_progress: ProgressHook | None = None,
 ) -> RunDir:
-    """Continue a run from its last checkpoint (from the start if it has none)."""
+    """Continue a run from its newest checkpoint that matches its log (from the start if it
+    has none); refuse when its log is damaged before every checkpoint."""
     run_dir = RunDir.open(path)
-    if run_dir.info().get("status") == "completed":
-        raise ValueError(f"{run_dir.path} has already completed; start a new run instead")
-    scenario = load_scenario(run_dir.config())
-    gateway = model if model is not None else load_run_model(scenario, run_dir)
-    gateway.ledger = Ledger()
-    state = _checkpoints(run_dir).load()
-    if state is None:  # killed before its first checkpoint: start again from nothing
-        for name in (MEMORY_DB, MEMORY_DB + "-wal", MEMORY_DB + "-shm", "events.jsonl"):
-            (run_dir.path / name).unlink(missing_ok=True)
-    # The process now running it, and how often it was resumed (a sweep's retries show here).
-    resumed = int(run_dir.info().get("resumed", 0)) + 1
-    run_dir.set_status("running", pid=os.getpid(), resumed=resumed)
-    return _drive(run_dir, scenario, gateway, state, progress, on_progress)
-
-
-def interview(
-    path: str | Path,
-    agent: str,
-    question: str,
-    *,
-    model: Gateway | None = None,
-    now: datetime | None = None,
-) -> InterviewAnswer:
-    """Ask an agent of a run a question, answered from its saved memory with the run's model
-    (or `model`). The run's files are left untouched: the memory is read from a copy."""
-    run_dir = RunDir.open(path)
-    scenario = load_scenario(run_dir.config())
-    kind = kind_of(scenario)
-    roster = kind.roster(scenario)
-    if agent not in roster:
-        raise KeyError(
-            f"{run_dir.path.name} has no agent {agent!r}; its agents are: {', '.join(roster)}"
-        )
-    memory = run_dir.path / MEMORY_DB
-    if not memory.exists():
-        raise ValueError(
-            f"{run_dir.path.name} keeps no memory stream, so its agents cannot be interviewed"
-        )
-    gateway = model if model is not None else load_run_model(scenario, run_dir)
-    with tempfile.TemporaryDirectory(prefix="simulacra-interview-") as scratch:
-        copy = Path(scratch) / MEMORY_DB
-        copy_database(memory, copy)
-        cast = kind.build(scenario, Services(gateway, None, copy, scenario))
+    lock = run_dir.lock()
+    try:
+        if run_dir.info().get("status") == "completed":
+            raise ResumeError(f"{run_dir.path} has already completed; start a new run instead")
+        scenario = load_scenario(run_dir.config())
+        gateway = model if model is not None else load_run_model(scenario)
+        checkpoints = _checkpoints(run_dir)
+        state = checkpoints.load(run_dir.events_path)
+        for skipped in checkpoints.skipped:
+            log.warning(
+                "%s: passed over a checkpoint that the log no longer matches: %s",
+                run_dir.path,
+                skipped,
+            )
+        if model is None:
+            cache_in_run(gateway, scenario, run_dir)
+        gateway.ledger = Ledger()
+        if state is None:  # killed before its first checkpoint: start again from nothing
+            for name in (MEMORY_DB, MEMORY_DB + "-wal", MEMORY_DB + "-shm", "events.jsonl"):
+                (run_dir.path / name).unlink(missing_ok=True)
+        # The process now running it, and how often it was resumed (a sweep's retries show here).
+        resumed = int(run_dir.info().get("resumed", 0)) + 1
+        run_dir.set_status("running", pid=os.getpid(), resumed=resumed)
+        writer = run_dir.writer(truncate_at=state["offset"] if state else None)
         try:
-            mind = cast.minds[agent]
-            if not isinstance(mind, Interviewee):
-                raise ValueError(
-                    f"the {kind.name} world's {kind.mind(scenario)} minds cannot be interviewed"
-                )
-            when = now or _last_tick(scenario)
-            return asyncio.run(mind.interview(question, when))
-        finally:
-            cast.close()
-
-
-def load_run_model(scenario: Scenario, run_dir: RunDir) -> Gateway:
-    """The scenario's model, caching answers in the run (but for the scripted model, which is
-    free and deterministic, and a replay, which reads its own run's cache); a scripted model
-    gets the world's responders."""
-    spec = scenario.model.spec
-    cached = spec != "scripted" and not spec.startswith("replay:")
-    cache = run_dir.path / LLM_CACHE if cached and scenario.model.cache is None else None
-    model = (
-        scenario.model.load()
-        if cache is None
-        else scenario.model.model_copy(update={"cache": cache}).load()
-    )
-    if isinstance(model, ScriptedModel):
-        kind_of(scenario).script(model)
-    return model
+            session = _open(run_dir, scenario, gateway, writer, state)
+        except BaseException as exc:
+            run_dir.record_failure(writer, exc)
+            _raise_stopped(run_dir, exc)
+        return _play(session, progress, on_progress)
+    finally:
+        lock.release()
 
 
 # --- inside ----------------------------------------------------------------------------------
+
+
+@dataclass
+class _Session:
+    """A run ready to play: its directory, scenario, model, log, cast, clock and engine."""
+
+    run_dir: RunDir
+    scenario: Scenario
+    model: Gateway
+    writer: EventWriter
+    cast: Cast
+    clock: Clock
+    engine: Engine
 
 
 def _checkpoints(run_dir: RunDir, cast: Cast | None = None) -> Checkpoints:
@@ -171,15 +184,14 @@ def _checkpoints(run_dir: RunDir, cast: Cast | None = None) -> Checkpoints:
     )
 
 
-def _drive(
+def _open(
     run_dir: RunDir,
     scenario: Scenario,
     model: Gateway,
+    writer: EventWriter,
     state: dict[str, Any] | None,
-    progress: bool,
-    on_progress: ProgressHook | None,
-) -> RunDir:
-    writer = run_dir.writer(truncate_at=state["offset"] if state else None)
+) -> _Session:
+    """Build the world and its minds and set the engine at the start or at `state`."""
     kind = kind_of(scenario)
     cast: Cast | None = None
     try:
@@ -205,29 +217,86 @@ def _drive(
             engine.start()
         else:
             engine.restore(state)
+    except BaseException:
+        if cast is not None:
+            cast.close()
+        raise
+    return _Session(run_dir, scenario, model, writer, cast, clock, engine)
+
+
+def _play(session: _Session, progress: bool, on_progress: ProgressHook | None) -> RunDir:
+    """Drive the engine to the end and write what is read back from the log; on any failure
+    mark the run failed (or interrupted) before raising."""
+    run_dir, scenario, writer, clock = (
+        session.run_dir,
+        session.scenario,
+        session.writer,
+        session.clock,
+    )
+    cast: Cast | None = session.cast
+    try:
         with _progress_hooks(scenario, clock, progress, on_progress) as hook:
-            engine.on_progress = hook
-            asyncio.run(engine.run())
-        cast.close()
+            session.engine.on_progress = hook
+            asyncio.run(session.engine.run())
+        session.cast.close()
         cast = None
-        metrics = _finish(run_dir, scenario, writer, clock)
+        metrics = _measure(run_dir, scenario, writer, clock)
+        (run_dir.path / "metrics.json").write_text(
+            json.dumps(metrics, indent=2, ensure_ascii=False), encoding="utf-8"
+        )
+        end = clock.now
+        for name, value in metrics["summary"].items():
+            writer.emit(Measured(name=name, value=value), t=end)
+        writer.emit(RunEnded(status="completed"), t=end)
+        writer.close()
+        run_dir.set_status(
+            "completed",
+            ticks=clock.ticks,
+            calls=metrics["budget"]["total"]["calls"],
+            summary=metrics["summary"],
+        )
     except BaseException as exc:
         if cast is not None:
             cast.close()
         run_dir.record_failure(writer, exc)
-        raise
-    writer.close()
-    (run_dir.path / "metrics.json").write_text(
-        json.dumps(metrics, indent=2, ensure_ascii=False), encoding="utf-8"
-    )
-    run_dir.set_status(
-        "completed",
-        ticks=clock.ticks,
-        calls=metrics["budget"]["total"]["calls"],
-        summary=metrics["summary"],
-    )
+        _raise_stopped(run_dir, exc)
     _build_outputs(run_dir, scenario)
+    _check_fallbacks(run_dir, scenario, metrics)
     return run_dir
+
+
+def _raise_stopped(run_dir: RunDir, exc: BaseException) -> NoReturn:
+    """Raise what a run that stopped on `exc` raises: RunFailed, naming the run and how to
+    continue it, for a failure the user can fix (a full disk, an unreachable model); `exc`
+    itself for anything else (a bug, or Ctrl+C)."""
+    if isinstance(exc, UserError):
+        reason = str(exc)
+    elif isinstance(exc, OSError):
+        reason = explain_os_error(exc)
+    elif isinstance(exc, sqlite3.Error):
+        reason = f"the memory database failed: {exc} (is the disk full?)"
+    else:
+        raise exc
+    raise RunFailed(
+        f"run {run_dir.path} stopped: {reason}\n  run.json marks it failed; once that is "
+        f"fixed, continue it: simulacra run --resume {run_dir.path}"
+    ) from exc
+
+
+def _check_fallbacks(run_dir: RunDir, scenario: Scenario, metrics: dict[str, Any]) -> None:
+    share, limit = metrics["fallbacks"]["rate"], scenario.model.max_fallback_rate
+    if share <= limit:
+        return
+    calls = metrics["budget"]["total"]["calls"]
+    spec = scenario.model.spec
+    raise TooManyFallbacks(
+        f"run {run_dir.path} finished, but {share:.0%} of its {calls} model calls "
+        f"({metrics['fallbacks']['total']}) were answered by the declared fallback, more than "
+        f"model.max_fallback_rate ({limit:.0%}): its results say little about the model "
+        f"{spec}. Check the model (simulacra models check {spec!r}), or raise "
+        "model.max_fallback_rate",
+        run_dir,
+    )
 
 
 def _start(scenario: Scenario, cast: Cast, model: Gateway, clock: Clock) -> RunStarted:
@@ -250,10 +319,10 @@ def _start(scenario: Scenario, cast: Cast, model: Gateway, clock: Clock) -> RunS
     )
 
 
-def _finish(
+def _measure(
     run_dir: RunDir, scenario: Scenario, writer: EventWriter, clock: Clock
 ) -> dict[str, Any]:
-    """Read the measures back from the log and log the headline ones."""
+    """Read the measures back from the log; `summary` holds the headline ones."""
     writer.flush()
     kind = kind_of(scenario)
     events = list(read_events(run_dir.events_path, {"llm.call", "interview"} | kind.reads))
@@ -270,10 +339,6 @@ def _finish(
     summary["calls_per_agent_tick"] = spent["calls_per_agent_tick"]
     summary["fallback_rate"] = metrics["fallbacks"]["rate"]
     metrics["summary"] = summary
-    end = clock.now
-    for name, value in summary.items():
-        writer.emit(Measured(name=name, value=value), t=end)
-    writer.emit(RunEnded(status="completed"), t=end)
     return metrics
 
 
@@ -286,6 +351,7 @@ def _interventions(scenario: Scenario) -> Interventions:
             tuple(item.who),
             item.change,
             item.importance,
+            tuple(tuple(group) for group in item.contradicts),
         )
         for item in scenario.interventions
     ]
@@ -314,11 +380,6 @@ def _build_outputs(run_dir: RunDir, scenario: Scenario) -> None:
             render_frames(run_dir.path)
     except Exception:
         log.exception("building the report, viewer or frames of %s failed", run_dir.path)
-
-
-def _last_tick(scenario: Scenario) -> datetime:
-    times = scenario.clock.calendar().times()
-    return times[-1]
 
 
 @contextmanager

@@ -14,24 +14,31 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from simulacra.core import Duration, Moment, on_day
+from simulacra.core import Duration, Moment, naive, on_day
 from simulacra.embed import EmbedderConfig
 from simulacra.engine import Calendar
+from simulacra.experiments.questions import EvaluationConfig
 from simulacra.llm import ModelConfig
 from simulacra.worlds.commute.config import CommuteConfig
 from simulacra.worlds.elfarol.config import ElFarolConfig
+from simulacra.worlds.embodied.config import EmbodiedConfig
 from simulacra.worlds.grid.config import GridConfig
 from simulacra.worlds.town.config import TownConfig
 
 WorldConfig = Annotated[
-    TownConfig | GridConfig | CommuteConfig | ElFarolConfig, Field(discriminator="kind")
+    TownConfig | GridConfig | CommuteConfig | ElFarolConfig | EmbodiedConfig,
+    Field(discriminator="kind"),
 ]
 WORLD_CONFIGS: dict[str, type[BaseModel]] = {
     "town": TownConfig,
     "grid": GridConfig,
     "commute": CommuteConfig,
     "elfarol": ElFarolConfig,
+    "embodied": EmbodiedConfig,
 }
+
+
+MAX_TICKS = 1_000_000  # a guard against a typo, far beyond any run a language model can play
 
 
 class _Strict(BaseModel):
@@ -45,11 +52,25 @@ class ClockConfig(_Strict):
     start: datetime = datetime(2000, 1, 1)
     tick: Duration = timedelta(minutes=10)
     duration: Duration | None = None
-    ticks: int | None = Field(default=None, ge=1)
+    ticks: int | None = Field(default=None, ge=1, le=MAX_TICKS)
     wake: Moment | None = None
     sleep: Moment | None = None
     weekdays: bool = False
     checkpoint_every: int = Field(default=6, ge=1, description="ticks between checkpoints")
+
+    @field_validator("start", mode="before")
+    @classmethod
+    def _a_date(cls, value: Any) -> Any:
+        # Pydantic would read a number as seconds since 1970, in UTC.
+        if isinstance(value, int | float):
+            raise ValueError(f"expected a date and time like 2024-02-14T07:00, got {value!r}")
+        return value
+
+    @field_validator("start")
+    @classmethod
+    def _no_zone(cls, value: datetime) -> datetime:
+        result: datetime = naive(value)
+        return result
 
     @model_validator(mode="after")
     def _one_length(self) -> ClockConfig:
@@ -57,6 +78,27 @@ class ClockConfig(_Strict):
             raise ValueError("give the run's length as either duration or ticks (not both)")
         if self.tick <= timedelta(0):
             raise ValueError(f"tick must be positive, not {self.tick}")
+        if self.duration is not None:
+            if self.duration <= timedelta(0):
+                raise ValueError(f"duration must be positive, not {self.duration}")
+            if self.duration / self.tick > MAX_TICKS:
+                raise ValueError(
+                    f"duration {self.duration} is more than {MAX_TICKS:,} ticks of {self.tick}; "
+                    "lengthen the tick or shorten the run"
+                )
+        if (self.wake is None) != (self.sleep is None):
+            raise ValueError("give both wake and sleep (the waking hours), or neither")
+        if self.wake is not None and self.wake == self.sleep:
+            raise ValueError(f"wake and sleep are both {self.wake}: that leaves no waking hours")
+        try:
+            times = self.calendar().times()
+        except OverflowError:
+            raise ValueError("the clock runs past the year 9999; shorten the run") from None
+        if not times:
+            raise ValueError(
+                "the clock has no tick: every moment from start to the end is skipped by "
+                "wake/sleep or weekdays; move start or lengthen duration"
+            )
         return self
 
     def calendar(self) -> Calendar:
@@ -84,9 +126,12 @@ class AgentsConfig(_Strict):
     them. `count`: how many take part: the first `count` of the roster, or (grid) the roster
     and generated agents up to `count`. `profiles` and `mix` (commute): the archetypes agents
     are drawn from and how many of each. `mind`: which mind drives them (each world lists its
-    minds; the first is the default)."""
+    minds; the first is the default). `options`: each mind's own settings, under its name
+    (`options: {commuter: {merge_every: 4}}`); only the running mind's are read, so a sweep
+    can switch minds without touching them."""
 
     mind: str | None = None
+    options: dict[str, dict[str, Any]] = Field(default_factory=dict)
     count: int | None = Field(default=None, ge=1)
     personas: list[dict[str, Any]] = Field(default_factory=list)
     profiles: dict[str, dict[str, Any]] = Field(default_factory=dict)
@@ -100,7 +145,7 @@ class MemoryConfig(_Strict):
     `messages`: received messages an agent keeps (grid)."""
 
     mode: Literal["stream", "bounded"] | None = None
-    importance: Literal["model", "rule"] | float = "model"
+    importance: Literal["model", "rule"] | Annotated[float, Field(ge=0, le=10)] = "model"
     embedder: EmbedderConfig = EmbedderConfig()
     recall: int | None = Field(default=None, ge=0)
     messages: int = Field(default=10, ge=0)
@@ -114,15 +159,30 @@ class MemoryConfig(_Strict):
 
 class InterventionConfig(_Strict):
     """`thought`: an inner thought of one agent. `event`: a change to the world, its fields in
-    `change` (town: place, object, state). `conversation`: two agents talk about `text`."""
+    `change` (town: place, object, state). `conversation`: two agents talk about `text`.
+    `correction`: `text` corrects a fact; the agents named (every agent when none is) drop the
+    memories that mention, for each group of words in `contradicts`, one of them, with all
+    that rests on them, and remember `text` instead."""
 
     at: Moment
-    type: Literal["thought", "event", "conversation"]
+    type: Literal["thought", "event", "conversation", "correction"]
     text: str = Field(min_length=1)
     agent: str | None = None
     agents: list[str] = Field(default_factory=list)
     change: dict[str, Any] = Field(default_factory=dict)
+    contradicts: list[list[str]] = Field(default_factory=list)
     importance: float = Field(default=9, ge=1, le=10)
+
+    @model_validator(mode="after")
+    def _contradicts_for_corrections(self) -> InterventionConfig:
+        if self.type == "correction" and not all(self.contradicts or [[]]):
+            raise ValueError(
+                "contradicts: a correction needs groups of words naming what it corrects, "
+                "e.g. [[party], [hobbs, cafe]]; each group needs at least one word"
+            )
+        if self.type != "correction" and self.contradicts:
+            raise ValueError("contradicts: only a correction intervention takes contradicts")
+        return self
 
     @property
     def who(self) -> list[str]:
@@ -139,7 +199,7 @@ class InterviewsConfig(_Strict):
 
 
 class OutputConfig(_Strict):
-    root: str = "runs"
+    root: str = Field(default="runs", min_length=1, description="the folder runs go in")
     report: bool = Field(default=True, description="report.html and viewer.html")
     frames: bool = Field(default=False, description="PNG frames under <run>/frames/")
 
@@ -151,7 +211,9 @@ class SweepConfig(_Strict):
     (`ablation=A1`). `variants` names variants outright, each a mapping of field paths to
     values. Replicate r runs with `seeds[r]`, or `seed + r` (default: the scenario's seed);
     every variant and model of a replicate shares its seed. `models` lists model specs (none:
-    the scenario's). `executor`: local processes or Ray."""
+    the scenario's). `reference`: a variant name or a model spec; each other group is compared
+    with it, replicate by replicate (the same seed), as a paired difference with its interval.
+    `executor`: local processes or Ray."""
 
     vary: dict[str, list[Any]] = Field(default_factory=dict)
     variants: dict[str, dict[str, Any]] = Field(default_factory=dict)
@@ -159,6 +221,7 @@ class SweepConfig(_Strict):
     seed: int | None = None
     seeds: list[int] | None = None
     models: list[str] = Field(default_factory=list)
+    reference: str | None = None
     workers: int = Field(default=2, ge=1)
     executor: Literal["local", "ray"] = "local"
     ray_address: str | None = None
@@ -183,21 +246,34 @@ class SweepConfig(_Strict):
 
 
 class Scenario(_Strict):
-    name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")
+    """A run's whole configuration: a world, its agents, their model and memory, the clock,
+    what happens to them, and what is written; the sweep and the evaluation a scenario
+    offers."""
+
+    name: str = Field(
+        min_length=1, pattern=r"^[A-Za-z0-9_.-]+$", description="names the run directories"
+    )
     description: str = ""
-    seed: int = 0
-    model: ModelConfig = ModelConfig()
-    clock: ClockConfig
-    world: WorldConfig
+    seed: int = Field(default=0, description="drives every random choice and model call")
+    model: ModelConfig = Field(default=ModelConfig(), description="the language model")
+    clock: ClockConfig = Field(description="when the run starts, its tick and its length")
+    world: WorldConfig = Field(description="the world and its own settings, by `kind`")
     agents: AgentsConfig = AgentsConfig()
     memory: MemoryConfig = MemoryConfig()
     ablation: str | None = Field(
         default=None, description="which faculties are off; each world lists its ablations"
     )
-    interventions: list[InterventionConfig] = Field(default_factory=list)
-    interviews: InterviewsConfig | None = None
+    interventions: list[InterventionConfig] = Field(
+        default_factory=list, description="thoughts, events, conversations and corrections"
+    )
+    interviews: InterviewsConfig | None = Field(
+        default=None, description="a question put to every agent at set times"
+    )
     output: OutputConfig = OutputConfig()
     sweep: SweepConfig = SweepConfig()
+    evaluation: EvaluationConfig = Field(
+        default=EvaluationConfig(), description="what `simulacra evaluate` asks and ranks"
+    )
 
     @field_validator("model", mode="before")
     @classmethod
@@ -207,3 +283,21 @@ class Scenario(_Strict):
 
     def when(self, moment: datetime | time) -> datetime:
         return self.clock.time_of(moment)
+
+    def off_the_clock(self, moment: datetime | time) -> str | None:
+        """Why something set for `moment` would not happen then, or None: the moment must
+        lie between the first and the last tick, in waking hours."""
+        when = self.when(moment)
+        calendar = self.clock.calendar()
+        times = calendar.times()
+        if not times[0] <= when <= times[-1]:
+            return (
+                f"{when:%Y-%m-%d %H:%M} is outside the run's ticks ({times[0]:%Y-%m-%d %H:%M} "
+                f"to {times[-1]:%Y-%m-%d %H:%M}); move it between them or change the clock"
+            )
+        if not calendar.awake(when):
+            return (
+                f"{when:%Y-%m-%d %H:%M} falls while the clock sleeps (clock.wake, clock.sleep "
+                "and clock.weekdays skip it); move it into waking hours"
+            )
+        return None

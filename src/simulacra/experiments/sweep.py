@@ -4,8 +4,9 @@ local processes or Ray.
 `run_sweep(path)` writes `<root>/<name>-sweep-<stamp>-<id>/` with each run's directory,
 `results.csv` (one row per run: variant, model, replicate, seed and the world's headline
 figures), `summary.json` and `summary.md` (per variant and model, each figure's mean with its
-95% interval over replicates, Student's t), `sweep.json` (the plan, times and status) and a
-self-contained report.html.
+95% interval over replicates, Student's t, the figures grouped by the world's signature; with
+`sweep.reference`, each group's paired difference from the reference: paired.py),
+`sweep.json` (the plan, times and status) and a self-contained report.html.
 
 The parent validates every variant before any run starts and never loads a model: each
 worker builds its own from the spec, so an embedded model is loaded once per worker.
@@ -33,7 +34,9 @@ import yaml
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from simulacra.errors import UserError
 from simulacra.experiments.load import ScenarioError, apply_override, load_scenario
+from simulacra.experiments.paired import check_reference
 from simulacra.experiments.pipeline import resume, run
 from simulacra.experiments.scenario import Scenario
 from simulacra.experiments.sweep_results import JobResult, write_json, write_outputs
@@ -44,7 +47,7 @@ SweepExecutor = Literal["local", "ray"]
 RAY_RETRIES = 2
 
 
-class SweepError(RuntimeError):
+class SweepError(UserError, RuntimeError):
     """A sweep that could not start, or runs of it that failed."""
 
 
@@ -66,7 +69,8 @@ def variants(scenario: Scenario) -> dict[str, dict[str, Any]]:
     plan = scenario.sweep
     found = dict(plan.variants)
     keys = list(plan.vary)
-    for values in itertools.product(*(plan.vary[k] for k in keys)):
+    # With nothing to vary the product is one empty combination: no variant of its own.
+    for values in itertools.product(*(plan.vary[k] for k in keys)) if keys else ():
         if len(keys) == 1:
             name = str(values[0])
         else:
@@ -118,6 +122,8 @@ def run_job(job: SweepJob, root: str) -> JobResult:
             )
             extra = {"job": job.name, "variant": job.variant, "replicate": job.replicate}
             run_dir = run(scenario, progress=False, run_name=job.name, extra_info=extra)
+    except UserError as exc:  # it says what went wrong; a traceback would only hide it
+        return JobResult(job.variant, job.model, job.replicate, job.seed, "", error=str(exc))
     except Exception:
         error = traceback.format_exc(limit=8)
         return JobResult(job.variant, job.model, job.replicate, job.seed, "", error=error)
@@ -142,7 +148,7 @@ def run_sweep(
     path: str | Path | Scenario,
     overrides: Sequence[str] | None = None,
     *,
-    executor: SweepExecutor | None = None,
+    executor: str | None = None,
     workers: int | None = None,
     root: str | Path | None = None,
     progress: bool = True,
@@ -158,6 +164,9 @@ def run_sweep(
     scenario = load_scenario(path, overrides)
     executor = _executor(executor or scenario.sweep.executor)
     jobs = plan_jobs(scenario)
+    faults = check_reference(scenario.sweep.reference, list(variants(scenario)), _models(scenario))
+    if faults:
+        raise ScenarioError(str(path) if not isinstance(path, Scenario) else "scenario", faults)
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     out = (
         Path(root or scenario.output.root) / f"{scenario.name}-sweep-{stamp}-{secrets.token_hex(3)}"
@@ -172,7 +181,7 @@ def run_sweep(
         "executor": executor,
         "workers": count,
         "variants": list(variants(scenario)),
-        "models": scenario.sweep.models or [scenario.model.spec],
+        "models": _models(scenario),
         "seeds": scenario.sweep.replicate_seeds(scenario.seed),
         "versions": versions(),
         "started": time.time(),
@@ -183,7 +192,7 @@ def run_sweep(
 def resume_sweep(
     path: str | Path,
     *,
-    executor: SweepExecutor | None = None,
+    executor: str | None = None,
     workers: int | None = None,
     progress: bool = True,
 ) -> Path:
@@ -230,7 +239,7 @@ def _fan_out(
     results.sort(key=lambda r: order[r.variant, r.model, r.replicate])
     failed = [r for r in results if r.error is not None]
     wall_s = round(time.perf_counter() - started, 2)
-    summary = write_outputs(out, scenario, results, wall_s)
+    summary = write_outputs(out, scenario, variants(scenario), results, wall_s)
     info |= {"ended": time.time(), "wall_s": wall_s, "status": "failed" if failed else "completed"}
     info["failed"] = [f"{r.variant} {r.model} r{r.replicate}: {r.error}" for r in failed]
     write_json(out / "sweep.json", info)
@@ -239,6 +248,10 @@ def _fan_out(
         detail = "\n".join(info["failed"])
         raise SweepError(f"{len(failed)} of {len(results)} runs failed (see {out}):\n{detail}")
     return out
+
+
+def _models(scenario: Scenario) -> list[str]:
+    return scenario.sweep.models or [scenario.model.spec]
 
 
 def _safe(name: str) -> str:

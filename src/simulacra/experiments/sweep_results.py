@@ -11,6 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from simulacra.experiments.kinds import kind_of
+from simulacra.experiments.paired import (
+    comparison_markdown,
+    interval_text,
+    paired_differences,
+    signature_columns,
+)
 from simulacra.experiments.scenario import Scenario
 from simulacra.experiments.stats import CONFIDENCE, mean_ci
 
@@ -47,8 +53,14 @@ def summarize_sweep(results: Sequence[JobResult]) -> list[dict[str, Any]]:
 
 
 def write_outputs(
-    out: Path, scenario: Scenario, results: Sequence[JobResult], wall_s: float
+    out: Path,
+    scenario: Scenario,
+    variants: dict[str, dict[str, Any]],
+    results: Sequence[JobResult],
+    wall_s: float,
 ) -> dict[str, Any]:
+    """results.csv, summary.json and summary.md; `variants` maps each variant to its field
+    changes (see sweep.variants)."""
     done = [r for r in results if r.error is None]
     names = sorted({k for r in done for k in r.summary})
     with (out / "results.csv").open("w", newline="", encoding="utf-8") as fh:
@@ -58,16 +70,27 @@ def write_outputs(
             writer.writerow(
                 [r.variant, r.model, r.replicate, r.seed, *(r.summary.get(n) for n in names)]
             )
+    runs = [asdict(r) | {"run": Path(r.run).name if r.run else None} for r in results]
+    reference = scenario.sweep.reference
+    kind = kind_of(scenario)
     summary = {
         "scenario": scenario.name,
         "world": scenario.world.kind,
-        "agents": len(kind_of(scenario).roster(scenario)),
+        "agents": len(kind.roster(scenario)),
         "ticks": len(scenario.clock.calendar().times()),
         "confidence": CONFIDENCE,
         "wall_s": wall_s,
         "figures": names,
+        "columns": signature_columns(kind.signature_groups(), names),
+        "minds": {
+            name: str(changes.get("agents.mind", kind.mind(scenario)))
+            for name, changes in variants.items()
+        },
+        "baselines": list(kind.baselines),
         "rows": summarize_sweep(results),
-        "runs": [asdict(r) | {"run": Path(r.run).name if r.run else None} for r in results],
+        "reference": reference,
+        "comparison": (paired_differences(runs, reference, list(variants)) if reference else []),
+        "runs": runs,
         "config": scenario.model_dump(mode="json"),
     }
     write_json(out / "summary.json", summary)
@@ -76,7 +99,7 @@ def write_outputs(
 
 
 def _markdown(summary: dict[str, Any]) -> str:
-    names = summary["figures"]
+    names = [name for _, group in summary["columns"] for name in group]  # by signature
     lines = [
         f"# {summary['scenario']}: sweep",
         "",
@@ -87,22 +110,14 @@ def _markdown(summary: dict[str, Any]) -> str:
         "|" + " --- |" * (len(names) + 3),
     ]
     for row in summary["rows"]:
-        cells = [_interval_text(row["figures"].get(n)) for n in names]
+        cells = [interval_text(row["figures"].get(n)) for n in names]
         lines.append(
             f"| {row['variant']} | {row['model']} | {row['replicates']} | "
             + " | ".join(cells)
             + " |"
         )
-    lines += ["", f"Wall time: {summary['wall_s']} s.", ""]
+    lines += ["", *comparison_markdown(summary), f"Wall time: {summary['wall_s']} s.", ""]
     return "\n".join(lines)
-
-
-def _interval_text(value: dict[str, Any] | None) -> str:
-    if value is None:
-        return "-"
-    if value["low"] is None:
-        return f"{value['mean']:.2f} (n/a)"
-    return f"{value['mean']:.2f} [{value['low']:.2f}, {value['high']:.2f}]"
 
 
 def write_json(path: Path, data: Any) -> None:

@@ -9,13 +9,13 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from simulacra.llm.types import RawReply, Request, Usage
+from simulacra.llm.types import ImagePart, Message, RawReply, Request, Usage
 
 
 def cache_key(model: str, request: Request, schema: dict[str, Any] | None, seed: int) -> str:
     material = {
         "model": model,
-        "messages": [[m.role, m.content] for m in request.messages],
+        "messages": [[m.role, _content_key(m)] for m in request.messages],
         "schema": schema,
         "max_tokens": request.max_tokens,
         "temperature": request.temperature,
@@ -23,6 +23,16 @@ def cache_key(model: str, request: Request, schema: dict[str, Any] | None, seed:
     }
     blob = json.dumps(material, sort_keys=True, ensure_ascii=False).encode()
     return hashlib.sha256(blob).hexdigest()
+
+
+def _content_key(message: Message) -> str | list[list[str]]:
+    """Text as it is (so keys of text-only calls never change); an image by its digest."""
+    if isinstance(message.content, str):
+        return message.content
+    return [
+        ["image", f"{p.media_type}:{p.sha256}"] if isinstance(p, ImagePart) else ["text", p.text]
+        for p in message.content
+    ]
 
 
 class SqliteCache:

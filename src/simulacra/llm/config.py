@@ -36,6 +36,18 @@ class ModelConfig(BaseModel):
         description="the embedded model's repeat penalty and DRY sampler (served models keep "
         "their own sampling); none: both off",
     )
+    unreachable_after: int = Field(
+        10,
+        ge=1,
+        description="calls in a row that fail to connect or time out before the run stops",
+    )
+    max_fallback_rate: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="share of calls answered by the declared fallback above which a finished "
+        "run is reported as a failure",
+    )
 
     @field_validator("spec")
     @classmethod
@@ -54,5 +66,6 @@ class ModelConfig(BaseModel):
             temperature=self.temperature,
             max_tokens=self.max_tokens,
             repetition=self.repetition,
+            unreachable_after=self.unreachable_after,
             **options,
         )

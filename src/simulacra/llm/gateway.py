@@ -11,10 +11,11 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
+from simulacra.errors import UserError
 from simulacra.llm.accounting import Ledger
 from simulacra.llm.cache import cache_key
 from simulacra.llm.structured import OutputError, output_schema, parse_output
-from simulacra.llm.types import Completion, RawReply, Request, Usage
+from simulacra.llm.types import Completion, RawReply, Request, Unreachable, Usage
 
 
 class Backend(Protocol):
@@ -36,6 +37,10 @@ class ResponseCache(Protocol):
 class ModelFailure(RuntimeError):
     """The model could not answer: every attempt failed and the request declared no
     fallback, or a backend refused for a reason no retry can fix (a replay miss)."""
+
+
+class ModelUnreachable(ModelFailure, UserError):
+    """Calls in a row that never reached the model: the server is down or hangs."""
 
 
 CallHook = Callable[[Request, Completion], None]
@@ -66,9 +71,14 @@ class Gateway:
         on_call: CallHook | None = None,
         temperature: float | None = None,
         max_tokens: int | None = None,
+        unreachable_after: int | None = None,
     ) -> None:
         if attempts < 1:
             raise ValueError("attempts must be at least 1")
+        # Calls in a row whose every attempt failed to connect or timed out before the model
+        # is declared unreachable (None: never); any answer, even a bad one, resets the count.
+        self.unreachable_after = unreachable_after
+        self.silent_calls = 0
         self.backend = backend
         self.name = backend.name
         self.attempts = attempts
@@ -101,6 +111,7 @@ class Gateway:
         schema = output_schema(request.output) if request.output is not None else None
         usage = Usage()
         errors: list[str] = []
+        silent = 0  # attempts that got no answer at all
         for attempt in range(1, self.attempts + 1):
             # A retry with the same seed would repeat the same mistake; the seed moves per attempt.
             seed = request.seed + attempt - 1
@@ -114,6 +125,7 @@ class Gateway:
                 except ModelFailure:
                     raise
                 except Exception as exc:  # a backend fault is retried, then falls back
+                    silent += isinstance(exc, TimeoutError | Unreachable)
                     error = _describe_fault(exc, self.timeout_s)
                     errors.append(f"attempt {attempt}: {error}")
                     if self.cache is not None:
@@ -122,6 +134,7 @@ class Gateway:
                 # Invalid replies are stored too, so that a rerun or a replay repeats this attempt.
                 if self.cache is not None:
                     self.cache.put(key, reply)
+            self.silent_calls = 0
             usage = usage + reply.usage
             try:
                 value = self._parse(reply.text, request.output)
@@ -141,7 +154,20 @@ class Gateway:
                     error="; ".join(errors) or None,  # why earlier attempts failed, if any
                 ),
             )
+        if silent == self.attempts:
+            self._count_silence(errors[-1])
         return self._finish(request, self._fallback(request, usage, started, errors))
+
+    def _count_silence(self, error: str) -> None:
+        self.silent_calls += 1
+        if self.unreachable_after is None or self.silent_calls < self.unreachable_after:
+            return
+        where = getattr(self.backend, "where", self.name)
+        raise ModelUnreachable(
+            f"the model {self.name} at {where} did not answer {self.silent_calls} calls in a "
+            f"row (each tried {self.attempts} times; last: {error}); check that its server is "
+            "up at that address, or give model.unreachable_after a larger number"
+        )
 
     async def _generate(
         self, request: Request, schema: dict[str, Any] | None, seed: int

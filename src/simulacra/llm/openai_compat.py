@@ -18,9 +18,9 @@ from urllib.parse import parse_qs, urlsplit
 
 from pydantic import BaseModel
 
-from simulacra.llm.http_pool import HttpPool, TransportError
+from simulacra.llm.http_pool import ConnectError, HttpPool, TransportError
 from simulacra.llm.structured import output_schema
-from simulacra.llm.types import RawReply, Request, Usage
+from simulacra.llm.types import ImagePart, Message, RawReply, Request, Unreachable, Usage
 
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 SPEC_FORM = "openai:<base_url>?model=<name>[&key_env=<ENV>][&endpoints=<url2>,<url3>]"
@@ -33,6 +33,10 @@ class OpenAISpecError(ValueError):
 
 class EndpointError(RuntimeError):
     """An endpoint answered with an error, garbage, or not at all."""
+
+
+class EndpointUnreachable(EndpointError, Unreachable):
+    """No connection to the endpoint could be made, or none in time."""
 
 
 @dataclass(frozen=True)
@@ -144,13 +148,18 @@ class OpenAIBackend:
         tls: ssl.SSLContext | bool = ssl.create_default_context() if uses_tls else False
         self._pool = HttpPool(connections=concurrency, headers=headers, verify=tls)
 
+    @property
+    def where(self) -> str:
+        """The endpoints, for messages about them."""
+        return ", ".join(self.target.urls)
+
     async def generate(
         self, request: Request, schema: dict[str, Any] | None, seed: int
     ) -> RawReply:
         url = self.target.urls[next(self._turn) % len(self.target.urls)] + "/chat/completions"
         body: dict[str, Any] = {
             "model": self.target.model,
-            "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+            "messages": [message_json(m) for m in request.messages],
             "max_tokens": request.max_tokens,
             "temperature": request.temperature,
             "seed": seed,
@@ -165,6 +174,8 @@ class OpenAIBackend:
                 )
         try:
             response = await self._pool.post(url, body)
+        except ConnectError as exc:
+            raise EndpointUnreachable(f"{url}: {type(exc).__name__}: {exc}") from exc
         except TransportError as exc:
             raise EndpointError(f"{url}: {type(exc).__name__}: {exc}") from exc
         if response.status != 200:
@@ -173,6 +184,21 @@ class OpenAIBackend:
 
     async def aclose(self) -> None:
         await self._pool.aclose()
+
+
+def message_json(message: Message) -> dict[str, Any]:
+    """A message as the chat-completions API takes it: text stays a string; parts become a
+    list of `text` and `image_url` parts, each image a base64 data URI (vLLM, Ollama,
+    llama.cpp's server and hosted APIs all read this form)."""
+    if isinstance(message.content, str):
+        return {"role": message.role, "content": message.content}
+    parts: list[dict[str, Any]] = []
+    for part in message.content:
+        if isinstance(part, ImagePart):
+            parts.append({"type": "image_url", "image_url": {"url": part.data_uri()}})
+        else:
+            parts.append({"type": "text", "text": part.text})
+    return {"role": message.role, "content": parts}
 
 
 def read_chat_completion(content: bytes, url: str) -> RawReply:

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from simulacra.errors import UserError
 from simulacra.llm.cache import SqliteCache, cache_key
 from simulacra.llm.gateway import ModelFailure
 from simulacra.llm.types import RawReply, Request
@@ -19,7 +20,7 @@ CACHE_FILE = "llm_cache.sqlite"
 RUN_INFO_FILE = "run.json"
 
 
-class ReplayMiss(ModelFailure):
+class ReplayMiss(ModelFailure, UserError):
     """The run being replayed never made this call."""
 
 

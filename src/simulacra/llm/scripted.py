@@ -19,6 +19,9 @@ from simulacra.llm.types import RawReply, Request, Usage
 Responder = Callable[[Request], "BaseModel | dict[str, Any] | str"]
 
 
+IMAGE_TOKENS = 256  # what a vision model's encoder typically spends on one small image
+
+
 def _approx_tokens(text: str) -> int:
     return max(1, len(text) // 4)
 
@@ -58,7 +61,9 @@ class ScriptedBackend:
             text = json.dumps(answer)
         else:
             text = answer
-        prompt = sum(_approx_tokens(m.content) for m in request.messages)
+        prompt = sum(
+            _approx_tokens(m.text) + IMAGE_TOKENS * len(m.images) for m in request.messages
+        )
         return RawReply(text, Usage(prompt, _approx_tokens(text)))
 
 

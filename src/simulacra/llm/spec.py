@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any, Literal, overload
 from urllib.parse import parse_qs
 
+from simulacra.errors import UserError
 from simulacra.llm.cache import SqliteCache
 from simulacra.llm.embedded import (
     DEFAULT_GGUF,
@@ -40,12 +41,13 @@ OPTIONS = (
     "temperature",
     "max_tokens",
     "repetition",
+    "unreachable_after",
 )
 _EMBEDDED_OPTIONS = ("threads", "parallel")
 MAX_SLOTS = 16  # each slot holds a 2,048-token context: 47 MB of KV cache for the 135M model
 
 
-class ModelSpecError(ValueError):
+class ModelSpecError(UserError, ValueError):
     """A model spec that names no known backend or is malformed."""
 
 

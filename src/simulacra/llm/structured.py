@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import re
 from collections.abc import Iterator
@@ -168,3 +169,27 @@ class MaxChars:
         found = handler(schema)
         found["maxLength"] = self.limit
         return found
+
+
+_WORD = re.compile(r"\S+")
+
+
+@dataclass(frozen=True)
+class MaxWords:
+    """Marks a str field `Annotated[str, MaxWords(200)]`: validation keeps the first `limit`
+    words (the text up to the end of the last one) rather than rejecting a longer answer. A
+    word limit is no JSON-schema bound: the field's description should state it, and decoding
+    is bounded by the request's max_tokens."""
+
+    limit: int
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        def trim(value: Any) -> Any:
+            if not isinstance(value, str):
+                return value
+            words = list(itertools.islice(_WORD.finditer(value), self.limit + 1))
+            return value[: words[self.limit - 1].end()] if len(words) > self.limit else value
+
+        return core_schema.no_info_before_validator_function(trim, handler(source))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -9,17 +11,77 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from pydantic import BaseModel
 
 Role = Literal["system", "user", "assistant"]
+IMAGE_TYPES = ("image/png", "image/jpeg", "image/webp")
+
+
+@dataclass(frozen=True)
+class TextPart:
+    """Text inside a message whose content has several parts."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class ImagePart:
+    """An image inside a message: encoded bytes and their media type. Backends that take
+    images send it as an OpenAI-style `image_url` part with a base64 data URI."""
+
+    data: bytes = field(repr=False)
+    media_type: str = "image/png"
+
+    def __post_init__(self) -> None:
+        if self.media_type not in IMAGE_TYPES:
+            raise ValueError(
+                f"image media type {self.media_type!r} is not one of {', '.join(IMAGE_TYPES)}"
+            )
+        if not self.data:
+            raise ValueError("an image part needs its bytes; got none")
+
+    def data_uri(self) -> str:
+        return f"data:{self.media_type};base64,{base64.b64encode(self.data).decode('ascii')}"
+
+    @property
+    def sha256(self) -> str:
+        """The image's digest: what a cache key and a log keep instead of the bytes."""
+        return hashlib.sha256(self.data).hexdigest()
+
+
+Part = TextPart | ImagePart
 
 
 @dataclass(frozen=True)
 class Message:
+    """One message. `content` is text, or parts (text and images) in order."""
+
     role: Role
-    content: str
+    content: str | tuple[Part, ...]
+
+    @property
+    def text(self) -> str:
+        """The message's text: its content, or its text parts joined by blank lines."""
+        if isinstance(self.content, str):
+            return self.content
+        return "\n\n".join(p.text for p in self.content if isinstance(p, TextPart))
+
+    @property
+    def images(self) -> tuple[ImagePart, ...]:
+        if isinstance(self.content, str):
+            return ()
+        return tuple(p for p in self.content if isinstance(p, ImagePart))
 
 
 def chat(system: str, user: str) -> tuple[Message, ...]:
     """The common two-message prompt: instructions, then the situation."""
     return (Message("system", system), Message("user", user))
+
+
+def with_images(message: Message, *images: ImagePart) -> Message:
+    """`message` with `images` placed before its text, as vision models expect them."""
+    return Message(message.role, (*images, TextPart(message.text)))
+
+
+def has_images(messages: Sequence[Message]) -> bool:
+    return any(m.images for m in messages)
 
 
 @dataclass(frozen=True)
@@ -93,6 +155,10 @@ class Completion:
     fallback: bool = False
     model: str = ""
     error: str | None = None
+
+
+class Unreachable(Exception):
+    """A backend fault meaning the model never answered: no connection, or no reply in time."""
 
 
 @runtime_checkable

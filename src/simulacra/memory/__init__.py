@@ -1,6 +1,6 @@
 """The memory stream: records with provenance, three-factor retrieval, reflection, invalidation."""
 
-from simulacra.memory.consolidation import PATTERN, consolidate
+from simulacra.memory.consolidation import PATTERN, consolidate, merge
 from simulacra.memory.importance import ImportancePolicy, rule_importance
 from simulacra.memory.record import (
     DIALOGUE,
@@ -34,6 +34,7 @@ __all__ = [
     "Weights",
     "approx_tokens",
     "consolidate",
+    "merge",
     "min_max",
     "recency",
     "rule_importance",

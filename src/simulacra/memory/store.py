@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -15,6 +15,7 @@ import numpy as np
 
 from simulacra.embed import Vectors
 from simulacra.memory.record import MemoryRecord
+from simulacra.memory.scoring import sim_hours
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS memories (
@@ -193,6 +194,17 @@ class Store:
             found[row[0]] = _record(row[1:], accessed.get(row[0]))
         return found
 
+    def texts_by_id(self, ids: Collection[str]) -> dict[str, str]:
+        """The text of each record named in `ids` (of any agent); unknown ids are left out."""
+        found: dict[str, str] = {}
+        wanted = list(ids)
+        for start in range(0, len(wanted), 900):
+            part = wanted[start : start + 900]
+            marks = ",".join("?" * len(part))
+            query = f"SELECT id, text FROM memories WHERE id IN ({marks})"
+            found.update(self._db.execute(query, part).fetchall())
+        return found
+
     def texts(self, agent: str, seqs: Sequence[int]) -> list[str]:
         found = dict(self._select("seq, text", agent, seqs))
         return [found[seq] for seq in seqs]
@@ -229,6 +241,30 @@ class Store:
             [(agent, seq) for seq in seqs],
         )
         self._done()
+
+    def rewind(
+        self, at: datetime, accessed: Mapping[str, datetime], revalidate: Collection[str]
+    ) -> int:
+        """Put every stream back as it stood at `at`: records written later are dropped,
+        those invalidated later are valid again, and each record's last access becomes the one
+        in `accessed` (by id), else its creation. Returns how many records were dropped."""
+        dropped = self._db.execute(
+            "DELETE FROM memories WHERE created_at > ?", (at.isoformat(),)
+        ).rowcount
+        self._db.executemany(
+            "UPDATE memories SET valid = 1 WHERE id = ?", [(i,) for i in revalidate]
+        )
+        rows = self._db.execute("SELECT agent, seq, id, created_at FROM memories").fetchall()
+        updates = []
+        for agent, seq, record_id, created in rows:
+            last = accessed.get(record_id) or datetime.fromisoformat(created)
+            updates.append((last.isoformat(), sim_hours(last), agent, seq))
+        self._db.executemany(
+            "UPDATE memories SET last_accessed_at = ?, accessed_h = ? WHERE agent = ? AND seq = ?",
+            updates,
+        )
+        self._db.commit()
+        return int(dropped)
 
     def close(self) -> None:
         self.commit()

@@ -57,6 +57,7 @@ class MemoryStream:
         events: EventSink | None = None,
         reflection: ReflectionConfig | None = None,
         seed: int = 0,
+        record_access: bool = True,
     ) -> None:
         if not 0 < decay <= 1:
             raise ValueError(
@@ -70,6 +71,9 @@ class MemoryStream:
         self.events = events
         self.reflection = reflection if reflection is not None else ReflectionConfig()
         self.seed = seed
+        # False reads the stream as it is: retrieval leaves last-access times alone, so that
+        # several readers (an evaluation's conditions) see the same memories.
+        self.record_access = record_access
         # A Store passed in is shared with other streams and closed by its owner.
         self._store = db if isinstance(db, Store) else Store(db)
         self._owns_store = not isinstance(db, Store)
@@ -313,7 +317,7 @@ class MemoryStream:
             keep = fit_budget(texts, token_budget)
             best, rows = best[:keep], rows[:keep]
         # A retrieval "in the past" (an interview about yesterday) never moves access back.
-        later = rows[self._columns.accessed_h[rows] < now_h]
+        later = rows[self._columns.accessed_h[rows] < now_h] if self.record_access else rows[:0]
         self._columns.accessed_h[later] = now_h
         for row in later.tolist():
             self._touched[row + 1] = now

@@ -1,4 +1,5 @@
-"""The mind of a generative agent: persona, planning, perception, reaction, dialogue, interviews."""
+"""The mind of a generative agent: persona, planning, perception, reaction, dialogue, interviews;
+and the town's routine agent, a classical baseline that calls no model."""
 
 from simulacra.core import InterviewAnswer
 from simulacra.mind.ablation import Ablation
@@ -7,6 +8,7 @@ from simulacra.mind.context import call_seed
 from simulacra.mind.converse import Conversation, Utterance, converse
 from simulacra.mind.persona import Persona
 from simulacra.mind.react import Decision
+from simulacra.mind.routine_agent import News, RoutineAgent
 from simulacra.mind.schedule import PlanStep
 from simulacra.runlog import EventSink
 
@@ -17,8 +19,10 @@ __all__ = [
     "Decision",
     "EventSink",
     "InterviewAnswer",
+    "News",
     "Persona",
     "PlanStep",
+    "RoutineAgent",
     "Utterance",
     "call_seed",
     "converse",

@@ -7,10 +7,12 @@ its first tick), `perceive`, `decide` (react, and the step to take now), `act`, 
 reaction step here; "replan" rebuilds the rest of the day here; "talk" goes to the world,
 which pairs talkers, and the engine holds the conversation through `converse`.
 
-Budget (one agent, one day of 10-minute ticks, every module on, synthetic cafe day in
-tests/mind/test_budget.py): about 66 calls, 2.75 an hour: plan.daily 1, plan.hourly 3,
-plan.actions 17 (one per waking hour), summarize.day 1, react.decide 16, converse.turn 6,
-memory.importance 18 (salient sights and dialogues only), reflect.* 4.
+Budget (one agent, one day of 10-minute ticks, every module on, the synthetic busy cafe day of
+tests/mind/test_budget.py, measured): 65 calls, 2.7 an hour: plan.daily 1, plan.hourly 6 (the
+day's blocks broken into hours three at a time), plan.actions 17 (one per waking hour),
+summarize.day 1, react.decide 16, converse.turn 2, memory.importance 18 (salient sights and
+dialogues only), reflect.* 4. A quiet day costs less: react.decide and memory.importance follow
+what happens.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from simulacra.memory import MemoryRecord, MemoryStream
 from simulacra.mind.ablation import Ablation
 from simulacra.mind.context import MindContext, clock
 from simulacra.mind.converse import Conversation, converse
+from simulacra.mind.correct import correct
 from simulacra.mind.interview import interview
 from simulacra.mind.perceive import Perception, perceive
 from simulacra.mind.persona import Persona
@@ -114,6 +117,16 @@ class Agent:
         if any(block.covers(now) for block in self.planner.schedule.blocks):
             await self.replan(now, text)
 
+    async def correct(
+        self, text: str, contradicts: Sequence[Sequence[str]], now: datetime, importance: float
+    ) -> list[str]:
+        """A scenario's correction: what it contradicts is invalidated and the day, if
+        planned, is planned anew around the correction."""
+        gone = await correct(self.ctx, text, contradicts, now, importance)
+        if any(block.covers(now) for block in self.planner.schedule.blocks):
+            await self.replan(now, text)
+        return gone
+
     async def converse(self, other: Agent, now: datetime, topic: str) -> None:
         await converse(self, other, now, topic or None, CONVERSATION_TURNS)
 
@@ -177,8 +190,10 @@ class Agent:
             return []
         return await self.memory.reflect_if_due(now)
 
-    async def interview(self, question: str, now: datetime) -> InterviewAnswer:
-        return await interview(self.ctx, question, now)
+    async def interview(
+        self, question: str, now: datetime, choices: Sequence[str] = ()
+    ) -> InterviewAnswer:
+        return await interview(self.ctx, question, now, choices)
 
     async def summarize_day(self, now: datetime) -> str:
         return await self.planner.summarize_day(now)

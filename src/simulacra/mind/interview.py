@@ -3,21 +3,31 @@
 The memories go into the prompt with their ids. The answer cites ids; only ids that were in
 the prompt count. When the model cites none of them, every id in the prompt is returned,
 because the answer was conditioned on all of them.
+
+A mind that plans also sees its plan for the day (the latest day plan or replan it holds);
+under an ablation without planning the plan is withheld, as retrieval withholds plan records.
+A closed question (`choices`, such as yes and no) gets an output model whose `choice` field is
+an enum of exactly those choices, so that even a small model answers one of them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
+from enum import StrEnum
+from functools import cache
 from typing import Annotated, Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 
 from simulacra.core import InterviewAnswer
 from simulacra.llm import MaxChars
+from simulacra.memory import PLAN
 from simulacra.mind.context import MindContext, memory_lines
 from simulacra.runlog.events import Interviewed
 
 INTERVIEW_MEMORIES = 12
+DAY_PLAN_LEVELS = ("day", "replan")
 
 
 class InterviewOutput(BaseModel):
@@ -34,27 +44,65 @@ INTERVIEW_SYSTEM = (
     "and memories. Reply in JSON with the answer and the ids (in square brackets below) of the "
     "memories the answer relies on."
 )
+CLOSED_SYSTEM = (
+    "You play a character of a simulation who is being interviewed. Using only the "
+    "character's description and memories, pick the choice that is true for the character "
+    "({choices}) and answer in the first person in one sentence. Reply in JSON with the "
+    "choice, the answer and the ids (in square brackets below) of the memories it relies on."
+)
 
-INTERVIEW_USER = """{name}'s memories:
+INTERVIEW_USER = """{plan}{name}'s memories:
 {memories}
 
 Interviewer: {question}
 {name}:"""
 
 
-async def interview(ctx: MindContext[Any], question: str, now: datetime) -> InterviewAnswer:
+@cache
+def closed_output(choices: tuple[str, ...]) -> type[InterviewOutput]:
+    """An interview output model whose `choice` must be one of `choices`."""
+    enum = StrEnum("Choice", {f"c{i}": c for i, c in enumerate(choices)})  # type: ignore[misc]
+    model: type[InterviewOutput] = create_model(
+        "ClosedInterviewOutput", __base__=InterviewOutput, choice=(enum, ...)
+    )
+    return model
+
+
+def day_plan(ctx: MindContext[Any], now: datetime) -> str:
+    """The plan the agent holds for today, if it plans at all."""
+    if not ctx.ablation.plans:
+        return ""
+    for record in reversed(ctx.memory.recent(len(ctx.memory))):
+        same_day = record.created_at.date() == now.date() and record.created_at <= now
+        if record.kind == PLAN and record.meta.get("level") in DAY_PLAN_LEVELS and same_day:
+            return record.text
+    return ""
+
+
+async def interview(
+    ctx: MindContext[Any], question: str, now: datetime, choices: Sequence[str] = ()
+) -> InterviewAnswer:
     found = ctx.recall(question, now, k=INTERVIEW_MEMORIES)
+    plan = day_plan(ctx, now)
     user = INTERVIEW_USER.format(
+        plan=f"{ctx.persona.name}'s plan for today:\n{plan}\n\n" if plan else "",
         name=ctx.persona.name,
         memories=memory_lines(found, with_ids=True),
         question=question,
     )
-    answer = await ctx.ask(
-        "interview.answer", now, INTERVIEW_SYSTEM, user, InterviewOutput, FALLBACK, max_tokens=120
+    closed = tuple(choices)
+    output = closed_output(closed) if closed else InterviewOutput
+    system = CLOSED_SYSTEM.format(choices=" or ".join(closed)) if closed else INTERVIEW_SYSTEM
+    # A closed question's fallback takes the last choice (for yes or no: no).
+    fallback = output.model_validate(
+        {**FALLBACK.model_dump(), **({"choice": closed[-1]} if closed else {})}
     )
+    answer = await ctx.ask("interview.answer", now, system, user, output, fallback, max_tokens=120)
     shown = [r.record.id for r in found]
     cited = [i for i in dict.fromkeys(answer.value.memory_ids) if i in shown]
     ids = tuple(cited or shown)
     text = answer.value.answer.strip() or FALLBACK.answer
-    ctx.emit(Interviewed(question=question, answer=text, memory_ids=list(ids)), now)
-    return InterviewAnswer(question, text, ids, answer.fallback)
+    choice = str(getattr(answer.value, "choice", "")) or None
+    logged = Interviewed(question=question, answer=text, memory_ids=list(ids), choice=choice)
+    ctx.emit(logged, now)
+    return InterviewAnswer(question, text, ids, answer.fallback, choice)

@@ -1,6 +1,7 @@
 """PNG frames of a run, one a `world` event (step 0 is the start), drawn from its events with
-matplotlib's Agg backend (no window, no pyplot state), and their assembly into a video (ffmpeg
-where present) or an animated GIF (Pillow).
+matplotlib's Agg backend (no window, no pyplot state), or for the embodied world re-rendered
+in 3D from the logged poses, and their assembly into a video (ffmpeg where present) or an
+animated GIF (Pillow).
 
 The same run draws the same bytes: nothing in a frame depends on the clock or the machine's
 matplotlib version (no metadata is written).
@@ -21,6 +22,7 @@ from PIL import Image
 
 from simulacra.report.frame_corridor import commute_painter
 from simulacra.report.frame_maps import DPI, Painter, grid_painter, town_painter
+from simulacra.report.outputs import ReportError
 from simulacra.report.replay import build_replay
 from simulacra.report.replay_model import Replay
 from simulacra.runlog import RunDir, read_events
@@ -31,17 +33,11 @@ FRAMES = "frames"
 def render_frames(run: RunDir | str | Path) -> list[Path]:
     """Draw <run>/frames/step_NNN.png for every `world` event; return their paths in order.
 
-    Frames of an earlier drawing are replaced. Raises FileNotFoundError when the folder holds
-    no events.jsonl and ValueError when the run has no world to draw.
+    Frames of an earlier drawing are replaced. Raises LogError when the folder holds no
+    readable events.jsonl and ReportError when the run has no world to draw.
     """
     root = _run_path(run)
-    events_path = root / "events.jsonl"
-    if not events_path.is_file():
-        raise FileNotFoundError(
-            f"{root}: no events.jsonl, so there are no frames to draw; "
-            "pass a run directory written by `simulacra run`"
-        )
-    events = list(read_events(events_path))
+    events = list(read_events(root / "events.jsonl"))
     layout: Mapping[str, Any] = next(
         (
             e.data["world"]
@@ -52,11 +48,19 @@ def render_frames(run: RunDir | str | Path) -> list[Path]:
     )
     replay = build_replay(events, _run_info(root))
     if not replay.frames:
-        raise ValueError(f"{root}: events.jsonl holds no `world` event, so there is no frame")
+        raise ReportError(f"{root}: events.jsonl holds no `world` event, so there is no frame")
+    if (replay.run.world or layout.get("kind")) == "embodied":
+        from simulacra.report.frame_embodied import render_embodied_frames
+
+        out = root / FRAMES
+        out.mkdir(parents=True, exist_ok=True)
+        for stale in out.glob("step_*.png"):
+            stale.unlink()
+        return render_embodied_frames(root, events, out)  # the scene re-rendered in 3D
     try:
         painter = painter_for(replay, layout)
     except ValueError as error:
-        raise ValueError(f"{root}: {error}") from None
+        raise ReportError(f"{root}: {error}") from None
     out = root / FRAMES
     out.mkdir(parents=True, exist_ok=True)
     for stale in out.glob("step_*.png"):

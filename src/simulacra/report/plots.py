@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import io
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 import matplotlib
 from matplotlib.axes import Axes
@@ -92,6 +94,84 @@ def budget_svg(lines: Sequence[BudgetLine]) -> str:
         for ax in (calls_ax, tokens_ax):
             _tidy(ax)
         fig.tight_layout()
+        return _svg(fig)
+
+
+def ratings_svg(rows: Sequence[Mapping[str, Any]], published: Mapping[str, float]) -> str:
+    """TrueSkill mu per condition with its bootstrap interval; the source's mu as a diamond."""
+    with _style():
+        fig = Figure(figsize=(9, 0.9 + 0.42 * len(rows)))
+        ax = fig.add_subplot()
+        names = [str(r["condition"]) for r in rows][::-1]
+        ys = list(range(len(names)))
+        for y, row in zip(ys, rows[::-1], strict=True):
+            low, high = row.get("low"), row.get("high")
+            if low is not None and high is not None:
+                ax.plot([low, high], [y, y], color=_ACCENT, linewidth=3, alpha=0.35)
+            ax.plot([row["mu"]], [y], "o", color=_ACCENT)
+            if row["condition"] in published:
+                ax.plot([published[row["condition"]]], [y], "D", color="#edae49")
+        ax.set_yticks(ys, names)
+        ax.set_xlabel("TrueSkill mu (o ours with 95% interval, \u25c6 the source's)")
+        _tidy(ax)
+        return _svg(fig)
+
+
+def over_time_svg(times: Sequence[str], series: Mapping[str, Sequence[float]], ylabel: str) -> str:
+    """Named series at interview times: network density, or each fact's share aware."""
+    with _style():
+        fig = Figure(figsize=(9, 2.8))
+        ax = fig.add_subplot()
+        labels = [t.replace("T", " ")[:16] for t in times]
+        for index, (name, values) in enumerate(series.items()):
+            ax.plot(labels, list(values), marker="o", color=f"C{index % 10}", label=name)
+        ax.set_ylim(0, 1.02)
+        ax.set_ylabel(ylabel)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
+        _tidy(ax)
+        return _svg(fig)
+
+
+def acquaintance_svg(
+    agents: Sequence[str], before: Iterable[Sequence[str]], after: Iterable[Sequence[str]]
+) -> str:
+    """Agents on a circle; who knows whom at the start (grey) and acquaintances made since
+    (coloured), an arrow from the one who said it knows the other."""
+    with _style():
+        fig = Figure(figsize=(6.5, 6.5))
+        ax = fig.add_subplot()
+        n = max(len(agents), 1)
+        at = {
+            a: (math.cos(2 * math.pi * i / n), math.sin(2 * math.pi * i / n))
+            for i, a in enumerate(agents)
+        }
+        old = {tuple(e) for e in before}
+        for edges, colour, width in (
+            (old, "#c4c8d0", 0.7),
+            ({tuple(e) for e in after} - old, _ACCENT, 1.2),
+        ):
+            for a, b in sorted(edges):
+                if a in at and b in at:
+                    (x0, y0), (x1, y1) = at[a], at[b]
+                    ax.annotate(
+                        "",
+                        (x1, y1),
+                        (x0, y0),
+                        arrowprops={
+                            "arrowstyle": "->",
+                            "color": colour,
+                            "lw": width,
+                            "shrinkA": 6,
+                            "shrinkB": 6,
+                        },
+                    )
+        for agent, (x, y) in at.items():
+            ax.plot([x], [y], "o", color=_INK, markersize=5)
+            ax.annotate(agent, (x * 1.08, y * 1.08), ha="center", va="center", fontsize=7)
+        ax.set_xlim(-1.35, 1.35)
+        ax.set_ylim(-1.35, 1.35)
+        ax.set_aspect("equal")
+        ax.axis("off")
         return _svg(fig)
 
 

@@ -13,6 +13,7 @@ from simulacra.report.replay_layout import on_screen
 from simulacra.report.replay_model import (
     AgentTrack,
     Conversation,
+    Decision,
     Frame,
     Insight,
     Memory,
@@ -55,6 +56,15 @@ def build_replay(events: Iterable[Event], run_info: Mapping[str, Any] | None = N
     notes: list[Note] = []
     cites: dict[str, dict[str, tuple[str, ...]]] = defaultdict(dict)
     reflection_events: list[tuple[str, Event]] = []
+    embodied = isinstance(start.get("world"), Mapping) and start["world"].get("kind") == "embodied"
+    actions: dict[tuple[str, int], Mapping[str, Any]] = {}
+    if embodied:
+        actions = {
+            (e.agent, int(e.data["step"])): e.data
+            for e in events
+            if e.kind == "action" and e.agent is not None and isinstance(e.data.get("step"), int)
+        }
+    invalid: dict[tuple[str, str], tuple[int, str]] = {}
     for event in events:
         frame, agent = frame_of(event), event.agent
         data = event.data
@@ -64,10 +74,19 @@ def build_replay(events: Iterable[Event], run_info: Mapping[str, Any] | None = N
             memory = _memory(data, frame)
             cites[agent][memory.id] = memory.evidence_ids
             parts[agent]["memories"].append(memory)
+        elif event.kind == "memory.invalidate" and agent is not None:
+            root, reason = _text(data.get("id")), _text(data.get("reason"))
+            invalid.setdefault((agent, root), (frame, reason))
+            for above in _ids(data.get("invalidated")):
+                invalid.setdefault((agent, above), (frame, f"rests on {root}, which was {reason}"))
         elif event.kind == "retrieval" and agent is not None:
             parts[agent]["retrievals"].append(_retrieval(data, frame, event.t))
         elif event.kind == "reflection" and agent is not None:
             reflection_events.append((agent, event))
+        elif embodied and event.kind == "decision" and agent is not None:
+            step = data.get("step")
+            acted = actions.get((agent, step), {}) if isinstance(step, int) else {}
+            parts[agent]["decisions"].append(_decision(data, acted, frame, event.t))
         elif event.kind == "plan" and agent is not None:
             parts[agent]["plans"].append(_plan(data, frame, event.t))
         elif event.kind == "message" and agent is not None:
@@ -93,11 +112,14 @@ def build_replay(events: Iterable[Event], run_info: Mapping[str, Any] | None = N
     agents = {
         agent_id: replace(
             track,
-            memories=tuple(parts[agent_id]["memories"]),
+            memories=tuple(
+                _invalidated(m, invalid.get((agent_id, m.id))) for m in parts[agent_id]["memories"]
+            ),
             retrievals=tuple(parts[agent_id]["retrievals"]),
             reflections=tuple(parts[agent_id]["reflections"]),
             plans=tuple(parts[agent_id]["plans"]),
             notes=tuple(parts[agent_id]["notes"]),
+            decisions=tuple(parts[agent_id]["decisions"]),
         )
         for agent_id, track in tracks.items()
     }
@@ -181,6 +203,36 @@ def initials(name: str) -> str:
     return (words[0][:2] if words else "?").upper()
 
 
+def _decision(
+    data: Mapping[str, Any], acted: Mapping[str, Any], frame: int, t: str | None
+) -> Decision:
+    step = data.get("step")
+    inference = data.get("latency_s")
+    before, after = acted.get("pose_before"), acted.get("pose_after")
+    parsed = (
+        acted.get("command") if isinstance(acted.get("command"), Mapping) else data.get("parsed")
+    )
+    return Decision(
+        frame=frame,
+        t=t,
+        step=step if isinstance(step, int) else 0,
+        mind=_text(data.get("mind")),
+        raw=_text(data.get("raw")),
+        caption=_text(data.get("caption")),
+        command=_text(acted.get("description") or data.get("choice")),
+        parsed=dict(parsed) if isinstance(parsed, Mapping) else None,
+        notes=tuple(_text(n) for n in _list(acted.get("notes"))),
+        outcome=_text(acted.get("outcome")),
+        pose_before=dict(before) if isinstance(before, Mapping) else None,
+        pose_after=dict(after) if isinstance(after, Mapping) else None,
+        clamps=tuple(_text(c) for c in _list(acted.get("clamps"))),
+        boundary=_text(acted.get("boundary")),
+        latency_s=float(inference) if isinstance(inference, int | float) else None,
+        nudged=bool(data.get("nudged")),
+        image=_text(data.get("image")),
+    )
+
+
 def _memory(data: Mapping[str, Any], frame: int) -> Memory:
     return Memory(
         id=_text(data.get("id")),
@@ -209,6 +261,12 @@ def _retrieval(data: Mapping[str, Any], frame: int, t: str | None) -> Retrieval:
     return Retrieval(
         frame, t, _text(data.get("query")), k if isinstance(k, int) else len(results), results
     )
+
+
+def _invalidated(memory: Memory, found: tuple[int, str] | None) -> Memory:
+    if found is None:
+        return memory
+    return replace(memory, invalid_frame=found[0], invalid_reason=found[1])
 
 
 def _score(value: Any) -> float:

@@ -61,6 +61,8 @@ class Memory:
     evidence_ids: tuple[str, ...]
     created_at: str | None
     frame: int
+    invalid_frame: int | None = None  # the frame from which the record is invalid
+    invalid_reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -149,6 +151,31 @@ class Note:
 
 
 @dataclass(frozen=True)
+class Decision:
+    """One embodied decision: the model's raw reply (or a baseline's reason), the command the
+    world read from it, and what came of it; `image` is the view the model was shown (a data
+    URI once the outputs attach it, else its path in the run)."""
+
+    frame: int
+    t: str | None
+    step: int
+    mind: str
+    raw: str
+    caption: str
+    command: str
+    parsed: dict[str, Any] | None
+    notes: tuple[str, ...]
+    outcome: str
+    pose_before: dict[str, Any] | None
+    pose_after: dict[str, Any] | None
+    clamps: tuple[str, ...]
+    boundary: str
+    latency_s: float | None  # the model call's wall time
+    nudged: bool
+    image: str
+
+
+@dataclass(frozen=True)
 class AgentTrack:
     id: str
     name: str
@@ -159,6 +186,7 @@ class AgentTrack:
     reflections: tuple[Reflection, ...] = ()
     plans: tuple[Plan, ...] = ()
     notes: tuple[Note, ...] = ()
+    decisions: tuple[Decision, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -195,6 +223,7 @@ class Replay:
     messages: tuple[Message, ...]
     conversations: tuple[Conversation, ...]
     notes: tuple[Note, ...]
+    overviews: tuple[str, ...] = ()  # an overview image (data URI) per frame, where rendered
 
     def frame_of_step(self, step: int) -> int:
         """The frame showing `step`, or the last one before it (0 when there is none)."""

@@ -10,6 +10,7 @@ from itertools import combinations
 from typing import Any
 
 from simulacra.report.budget import BudgetLine, budget_lines, by_agent, by_purpose, total
+from simulacra.report.evaluation import evaluation_section
 from simulacra.report.plots import budget_svg
 from simulacra.report.replay_model import Replay
 from simulacra.report.sections import VIEWER, links, no_link, section, viewer_link
@@ -22,7 +23,10 @@ _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri '
 
 
 def render_report(
-    replay: Replay, events: Sequence[Event], metrics: Mapping[str, Any] | None
+    replay: Replay,
+    events: Sequence[Event],
+    metrics: Mapping[str, Any] | None,
+    evaluation: Mapping[str, Any] | None = None,
 ) -> str:
     css = files("simulacra.report").joinpath("report.css").read_text(encoding="utf-8")
     title = f"simulacra report: {replay.run.scenario}"
@@ -35,6 +39,7 @@ def render_report(
         section("Each agent's day", day_timeline_svg(replay), "timeline"),
         _conversations(replay),
         _budget(replay, events, metrics),
+        evaluation_section(evaluation) if evaluation else "",
         _all_metrics(replay, metrics, ("summary", *shown, *_budget_shown(events))),
     ]
     return (

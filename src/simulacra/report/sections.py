@@ -1,7 +1,10 @@
-"""The report's building blocks: a section, links into the viewer at a step or on an agent."""
+"""The report's building blocks: a section, a figure, links into the viewer at a step or on an
+agent, and readers that take a metrics.json part as the shape a section expects."""
 
 from __future__ import annotations
 
+import base64
+from collections.abc import Mapping
 from datetime import datetime
 from html import escape
 from typing import Any
@@ -67,3 +70,29 @@ def parse_time(value: Any) -> datetime | None:
         return datetime.fromisoformat(value)
     except ValueError:
         return None
+
+
+def figure(svg: str, alt: str, caption: str) -> str:
+    """An SVG as an image: shown through <img> it cannot run scripts, and its ids cannot clash
+    with the page's."""
+    uri = "data:image/svg+xml;base64," + base64.b64encode(svg.encode("utf-8")).decode("ascii")
+    return (
+        f'<figure class="plot"><img src="{uri}" alt="{escape(alt)}">'
+        f"<figcaption>{escape(caption)}</figcaption></figure>"
+    )
+
+
+def as_mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def as_rows(value: Any) -> list[Mapping[str, Any]]:
+    return [r for r in value if isinstance(r, Mapping)] if isinstance(value, list) else []
+
+
+def as_numbers(value: Any) -> list[float]:
+    return [number(v) for v in value] if isinstance(value, list) else []

@@ -2,7 +2,7 @@
 // textContent, createTextNode and setAttribute on fixed attribute names; never innerHTML.
 "use strict";
 (function () {
-  const R = JSON.parse(document.getElementById("replay-data").textContent);
+  let R = JSON.parse(document.getElementById("replay-data").textContent);  // live: replaced as the run goes on
   const SVGNS = "http://www.w3.org/2000/svg";
   const AGENT_COLOURS = ["#d1495b", "#00798c", "#edae49", "#66a182", "#8e6c8a",
     "#30638e", "#e07a5f", "#3d405b", "#81b29a", "#b5838d"];
@@ -18,11 +18,15 @@
   ids.forEach((id, i) => {
     colour[id] = i < AGENT_COLOURS.length ? AGENT_COLOURS[i] : `hsl(${(i * 137.5) % 360},55%,45%)`;
   });
-  const memoryById = {};
-  ids.forEach((id) => R.agents[id].memories.forEach((m) => {
-    memoryById[id + "\u0000" + m.id] = m;
-    if (!(m.id in memoryById)) memoryById[m.id] = m;
-  }));
+  let memoryById = {};
+  function indexMemories() {
+    memoryById = {};
+    ids.forEach((id) => R.agents[id].memories.forEach((m) => {
+      memoryById[id + "\u0000" + m.id] = m;
+      if (!(m.id in memoryById)) memoryById[m.id] = m;
+    }));
+  }
+  indexMemories();
   const placeByName = {};
   R.places.forEach((p) => { placeByName[p.name] = p; });
   const [bx, by, bw, bh] = R.bounds;
@@ -51,6 +55,8 @@
   const num = (v) => (typeof v === "number" ? v.toFixed(3) : "");
   const nameOf = (id) => (R.agents[id] ? R.agents[id].name : id);
   const upTo = (items) => items.filter((x) => x.frame <= state.frame);
+  // A memory invalidated by now (a correction, or evidence that fell): shown struck through.
+  const gone = (m) => !!m && m.invalid_frame !== null && m.invalid_frame !== undefined && m.invalid_frame <= state.frame;
   function memory(agent, id) { return memoryById[agent + "\u0000" + id] || memoryById[id] || null; }
   function cut(text, n) { return text.length > n ? text.slice(0, n - 1) + "\u2026" : text; }
   function placeColour(kind) {
@@ -378,10 +384,11 @@
     const items = upTo(R.agents[agent].memories).slice().reverse();
     return limited(agent + "/memories", items, LIMITS.memories, (m) => {
       const seen = hits[m.id];
-      return el("div", { class: "memory", "data-memory": m.id, "data-kind": m.kind },
+      return el("div", { class: gone(m) ? "memory invalid" : "memory", "data-memory": m.id, "data-kind": m.kind },
         el("div", { class: "meta" }, el("code", {}, m.id), ` ${m.kind} \u00b7 importance ${m.importance ?? "?"}`, m.importance_source ? ` (${m.importance_source})` : "", ` \u00b7 ${clock(m.created_at || (R.frames[m.frame] || {}).t)}`),
         el("div", { class: "text" }, m.text),
-        seen ? el("div", { class: "retrieved" }, `retrieved ${seen.length}\u00d7, last total ${num(seen[seen.length - 1])}`) : null);
+        seen ? el("div", { class: "retrieved" }, `retrieved ${seen.length}\u00d7, last total ${num(seen[seen.length - 1])}`) : null,
+        gone(m) ? el("div", { class: "invalidated" }, `invalidated: ${m.invalid_reason}`) : null);
     });
   }
 
@@ -405,7 +412,8 @@
       const m = memory(agent, node.id);
       const label = [el("code", {}, node.id), " ", m ? `${m.kind}: ${m.text}` : "(no such record in the log)"];
       if (node.stop) label.push(el("em", {}, ` (${node.stop === "cycle" ? "cites itself" : "deeper evidence not shown"})`));
-      const li = el("li", { class: node.found ? "evidence" : "evidence missing", "data-memory": node.id });
+      if (gone(m)) label.push(el("em", { class: "invalidated" }, ` (invalidated: ${m.invalid_reason})`));
+      const li = el("li", { class: (node.found ? "evidence" : "evidence missing") + (gone(m) ? " invalid" : ""), "data-memory": node.id });
       if (node.children.length) {
         const key = path + "/" + i;
         const d = el("details", {}, el("summary", {}, ...label), evidenceList(agent, node.children, key));
@@ -423,7 +431,7 @@
     if (!items.length) return el("p", { class: "empty" }, "No reflection yet.");
     return el("div", {}, ...items.map((r, ri) => el("div", { class: "reflection" },
       el("div", { class: "meta" }, clock(r.t), r.questions.length ? " \u00b7 asked: " + r.questions.join(" / ") : ""),
-      ...r.insights.map((ins, ii) => el("div", { class: "insight", "data-memory": ins.id },
+      ...r.insights.map((ins, ii) => el("div", { class: gone(memory(agent, ins.id)) ? "insight invalid" : "insight", "data-memory": ins.id },
         el("div", { class: "text" }, el("code", {}, ins.id), " ", ins.text),
         el("div", { class: "evidence-tree" }, el("span", { class: "label" }, `evidence (${ins.evidence_ids.length})`), evidenceList(agent, ins.tree, `${agent}/ev/${r.frame}/${ri}/${ii}`)))),
       r.rejected.length ? el("div", { class: "rejected" }, "not stored: " + r.rejected.join("; ")) : null)));
@@ -434,6 +442,35 @@
     if (!items.length) return el("p", { class: "empty" }, "Nothing said yet.");
     return limited(agent + "/talk", items, LIMITS.messages, (m) => el("div", { class: "message" },
       el("span", { class: "meta" }, `${hhmm(m.t)} ${nameOf(m.agent)} \u2192 ${m.to.map(nameOf).join(", ")}: `), m.text));
+  }
+
+  const PNG = "data:image/png;base64,";
+  function picture(src, alt, kind) {
+    if (typeof src !== "string" || !src.startsWith(PNG)) return null;
+    return el("figure", { class: "picture" }, el("img", { src, alt, "data-kind": kind }), el("figcaption", {}, alt));
+  }
+
+  function decisionView(a) {
+    // The decision that led to this frame (the latest one up to it), and the scene after it.
+    const d = upTo(a.decisions).pop();
+    const overview = picture(R.overviews[state.frame], "overview", "overview");
+    if (!d) return el("div", {}, el("p", { class: "empty" }, "No decision yet."), overview);
+    const pose = (p) => (p ? `(${p.x.toFixed(2)}, ${p.y.toFixed(2)}) heading ${Math.round(p.yaw)}\u00b0 gaze ${Math.round(p.pitch)}\u00b0` : "?");
+    const meta = [`step ${d.step}`, d.mind, d.latency_s !== null ? `model ${d.latency_s.toFixed(2)} s` : null, d.nudged ? "nudged" : null].filter(Boolean).join(" \u00b7 ");
+    const rows = [
+      ["reply", d.raw],
+      d.caption ? ["caption", d.caption] : null,
+      ["command", d.command],
+      d.notes.length ? ["parser notes", d.notes.join("; ")] : null,
+      ["outcome", d.outcome],
+      d.clamps.length ? ["clamps", d.clamps.join("; ")] : null,
+      d.boundary ? ["boundary", d.boundary] : null,
+      ["pose", `${pose(d.pose_before)} \u2192 ${pose(d.pose_after)}`]].filter(Boolean);
+    return el("div", { class: "decision", "data-step": d.step },
+      el("div", { class: "meta" }, meta),
+      el("div", { class: "pictures" }, picture(d.image, "first-person view", "view"), overview),
+      el("dl", { class: "decision-fields" }, ...rows.flatMap(([k, v]) => [el("dt", {}, k), el("dd", { "data-field": k }, v)])),
+      d.parsed ? el("code", { class: "parsed" }, JSON.stringify(d.parsed)) : null);
   }
 
   function drawPanel() {
@@ -453,6 +490,7 @@
     const parts = [
       el("div", { class: "panel-head" }, swatch, el("h2", { id: "agent-name" }, a.name), el("code", {}, a.id)),
       el("p", { class: "doing" }, pos ? `${pos.action || "idle"} \u2014 ${pos.place || "between places"}${pos.area ? " \u00b7 " + pos.area : ""}` : "not on the map now"),
+      a.decisions.length ? section("decision", "Decision", upTo(a.decisions).length, decisionView(a)) : null,
       section("persona", "Persona", null, personaView(a.persona)),
       section("plan", "Plan", null, planView(a.id)),
       section("memories", "Memory stream", upTo(a.memories).length, memoryView(a.id, retrievals)),
@@ -498,7 +536,7 @@
     if (state.timer || R.frames.length < 2) return;
     if (state.frame >= R.frames.length - 1) state.frame = 0;
     state.timer = setInterval(() => {
-      if (state.frame >= R.frames.length - 1) { pause(); return; }
+      if (state.frame >= R.frames.length - 1) { if (!live.on) pause(); return; }  // live: wait for the next tick
       goTo(state.frame + 1);
     }, 1000 / Number($("speed").value));
     $("play").disabled = true; $("pause").disabled = false;
@@ -514,8 +552,61 @@
   $("step-back").addEventListener("click", () => goTo(state.frame - 1));
   $("step-forward").addEventListener("click", () => goTo(state.frame + 1));
   window.addEventListener("hashchange", applyHash);
-  const run = R.run;
-  $("run-meta").textContent = `${run.scenario} \u00b7 model ${run.model}${run.scripted ? " (scripted: canned answers, not a language model)" : ""} \u00b7 seed ${run.seed ?? "?"} \u00b7 ${run.status}`;
+  function describeRun() {
+    const run = R.run;
+    $("run-meta").textContent = `${run.scenario} \u00b7 model ${run.model}${run.scripted ? " (scripted: canned answers, not a language model)" : ""} \u00b7 seed ${run.seed ?? "?"} \u00b7 ${run.status}`;
+  }
+
+  // ---- live: follow a run while it is written (simulacra view RUN --live) ----------------
+  // The page polls the server for the replay as it stands; a poll never blocks the page, and
+  // a run slow to write its next tick only leaves the status saying how long it has waited.
+  const live = { on: !!document.body.dataset.live, etag: null, heard: Date.now(), changed: Date.now() };
+  const POLL_MS = 1000;
+  const layout = (r) => JSON.stringify([Object.keys(r.agents), r.places, r.layers, r.bounds]);
+  function showLive(text, kind) {
+    const badge = $("live");
+    badge.textContent = text;
+    badge.className = kind;
+  }
+  function takeReplay(next) {
+    // A new agent, place or wider map needs the page drawn afresh: reload it where it stands.
+    if (layout(next) !== layout(R)) { location.reload(); return; }
+    const following = state.frame >= R.frames.length - 1;
+    R = next;
+    indexMemories();
+    setAttrs(scrubber, { max: Math.max(R.frames.length - 1, 0) });
+    scrubber.disabled = !R.frames.length;
+    if (following) state.frame = Math.max(R.frames.length - 1, 0);
+    describeRun();
+    render();
+  }
+  async function poll() {
+    try {
+      const headers = live.etag ? { "If-None-Match": live.etag } : {};
+      const answer = await fetch(document.body.dataset.live, { cache: "no-store", headers });
+      if (answer.status === 200) {
+        live.etag = answer.headers.get("ETag");
+        takeReplay(await answer.json());
+        live.changed = Date.now();
+      } else if (answer.status !== 304) throw new Error(`HTTP ${answer.status}`);
+      live.heard = Date.now();
+      if (R.run.status !== "running") {
+        live.on = false;
+        showLive(`live: the run ${R.run.status}; ${R.frames.length} frames`, "ended");
+        return;
+      }
+      const quiet = Math.round((Date.now() - live.changed) / 1000);
+      showLive(`live: following, ${R.frames.length} frames` + (quiet >= 5 ? `; waiting for the next tick (${quiet} s)` : ""), "following");
+    } catch (error) {
+      const gone = Math.round((Date.now() - live.heard) / 1000);
+      showLive(`live: no answer from the server for ${gone} s (${error.message}); still trying`, "lost");
+    }
+    setTimeout(poll, POLL_MS);
+  }
+
+  describeRun();
   pause();
+  if (live.on && !/step=/.test(location.hash)) state.frame = Math.max(R.frames.length - 1, 0);  // live: start at the newest tick
   applyHash();
+  if (live.on) poll();
 })();

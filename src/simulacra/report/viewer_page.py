@@ -20,8 +20,8 @@ _PAGE = """<!doctype html>
 <link rel="icon" href="data:,">
 <style>{css}</style>
 </head>
-<body>
-<header><h1>{title}</h1><span id="run-meta"></span></header>
+<body{live}>
+<header><h1>{title}</h1><span id="run-meta"></span><span id="live" role="status"></span></header>
 <main>
 <section id="stage">
 <svg id="map" xmlns="http://www.w3.org/2000/svg" role="img" aria-label="map of the world"></svg>
@@ -48,7 +48,12 @@ _PAGE = """<!doctype html>
 """
 
 
-def render_viewer(replay: Replay) -> str:
+# What a live viewer polls for the replay as it stands (the server answers it; see serve.py).
+LIVE_DATA = "replay.json"
+
+
+def render_viewer(replay: Replay, *, live: bool = False) -> str:
+    """The viewer page; `live` makes it poll LIVE_DATA and follow the run as it is written."""
     assets = files("simulacra.report")
     js = assets.joinpath("viewer.js").read_text(encoding="utf-8")
     css = assets.joinpath("viewer.css").read_text(encoding="utf-8")
@@ -59,12 +64,14 @@ def render_viewer(replay: Replay) -> str:
     csp = (
         f"default-src 'none'; script-src 'sha256-{digest}'; style-src 'unsafe-inline'; "
         "img-src data:; base-uri 'none'; form-action 'none'"
+        + ("; connect-src 'self'" if live else "")
     )
     title = f"simulacra replay: {replay.run.scenario}"
     return _PAGE.format(
         csp=csp,
         title=escape(title),
         css=css,
+        live=f' data-live="{LIVE_DATA}"' if live else "",
         data=json_for_script(replay.to_dict()),
         js=js,
     )

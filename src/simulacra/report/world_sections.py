@@ -1,23 +1,26 @@
 """The report's sections that one world's metrics call for, chosen by the world's kind.
 
 - town: how the news spread (interviews) and who came to the event;
-- grid: who was warned of each fire, by sight or by message, and exposure per step;
-- commute: punctuality with its on-time window, the modal split and the taxi wait per day.
+- grid: who was warned of each fire, by sight or by message, exposure per step, and movement
+  (towards or away from fires, into places, changes of action);
+- commute: commute_sections.py.
 """
 
 from __future__ import annotations
 
-import base64
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from html import escape
 from typing import Any
 
-from simulacra.report.commute_plots import modal_split_svg, taxi_wait_svg
+from simulacra.report.commute_sections import COMMUTE_SHOWN, commute_sections
 from simulacra.report.plots import DiffusionPoint, diffusion_svg, steps_svg
 from simulacra.report.replay_model import Replay
 from simulacra.report.sections import (
+    as_list,
+    as_mapping,
+    as_numbers,
+    as_rows,
     links,
-    no_link,
     number,
     parse_time,
     section,
@@ -25,7 +28,6 @@ from simulacra.report.sections import (
     viewer_link,
 )
 from simulacra.report.tables import rows_table, value_html
-from simulacra.worlds.commute import TABLE5_COLUMNS
 
 Metrics = Mapping[str, Any]
 _Sections = Callable[[Replay, Metrics], list[str]]
@@ -40,8 +42,10 @@ SHOWN: dict[str, tuple[str, ...]] = {
         "agents_within_any_fire_radius",
         "messages_per_step",
         "senders_per_step",
+        "movement",
     ),
-    "commute": ("punctuality", "modal_split", "taxi_wait"),
+    "commute": COMMUTE_SHOWN,
+    "embodied": ("embodied",),
 }
 
 
@@ -73,7 +77,7 @@ def _town(replay: Replay, metrics: Metrics) -> list[str]:
 
 
 def _diffusion(replay: Replay, metrics: Metrics) -> str:
-    rows = _rows(metrics.get("diffusion"))
+    rows = as_rows(metrics.get("diffusion"))
     if not rows:
         return section("Diffusion", '<p class="empty">No diffusion measured.</p>', "diffusion")
     points, table = [], []
@@ -118,7 +122,7 @@ def _attendance(replay: Replay, metrics: Metrics) -> str:
 
 
 def _grid(replay: Replay, metrics: Metrics) -> list[str]:
-    return [_warnings(replay, metrics), _exposure(replay, metrics)]
+    return [_warnings(replay, metrics), _exposure(replay, metrics), _movement(replay, metrics)]
 
 
 def _warnings(replay: Replay, metrics: Metrics) -> str:
@@ -127,9 +131,9 @@ def _warnings(replay: Replay, metrics: Metrics) -> str:
         return section("Warnings", '<p class="empty">No fire was seen.</p>', "warnings")
     body = ""
     for fire, raw in warnings.items():
-        warned = _mapping(raw)
-        sight, heard = _mapping(warned.get("by_sight")), _mapping(warned.get("by_message"))
-        only = _list(warned.get("by_message_only"))
+        warned = as_mapping(raw)
+        sight, heard = as_mapping(warned.get("by_sight")), as_mapping(warned.get("by_message"))
+        only = as_list(warned.get("by_message_only"))
         rows: list[dict[str, Any]] = [
             {"agent": a, "warned by": "sight", "step": s, "hops": 0, "from": None}
             for a, s in sight.items()
@@ -162,12 +166,13 @@ def _exposure(replay: Replay, metrics: Metrics) -> str:
     if not steps:
         return section("Exposure", '<p class="empty">No steps measured.</p>', "exposure")
     reach = {
-        str(k): _numbers(v) for k, v in _mapping(metrics.get("agents_within_fire_radius")).items()
+        str(k): as_numbers(v)
+        for k, v in as_mapping(metrics.get("agents_within_fire_radius")).items()
     }
-    reach["any fire"] = _numbers(metrics.get("agents_within_any_fire_radius"))
+    reach["any fire"] = as_numbers(metrics.get("agents_within_any_fire_radius"))
     talk = {
-        "messages": _numbers(metrics.get("messages_per_step")),
-        "senders": _numbers(metrics.get("senders_per_step")),
+        "messages": as_numbers(metrics.get("messages_per_step")),
+        "senders": as_numbers(metrics.get("senders_per_step")),
     }
     svg = steps_svg(steps, [("agents within a fire's radius", reach), ("messages", talk)])
     rows = []
@@ -181,99 +186,75 @@ def _exposure(replay: Replay, metrics: Metrics) -> str:
     return section("Exposure per step", f'{note}<div class="plot">{svg}</div>{table}', "exposure")
 
 
-# ---- commute ---------------------------------------------------------------------------
+def _movement(replay: Replay, metrics: Metrics) -> str:
+    rows = as_rows(as_mapping(metrics.get("movement")).get("per_step"))
+    if not rows:
+        return section("Movement", '<p class="empty">No steps measured.</p>', "movement")
+    steps = [int(number(r.get("step"))) for r in rows]
 
+    def series(*keys: str) -> dict[str, list[float]]:
+        return {k.replace("_", " "): [number(r.get(k)) for r in rows] for k in keys}
 
-def _commute(replay: Replay, metrics: Metrics) -> list[str]:
-    taxi = _mapping(metrics.get("taxi_wait"))
-    strikes = [int(number(d)) for d in taxi.get("strike_days") or ()]
-    strike_text = f"days {_days(strikes)}" if strikes else "none"
-    label = f"{replay.run.scenario}, seed {replay.run.seed}"
-    return [
-        _punctuality(metrics, strike_text),
-        _modal_split(metrics, strikes, strike_text, label),
-        _taxi_wait(taxi, strikes, strike_text, label),
-    ]
-
-
-def _punctuality(metrics: Metrics, strike_text: str) -> str:
-    raw = metrics.get("punctuality")
-    if not isinstance(raw, Mapping):
-        return section("Punctuality", '<p class="empty">Not measured.</p>', "punctuality")
-    columns = ("trips", *TABLE5_COLUMNS)
-    groups: list[tuple[str, Any]] = [("all trips", raw.get("table"))]
-    by_profile = raw.get("by_profile")
-    groups += list(by_profile.items()) if isinstance(by_profile, Mapping) else []
-    if strike_text != "none":
-        groups.append(("strike days only", raw.get("strike_days_only")))
-    rows = [
-        {"trips of": name, **{c.replace("_", " "): values.get(c) for c in columns}}
-        for name, values in groups
-        if isinstance(values, Mapping)
-    ]
+    svg = steps_svg(
+        steps,
+        [
+            ("moves of agents that saw a fire", series("towards_fire", "away_from_fire")),
+            ("agents", series("moved", "stayed", "entered_place")),
+            ("action changes", series("changed_action")),
+        ],
+    )
+    table = [{**r, "step": f"step {r.get('step')}"} for r in rows]
+    linked = rows_table(table, links(replay, {str(t["step"]) for t in table}))
     note = (
-        f"<p>Percent of trips (trips: their number). {escape(str(raw.get('on_time_window', '')))}."
-        f" Taxi strike: {escape(strike_text)}.</p>"
+        "<p>Movement preference: of the agents that saw a fire at a step's start, who ended "
+        "nearer to or farther from it; who walked into a place. Action stability: agents whose "
+        "action differs from the step before.</p>"
     )
-    body = rows_table(rows, no_link) + note
-    return section("Punctuality (Table 5 of the source)", body, "punctuality")
+    body = f'{note}<div class="plot">{svg}</div>{linked}'
+    return section("Movement and action stability", body, "movement")
 
 
-def _modal_split(metrics: Metrics, strikes: list[int], strike_text: str, label: str) -> str:
-    split = metrics.get("modal_split")
-    if not isinstance(split, Mapping) or not split:
-        return section("Modal split", '<p class="empty">No trips.</p>', "modal-split")
-    svg = modal_split_svg(split, strikes, f"Modal split per profile ({label})")
-    caption = f"Percent of each profile's trips by mode; shaded: taxi strike ({strike_text})."
-    return section(
-        "Modal split per profile per day (Figure 6 of the source)",
-        _figure(svg, "modal split per profile per day", caption),
-        "modal-split",
+# ---- embodied --------------------------------------------------------------------------
+
+_EPISODE_COLUMNS = (
+    ("success", "success"),
+    ("spl", "SPL"),
+    ("soft_spl", "soft SPL"),
+    ("steps", "steps"),
+    ("path_m", "path m"),
+    ("shortest_m", "shortest m"),
+    ("collisions", "collisions"),
+    ("clamps", "clamps"),
+    ("unreadable", "unreadable"),
+    ("nudges", "nudges"),
+    ("latency_s", "model s"),
+)
+
+
+def _embodied(replay: Replay, metrics: Metrics) -> list[str]:
+    measures = as_mapping(metrics.get("embodied"))
+    if not measures:
+        return [section("Task and episodes", '<p class="empty">Not measured.</p>', "episodes")]
+    head = (
+        f"<p>Task <code>{escape(str(measures.get('task')))}</code>: "
+        f"{escape(str(measures.get('instruction')))} (target "
+        f"<code>{escape(str(measures.get('target')))}</code>). Success: within the configured "
+        "distance of the target and seeing it in the id pass, at a stay or at the end. SPL: "
+        "success weighted by the shortest path over the path walked.</p>"
     )
+    rows = []
+    for agent, episode in as_mapping(measures.get("episodes")).items():
+        row: dict[str, Any] = {"agent": agent}
+        for key, title in _EPISODE_COLUMNS:
+            row[title] = as_mapping(episode).get(key)
+        rows.append(row)
+    table = rows_table(rows, links(replay))
+    return [section("Task and episodes", head + table, "episodes")]
 
 
-def _taxi_wait(taxi: Mapping[str, Any], strikes: list[int], strike_text: str, label: str) -> str:
-    by_day = _rows(taxi.get("by_day"))
-    if not by_day:
-        return section("Taxi wait", '<p class="empty">No days measured.</p>', "taxi-wait")
-    svg = taxi_wait_svg(by_day, strikes, f"Mean taxi wait ({label})")
-    caption = f"Mean wait of the day's taxi trips; red bars and shade: strike ({strike_text})."
-    body = _figure(svg, "mean taxi wait per day", caption) + rows_table(by_day, no_link)
-    return section("Mean taxi wait per day (Figure 7 of the source)", body, "taxi-wait")
-
-
-def _figure(svg: str, alt: str, caption: str) -> str:
-    # An SVG shown through <img> cannot run scripts, and its ids cannot clash with the page's.
-    uri = "data:image/svg+xml;base64," + base64.b64encode(svg.encode("utf-8")).decode("ascii")
-    return (
-        f'<figure class="plot"><img src="{uri}" alt="{escape(alt)}">'
-        f"<figcaption>{escape(caption)}</figcaption></figure>"
-    )
-
-
-def _days(days: Sequence[int]) -> str:
-    if list(days) == list(range(days[0], days[-1] + 1)):
-        return f"{days[0]}-{days[-1]}" if len(days) > 1 else str(days[0])
-    return ", ".join(map(str, days))
-
-
-# ---- helpers ---------------------------------------------------------------------------
-
-
-def _mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
-def _rows(value: Any) -> list[Mapping[str, Any]]:
-    return [r for r in value if isinstance(r, Mapping)] if isinstance(value, list) else []
-
-
-def _numbers(value: Any) -> list[float]:
-    return [number(v) for v in value] if isinstance(value, list) else []
-
-
-_BY_KIND: dict[str, _Sections] = {"town": _town, "grid": _grid, "commute": _commute}
+_BY_KIND: dict[str, _Sections] = {
+    "town": _town,
+    "grid": _grid,
+    "commute": commute_sections,
+    "embodied": _embodied,
+}

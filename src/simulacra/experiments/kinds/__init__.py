@@ -5,11 +5,12 @@ from __future__ import annotations
 from simulacra.experiments.kinds.base import Cast, Services, WorldKind, agent_seed
 from simulacra.experiments.kinds.commute import COMMUTE
 from simulacra.experiments.kinds.elfarol import ELFAROL
+from simulacra.experiments.kinds.embodied import EMBODIED
 from simulacra.experiments.kinds.grid import GRID
 from simulacra.experiments.kinds.town import TOWN
 from simulacra.experiments.scenario import Scenario
 
-KINDS: dict[str, WorldKind] = {kind.name: kind for kind in (TOWN, GRID, COMMUTE, ELFAROL)}
+KINDS: dict[str, WorldKind] = {kind.name: kind for kind in (TOWN, GRID, COMMUTE, ELFAROL, EMBODIED)}
 
 
 def kind_of(scenario: Scenario) -> WorldKind:

@@ -10,12 +10,14 @@ measures back from the log.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from simulacra.core import Mind, World
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from simulacra.core import Mind, World, unknown
 from simulacra.embed import Embedder, build_embedder
 from simulacra.engine import EventRouter
 from simulacra.experiments.scenario import Scenario
@@ -25,9 +27,9 @@ from simulacra.memory.store import Store
 from simulacra.runlog import Event
 
 # What a mind may be asked beyond deciding: take a thought, hold a conversation, answer an
-# interview. A scenario whose interventions or interviews need one its minds lack is refused.
+# interview, take a correction. A scenario that needs one its minds lack is refused.
 Ability = str
-THINK, TALK, INTERVIEW = "think", "talk", "interview"
+THINK, TALK, INTERVIEW, CORRECT = "think", "talk", "interview", "correct"
 
 
 def agent_seed(run_seed: int, agent_id: str) -> int:
@@ -46,6 +48,7 @@ class Services:
     memory_db: Path | None
     scenario: Scenario
     workdir: Path | None = None  # the run's directory, for worlds that write files
+    record_access: bool = True  # False: retrieval leaves the saved memories as they are
     _embedder: Embedder | None = None
     _store: Store | None = None
     streams: list[MemoryStream] = field(default_factory=list)
@@ -80,6 +83,7 @@ class Services:
             importance=scenario.memory.importance if importance is None else importance,
             events=self.sink(agent),
             seed=agent_seed(scenario.seed, agent),
+            record_access=self.record_access,
         )
         self.streams.append(stream)
         return stream
@@ -98,12 +102,26 @@ class Cast:
     world: World
     minds: dict[str, Mind]
     services: Services
+    closers: list[Callable[[], None]] = field(default_factory=list)
+
+    def on_close(self, close: Callable[[], None]) -> None:
+        """Release something the world holds (a renderer) when the run ends."""
+        self.closers.append(close)
 
     def flush(self) -> None:
         self.services.flush()
 
     def close(self) -> None:
+        for close in self.closers:
+            close()
+        self.closers = []
         self.services.close()
+
+
+class NoOptions(BaseModel):
+    """A mind with no settings of its own."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class WorldKind:
@@ -111,10 +129,18 @@ class WorldKind:
 
     name: ClassVar[str]
     minds: ClassVar[tuple[str, ...]]  # the minds it offers; the first is the default
-    ablations: ClassVar[tuple[str, ...]] = ()  # the first is the default
+    # Minds that call no language model (classical baselines): they have no faculties an
+    # ablation could switch off.
+    baselines: ClassVar[tuple[str, ...]] = ()
+    # Each mind's settings (`agents.options.<mind>`); a mind not listed takes none.
+    options: ClassVar[dict[str, type[BaseModel]]] = {}
+    ablations: ClassVar[tuple[str, ...]] = ()  # the first is the default (not for baselines)
     memory_modes: ClassVar[tuple[str, ...]] = ("stream",)  # the first is the default
     changes: ClassVar[str] = ""  # what an `event` intervention's `change` holds; "" if none
     reads: ClassVar[frozenset[str]] = frozenset()  # the event kinds `measures` reads
+    # The headline figures that characterise a run of this world, in named groups: what a
+    # sweep shows side by side across models and minds.
+    signature: ClassVar[dict[str, tuple[str, ...]]] = {}
 
     def roster(self, scenario: Scenario) -> list[str]:
         """The ids of the agents taking part, in order."""
@@ -151,12 +177,48 @@ class WorldKind:
         """The few numbers a sweep compares: logged as `metric` events at the end of a run."""
         return {}
 
+    def signature_groups(self) -> dict[str, tuple[str, ...]]:
+        """The world's signature, and what every run adds: the model's fallbacks and calls."""
+        return {**self.signature, "model": ("fallback_rate", "calls_per_agent_tick")}
+
     # --- resolved settings -----------------------------------------------------------------
 
     def mind(self, scenario: Scenario) -> str:
         return scenario.agents.mind or self.minds[0]
 
+    def is_baseline(self, scenario: Scenario) -> bool:
+        return self.mind(scenario) in self.baselines
+
+    def mind_options(self, scenario: Scenario) -> Any:
+        """The running mind's settings, validated (`check_options` has reported any fault)."""
+        model = self.options.get(self.mind(scenario), NoOptions)
+        return model.model_validate(scenario.agents.options.get(self.mind(scenario), {}))
+
+    def check_options(self, scenario: Scenario) -> list[str]:
+        """Faults in `agents.options`: a key that is no mind of this world, or settings the
+        mind does not take."""
+        problems = []
+        for mind, raw in scenario.agents.options.items():
+            where = f"scenario.agents.options.{mind}"
+            if mind not in self.minds:
+                problems.append(f"{where}: {unknown('mind', mind, list(self.minds))}")
+                continue
+            model = self.options.get(mind, NoOptions)
+            try:
+                model.model_validate(raw)
+            except ValidationError as exc:
+                for error in exc.errors():
+                    path = "".join(f".{p}" for p in error["loc"])
+                    allowed = ", ".join(model.model_fields) or "none"
+                    why = error["msg"]
+                    if error["type"] == "extra_forbidden":
+                        why = f"unknown setting; the {mind} mind takes: {allowed}"
+                    problems.append(f"{where}{path}: {why}")
+        return problems
+
     def ablation(self, scenario: Scenario) -> str | None:
+        if self.is_baseline(scenario):
+            return None
         return scenario.ablation or (self.ablations[0] if self.ablations else None)
 
     def memory_mode(self, scenario: Scenario) -> str:

@@ -1,18 +1,22 @@
-"""The commute world of the urban-mobility study, bound to the cognitive commuter's mind."""
+"""The commute world of the urban-mobility study, bound to the cognitive commuter's mind and to
+the classical baseline beside it (`agents.mind: logit`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
-from simulacra.core import Mind, unknown
+from simulacra.core import Mind, parse_hhmm, unknown
 from simulacra.experiments.kinds.base import INTERVIEW, Ability, Cast, Services, WorldKind
 from simulacra.experiments.scenario import Scenario
 from simulacra.llm import ScriptedModel
 from simulacra.mind.commuter import (
     CommuterAgent,
+    CommuterOptions,
+    LogitCommuter,
+    LogitOptions,
     Profile,
     build_population,
     plan_models,
@@ -26,6 +30,7 @@ from simulacra.worlds.commute import (
     CommuteConfig,
     CommuteWorld,
     commute_metrics,
+    executor_problem,
 )
 
 
@@ -38,17 +43,51 @@ def _profiles(scenario: Scenario) -> dict[str, Profile]:
     return {name: Profile.model_validate(raw) for name, raw in scenario.agents.profiles.items()}
 
 
+def _days_problems(scenario: Scenario) -> list[str]:
+    """Working days named by the world (strikes, announcements) that the run never reaches."""
+    config = _commute(scenario)
+    days = len(scenario.clock.calendar().times())
+    problems = []
+    for i, strike in enumerate(config.city.taxi_strikes):
+        outside = [d for d in strike.days if not 1 <= d <= days]
+        if outside:
+            problems.append(
+                f"scenario.world.city.taxi_strikes[{i}].days: {outside} lie outside the run's "
+                f"working days 1..{days}"
+            )
+    for day in config.environment:
+        if not 1 <= day <= days:
+            problems.append(
+                f"scenario.world.environment.{day}: day {day} lies outside the run's working "
+                f"days 1..{days}"
+            )
+    return problems
+
+
 class CommuteKind(WorldKind):
     name = "commute"
-    reads = frozenset({"run", "action"})
-    minds = ("commuter",)
+    reads = frozenset({"run", "action", "decision"})
+    minds = ("commuter", "logit")
+    baselines = ("logit",)
+    options: ClassVar[dict[str, type[BaseModel]]] = {
+        "commuter": CommuterOptions,
+        "logit": LogitOptions,
+    }
     ablations = ("Full", "A1", "B1")
+    signature: ClassVar[dict[str, tuple[str, ...]]] = {
+        "Table 5": TABLE5_COLUMNS,
+        "modal split": tuple(f"{mode}_share" for mode in MODES),
+        "taxi wait": ("taxi_wait_normal_min", "taxi_wait_strike_min"),
+        "satisfaction": ("satisfaction",),
+    }
 
     def roster(self, scenario: Scenario) -> list[str]:
-        return [p.id for p in build_population(_profiles(scenario), scenario.agents.mix)]
+        return [
+            p.id for p in build_population(_profiles(scenario), scenario.agents.mix, scenario.seed)
+        ]
 
     def abilities(self, scenario: Scenario) -> set[Ability]:
-        return {INTERVIEW}
+        return set() if self.is_baseline(scenario) else {INTERVIEW}
 
     def check(self, scenario: Scenario) -> list[str]:
         problems: list[str] = []
@@ -78,6 +117,12 @@ class CommuteKind(WorldKind):
                         f"{profile.home} and {profile.destination} {gap:g} km apart; move the "
                         "zones or fix the distance"
                     )
+            deadline = parse_hhmm(profile.deadline)
+            if not city.window.start_min < deadline <= city.window.end_min:
+                problems.append(
+                    f"{where}.deadline: {profile.deadline} is outside the day's trips "
+                    f"({city.config.day_start}-{city.config.day_end}); move it into that window"
+                )
             for mode in profile.allowed_modes:
                 if mode not in MODES:
                     problems.append(f"{where}.allowed_modes: {unknown('mode', mode, list(MODES))}")
@@ -90,6 +135,8 @@ class CommuteKind(WorldKind):
                 )
             if count < 0:
                 problems.append(f"scenario.agents.mix.{name}: a count cannot be negative")
+        if agents.mix and sum(agents.mix.values()) == 0:
+            problems.append("scenario.agents.mix: adds up to no agent; give at least one")
         if agents.personas:
             problems.append("scenario.agents.personas: commuters are drawn from agents.profiles")
         if agents.count is not None and agents.count != sum(agents.mix.values()):
@@ -97,6 +144,11 @@ class CommuteKind(WorldKind):
                 f"scenario.agents.count: {agents.count}, but agents.mix adds up to "
                 f"{sum(agents.mix.values())}; drop count or make them agree"
             )
+        problems += _figure_problems(scenario, profiles)
+        problems += _days_problems(scenario)
+        missing = executor_problem(_commute(scenario).executor)
+        if missing:
+            problems.append(f"scenario.world.executor: {missing}")
         clock = scenario.clock
         if clock.start.weekday() != 0:
             problems.append(
@@ -114,40 +166,74 @@ class CommuteKind(WorldKind):
         window = City(config.city).window
         profiles = _profiles(scenario)
         models = {name: plan_models(profile, window) for name, profile in profiles.items()}
-        people = build_population(profiles, scenario.agents.mix)
+        people = build_population(profiles, scenario.agents.mix, scenario.seed)
         world = CommuteWorld(config, {p.id: p.profile.home for p in people}, services.workdir)
-        variant = self.ablation(scenario) or "Full"
+        options = self.mind_options(scenario)
         minds: dict[str, Mind] = {}
         for person in people:
-            stream = services.stream(person.id, scenario)
+            models_of = models[person.profile_name]
+            if isinstance(options, LogitOptions):
+                minds[person.id] = LogitCommuter(
+                    person, models_of, scenario.seed, options, services.sink(person.id)
+                )
+                continue
             minds[person.id] = CommuterAgent(
                 person,
-                models[person.profile_name],
-                variant,
+                models_of,
+                self.ablation(scenario) or "Full",
                 scenario.seed,
                 services.model,
-                stream,
+                services.stream(person.id, scenario),
                 services.sink(person.id),
+                merge_every=options.merge_every,
             )
         return Cast(world, minds, services)
 
     def agents_info(self, cast: Cast) -> dict[str, dict[str, Any]]:
-        return {
-            agent: {"name": agent, "profile": mind.profile_name}
-            for agent, mind in cast.minds.items()
-            if isinstance(mind, CommuterAgent)
-        }
+        found = {}
+        for agent, mind in cast.minds.items():
+            if isinstance(mind, CommuterAgent | LogitCommuter):
+                who = mind.commuter.person
+                found[agent] = {
+                    "name": agent,
+                    "profile": mind.commuter.profile_name,
+                    "age": who.age,
+                    "gender": who.gender,
+                    "income_eur": who.income_eur,
+                    "weights": dict(who.weights),
+                    "flexibility_min": who.flexibility_min,
+                    "habit": who.habit,
+                    "home": mind.commuter.profile.home,
+                    "destination": mind.commuter.profile.destination,
+                }
+        return found
 
     def script(self, model: ScriptedModel) -> None:
         script_commuters(model)
 
     def measures(self, events: Sequence[Event], scenario: Scenario) -> dict[str, Any]:
         days = len(scenario.clock.calendar().times())
-        return commute_metrics(events, _commute(scenario).city, days)
+        return commute_metrics(events, _commute(scenario), days)
 
     def headline(self, measures: dict[str, Any]) -> dict[str, float]:
-        table = measures["punctuality"]["table"]
-        return {column: float(table[column]) for column in TABLE5_COLUMNS}
+        return {k: float(v) for k, v in measures["headline"].items()}
+
+
+def _figure_problems(scenario: Scenario, profiles: dict[str, Profile]) -> list[str]:
+    figures = _commute(scenario).figures
+    where = "scenario.world.figures"
+    problems = []
+    mix = scenario.agents.mix
+    for field in ("choices_profile", "trace_profile"):
+        name = getattr(figures, field)
+        if name is not None and name not in scenario.agents.profiles:
+            named = unknown("profile", name, list(scenario.agents.profiles))
+            problems.append(f"{where}.{field}: {named}")
+    if figures.trace_agent is not None and set(mix) <= set(profiles):
+        roster = [p.id for p in build_population(profiles, mix, scenario.seed)]
+        if figures.trace_agent not in roster:
+            problems.append(f"{where}.trace_agent: {unknown('agent', figures.trace_agent, roster)}")
+    return problems
 
 
 COMMUTE = CommuteKind()

@@ -4,7 +4,7 @@ example (docs/add-a-world.md)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from simulacra.core import Mind
 from simulacra.experiments.kinds.base import Ability, Cast, Services, WorldKind, agent_seed
@@ -27,6 +27,9 @@ class ElFarolKind(WorldKind):
     minds = ("elfarol",)
     memory_modes = ("bounded",)  # an agent remembers what the world shows: world.memory_weeks
     reads = frozenset({"run", "world"})
+    signature: ClassVar[dict[str, tuple[str, ...]]] = {
+        "attendance": ("mean_attendance", "attendance_std", "crowded_share"),
+    }
 
     def roster(self, scenario: Scenario) -> list[str]:
         return [str(i) for i in range(scenario.agents.count or DEFAULT_AGENTS)]
@@ -47,6 +50,13 @@ class ElFarolKind(WorldKind):
             problems.append(
                 f"scenario.world.threshold: {config.threshold} of {agents} agents leaves no room "
                 "at the bar; raise the threshold or agents.count"
+            )
+        weeks = len(config.history) + len(scenario.clock.calendar().times()) - 1
+        if config.memory_weeks > weeks:
+            problems.append(
+                f"scenario.world.memory_weeks: {config.memory_weeks}, but at most {weeks} weeks "
+                "are ever known (world.history, then the run's weeks before the last); "
+                "lower it or lengthen the run"
             )
         return problems
 

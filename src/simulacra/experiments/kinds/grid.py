@@ -1,11 +1,12 @@
-"""The grid hazard world of SD-AgentFoundry-2D, bound to the grid agent's mind."""
+"""The grid hazard world of SD-AgentFoundry-2D, bound to the grid agent's mind and to the rule
+agent beside it (`agents.mind: rule`, a classical baseline)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from simulacra.core import Mind
 from simulacra.experiments.kinds.base import INTERVIEW, Ability, Cast, Services, WorldKind
@@ -15,6 +16,8 @@ from simulacra.mind.grid import (
     BoundedRecall,
     GridAgent,
     GridIdentity,
+    GridOptions,
+    RuleAgent,
     StreamRecall,
     script_grid_agents,
 )
@@ -45,8 +48,22 @@ def _people(scenario: Scenario) -> list[GridPerson]:
 class GridKind(WorldKind):
     name = "grid"
     reads = frozenset({"run", "message", "world"})
-    minds = ("grid",)
+    minds = ("grid", "rule")
+    baselines = ("rule",)
+    options: ClassVar[dict[str, type[BaseModel]]] = {"grid": GridOptions}
     memory_modes = ("bounded", "stream")
+    signature: ClassVar[dict[str, tuple[str, ...]]] = {
+        "warnings and hops": ("messages", "warned_by_message_only", "max_warning_hops"),
+        "exposure to fire": ("mean_exposure", "agents_within_any_fire_radius_at_end"),
+        "clustering": ("nearest_neighbour_at_end", "components_at_end", "agents_in_places_at_end"),
+        "movement": (
+            "moves_away_from_fire",
+            "moves_towards_fire",
+            "away_share",
+            "places_entered",
+            "change_rate",
+        ),
+    }
 
     def count(self, scenario: Scenario) -> int:
         return scenario.agents.count or max(DEFAULT_AGENTS, len(scenario.agents.personas))
@@ -58,7 +75,8 @@ class GridKind(WorldKind):
         return build_world(_grid(scenario), _people(scenario), self.count(scenario), scenario.seed)
 
     def abilities(self, scenario: Scenario) -> set[Ability]:
-        return {INTERVIEW} if self.memory_mode(scenario) == "stream" else set()
+        remembers = self.memory_mode(scenario) == "stream" and not self.is_baseline(scenario)
+        return {INTERVIEW} if remembers else set()
 
     def check(self, scenario: Scenario) -> list[str]:
         problems: list[str] = []
@@ -95,6 +113,13 @@ class GridKind(WorldKind):
             problems.append(
                 f"scenario.world.fires[{i}].position: {name} is outside the field -{h}..{h}"
             )
+        ticks = len(scenario.clock.calendar().times())
+        for i, fire in enumerate(grid.fires):
+            if fire.start_step > ticks:
+                problems.append(
+                    f"scenario.world.fires[{i}].start_step: {fire.name} starts at step "
+                    f"{fire.start_step}, after the run's last step ({ticks}); it would never burn"
+                )
         layout = layout_from_config(grid)
         cells = ((x, y) for x in range(-h, h + 1) for y in range(-h, h + 1))
         if not problems and all(layout.place_at(cell) is not None for cell in cells):
@@ -107,8 +132,12 @@ class GridKind(WorldKind):
         world = self._world(scenario)
         size = DEFAULT_RECALL if scenario.memory.recall is None else scenario.memory.recall
         stream_mode = self.memory_mode(scenario) == "stream"
+        options = self.mind_options(scenario)
         minds: dict[str, Mind] = {}
         for index, agent in enumerate(world.agents):
+            if not isinstance(options, GridOptions):  # the rule agent: no model, no memory
+                minds[agent] = RuleAgent(agent, scenario.seed, services.sink(agent))
+                continue
             persona = world.personas[agent]
             identity = GridIdentity(agent, persona.gender, persona.details)
             recall: BoundedRecall | StreamRecall
@@ -125,6 +154,7 @@ class GridKind(WorldKind):
                 seed=scenario.seed,
                 messages=scenario.memory.messages,
                 events=services.sink(agent),
+                extras=options.extras,
             )
         return Cast(world, minds, services)
 

@@ -1,14 +1,16 @@
-"""The town of the Generative Agents study, bound to the generative agent's mind."""
+"""The town of the Generative Agents study, bound to the generative agent's mind and to the
+routine agent beside it (`agents.mind: routine`, a classical baseline)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import ValidationError
 
 from simulacra.core import Mind, unknown
 from simulacra.experiments.kinds.base import (
+    CORRECT,
     INTERVIEW,
     TALK,
     THINK,
@@ -20,7 +22,7 @@ from simulacra.experiments.kinds.base import (
 )
 from simulacra.experiments.scenario import Scenario
 from simulacra.llm import ScriptedModel
-from simulacra.mind import Ablation, Agent, Persona
+from simulacra.mind import Ablation, Agent, Persona, RoutineAgent
 from simulacra.mind.scripted import sociable
 from simulacra.runlog import Event
 from simulacra.worlds.town import TownConfig, TownWorld, attendance, conversations
@@ -35,9 +37,15 @@ def _town(scenario: Scenario) -> TownConfig:
 class TownKind(WorldKind):
     name = "town"
     reads = frozenset({"world", "conversation", "action"})
-    minds = ("generative",)
+    minds = ("generative", "routine")
+    baselines = ("routine",)
     ablations = tuple(a.value for a in Ablation)
     changes = "place, object and state (an object of the map changes state)"
+    signature: ClassVar[dict[str, tuple[str, ...]]] = {
+        "diffusion": ("aware_final",),
+        "attendance": ("attended",),
+        "conversations": ("conversations",),
+    }
 
     def personas(self, scenario: Scenario) -> list[Persona]:
         return [Persona.model_validate(raw) for raw in scenario.agents.personas]
@@ -46,7 +54,7 @@ class TownKind(WorldKind):
         return [p.id for p in self.personas(scenario)][: scenario.agents.count]
 
     def abilities(self, scenario: Scenario) -> set[Ability]:
-        return {THINK, TALK, INTERVIEW}
+        return {THINK, TALK, INTERVIEW, CORRECT}
 
     def check(self, scenario: Scenario) -> list[str]:
         town = _town(scenario).map
@@ -78,9 +86,16 @@ class TownKind(WorldKind):
             if getattr(scenario.agents, field):
                 problems.append(f"scenario.agents.{field}: the town takes no {field}")
         party = _town(scenario).attendance
-        if party is not None and party.place not in town.place_names:
-            where = "scenario.world.attendance.place"
-            problems.append(f"{where}: {unknown('place', party.place, town.place_names)}")
+        if party is not None:
+            where = "scenario.world.attendance"
+            if party.place not in town.place_names:
+                problems.append(f"{where}.place: {unknown('place', party.place, town.place_names)}")
+            off = scenario.off_the_clock(party.start)
+            if off:
+                problems.append(f"{where}.start: {off}")
+            start, end = scenario.when(party.start), scenario.when(party.end)
+            if end <= start:
+                problems.append(f"{where}.end: {end:%H:%M} is not after start ({start:%H:%M})")
         for i, item in enumerate(scenario.interventions):
             if item.type == "event":
                 problems += _change_problems(
@@ -95,6 +110,11 @@ class TownKind(WorldKind):
         minds: dict[str, Mind] = {}
         for persona in self.personas(scenario)[: scenario.agents.count]:
             stream = services.stream(persona.id, scenario)
+            world.add_agent(persona.id, persona.name, persona.home)
+            if self.is_baseline(scenario):
+                sink = services.sink(persona.id)
+                minds[persona.id] = RoutineAgent(persona, stream, town.place_names, sink)
+                continue
             minds[persona.id] = Agent(
                 persona,
                 stream,
@@ -104,7 +124,6 @@ class TownKind(WorldKind):
                 events=services.sink(persona.id),
                 seed=agent_seed(scenario.seed, persona.id),
             )
-            world.add_agent(persona.id, persona.name, persona.home)
         return Cast(world, minds, services)
 
     def script(self, model: ScriptedModel) -> None:

@@ -1,8 +1,17 @@
 """The cognitive commuter of the urban-mobility study: weekly plans from identity and long-term
-memory, daily reflection and re-planning with short-term memory, weekly consolidation, the
-fallbacks of section 4.4, and the A1/B1/Full ablation."""
+memory, daily reflection and re-planning with short-term memory, weekly consolidation and the
+monthly merge, the fallbacks of section 4.4, and the A1/B1/Full ablation; and the classical
+baseline beside it, a multinomial-logit commuter that learns from its trips."""
 
-from simulacra.mind.commuter.agent import VARIANTS, CommuterAgent, Decision, Faculties, Variant
+from simulacra.mind.commuter.agent import (
+    VARIANTS,
+    CommuterAgent,
+    CommuterOptions,
+    Decision,
+    Faculties,
+    Variant,
+)
+from simulacra.mind.commuter.logit import Belief, LogitCommuter, LogitOptions
 from simulacra.mind.commuter.plans import (
     PLAN_DAYS,
     WEEKDAYS,
@@ -12,35 +21,49 @@ from simulacra.mind.commuter.plans import (
     WeeklyPlan,
     plan_models,
     random_week,
+    trip_action,
 )
 from simulacra.mind.commuter.profiles import (
+    PRIORITIES,
     Commuter,
+    Person,
+    Priorities,
     Profile,
     Sociodemographics,
     build_population,
+    draw_person,
 )
 from simulacra.mind.commuter.prompts import Patterns, Reflection
 from simulacra.mind.commuter.scripted import script_commuters
 
 __all__ = [
     "PLAN_DAYS",
+    "PRIORITIES",
     "VARIANTS",
     "WEEKDAYS",
+    "Belief",
     "Commuter",
     "CommuterAgent",
+    "CommuterOptions",
     "DayPlan",
     "Decision",
     "Faculties",
+    "LogitCommuter",
+    "LogitOptions",
     "Patterns",
+    "Person",
     "PlanModels",
     "PlanRules",
+    "Priorities",
     "Profile",
     "Reflection",
     "Sociodemographics",
     "Variant",
     "WeeklyPlan",
     "build_population",
+    "draw_person",
     "plan_models",
     "random_week",
     "script_commuters",
+    "trip_action",
 ]

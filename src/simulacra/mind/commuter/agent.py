@@ -5,13 +5,18 @@
 - `replan`: p_t = LLM_daily(I, M^s, p_t^init, E_t), "commute.daily"; fallback p_t^init.
 - `abstract`: Patterns = LLM_abstract(M^s) into long-term memory, "commute.abstract"; then
   short-term memory is cleared.
+- `merge`: every `merge_every` weeks (4: the source's monthly horizon, section 4.3), the weeks'
+  patterns are merged into one, "commute.merge"; prompts then show the merged lesson in place
+  of the weeks it merged.
 
 The ablation variants switch steps off: A1 keeps only the weekly plan (no memory at all), B1
 adds reflection and daily re-planning (short-term memory), Full adds abstraction.
 
 Both memories live in the agent's memory stream: episodes (kind `episode`) and the patterns
-consolidated from them (kind `pattern`, citing the week's episodes). The prompts see this
-week's episodes and the latest four patterns.
+consolidated from them (kind `pattern`, citing the week's episodes; a merged pattern cites the
+weekly ones). The prompts see this week's episodes and the latest four lessons. An episode
+holds the day's outcome s_t with its satisfaction, scored by the world from the commuter's
+priorities, which the reflection reads.
 
 The engine drives it through `decide`: in the `plan` phase of each working day (the weekly
 plan on a Monday, then yesterday's reflection and today's re-plan) it returns today's trip;
@@ -23,18 +28,24 @@ from __future__ import annotations
 import random
 import zlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict, Field
 
 from simulacra.core import Action, InterviewAnswer, Observation
 from simulacra.llm import LanguageModel, Message, Request
-from simulacra.memory import MemoryStream, consolidate
+from simulacra.memory import MemoryStream, consolidate, merge
 from simulacra.mind.ablation import Ablation
 from simulacra.mind.commuter import prompts
-from simulacra.mind.commuter.plans import DayPlan, PlanModels, WeeklyPlan, random_week
+from simulacra.mind.commuter.plans import (
+    DayPlan,
+    PlanModels,
+    WeeklyPlan,
+    random_week,
+    trip_action,
+)
 from simulacra.mind.commuter.profiles import Commuter
 from simulacra.mind.context import MindContext
 from simulacra.mind.interview import interview
@@ -45,8 +56,21 @@ Variant = Literal["A1", "B1", "Full"]
 VARIANTS: tuple[Variant, ...] = ("A1", "B1", "Full")
 EPISODE = "episode"
 # Given, not rated: a commuter's memories cost no importance calls.
-EPISODE_IMPORTANCE, PATTERN_IMPORTANCE = 3.0, 6.0
+EPISODE_IMPORTANCE, PATTERN_IMPORTANCE, MERGED_IMPORTANCE = 3.0, 6.0, 8.0
 LONG_TERM_SHOWN = 4
+MERGE_EVERY_WEEKS = 4  # the source's "monthly": four working weeks
+
+
+class CommuterOptions(BaseModel):
+    """The cognitive commuter's settings (`agents.options.commuter`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    merge_every: int = Field(
+        default=MERGE_EVERY_WEEKS,
+        ge=0,
+        description="weeks between merges of the weekly lessons (Full only); 0: never",
+    )
 
 
 @dataclass(frozen=True)
@@ -96,10 +120,12 @@ class CommuterAgent:
         model: LanguageModel,
         memory: MemoryStream,
         events: EventSink | None = None,
+        merge_every: int = MERGE_EVERY_WEEKS,
     ) -> None:
         self.id = person.id
+        self.commuter = person
         self.profile_name = person.profile_name
-        self.profile = profile = person.profile
+        self.profile = person.profile
         self.models = models
         self.variant = variant
         self.faculties = Faculties.of(variant)
@@ -107,13 +133,17 @@ class CommuterAgent:
         self.model = model
         self.memory = memory
         self.events = events
-        self.identity = prompts.render_identity(profile, models.rules)
+        self.merge_every = merge_every
+        self.identity = prompts.render_identity(person, models.rules)
         self.week: tuple[DayPlan, ...] = ()
         self.plan: DayPlan | None = None
         self.plan_fallback = False
         self.replanned = False
         self.episodes: list[tuple[str, str]] = []  # this week's (record id, text)
-        self.patterns: list[str] = []  # the lessons of past weeks, as prompts show them
+        # Long-term memory as prompts show it: merged lessons, then the weeks since the last
+        # merge as (record id, text).
+        self.merged: list[str] = []
+        self.patterns: list[tuple[str, str]] = []
 
     # --- the engine's phases ------------------------------------------------------------
 
@@ -137,26 +167,18 @@ class CommuterAgent:
             if self.faculties.long_term and last is not None:
                 await self.reflect(day, last, now)
                 await self.abstract(week, now)
+                if self.merge_every and week % self.merge_every == 0:
+                    await self.merge(week, now)
             self.episodes = []  # short-term memory is cleared at the cycle's end
         return None
 
     def _trip(self) -> Action:
-        plan = self.plan
-        assert plan is not None
-        return Action(
-            "travel",
-            plan.describe(),
-            target=plan.destination,
-            args={
-                "mode": plan.mode,
-                "departure_min": plan.departure_min,
-                "origin": self.profile.home,
-                "destination": plan.destination,
-                "deadline": self.profile.deadline,
-                "plan": plan.model_dump(),
-                "replanned": self.replanned,
-                "plan_fallback": self.plan_fallback,
-            },
+        assert self.plan is not None
+        return trip_action(
+            self.commuter,
+            self.plan,
+            replanned=self.replanned,
+            plan_fallback=self.plan_fallback,
         )
 
     # --- the four steps -----------------------------------------------------------------
@@ -171,7 +193,7 @@ class CommuterAgent:
             self.models.week,
             fallback,
             now,
-            week,
+            week=week,
         )
         assert isinstance(decision.value, WeeklyPlan)
         self.week = decision.value.days
@@ -190,7 +212,7 @@ class CommuterAgent:
             prompts.Reflection,
             prompts.reflection_fallback(facts),
             now,
-            day,
+            day=day,
         )
         assert isinstance(decision.value, prompts.Reflection)
         text = f"Day {day}: {facts}. Reflection: {decision.value.summary}"
@@ -210,7 +232,7 @@ class CommuterAgent:
             self.models.day,
             initial,
             now,
-            day,
+            day=day,
         )
         assert isinstance(decision.value, DayPlan)
         self.plan = decision.value
@@ -219,20 +241,46 @@ class CommuterAgent:
     async def abstract(self, week: int, now: datetime) -> Decision:
         """Summarise the week into long-term memory, citing its episodes."""
         stm = self._short_term()
-        decision = await self._ask(
-            "commute.abstract",
-            prompts.abstract_messages(self.identity, stm),
-            prompts.Patterns,
-            prompts.patterns_fallback(stm),
-            now,
-            week,
+        messages = prompts.abstract_messages(self.identity, stm)
+        decision, pattern = await self._lesson(
+            "commute.abstract", messages, prompts.patterns_fallback(stm), now, week
         )
-        assert isinstance(decision.value, prompts.Patterns)
-        lesson = f"Week {week}: {decision.value.pattern}"
+        lesson = f"Week {week}: {pattern}"
         evidence = [record_id for record_id, _ in self.episodes]
-        await consolidate(self.memory, evidence, lesson, now, importance=PATTERN_IMPORTANCE)
-        self.patterns.append(lesson)
+        record = await consolidate(
+            self.memory, evidence, lesson, now, importance=PATTERN_IMPORTANCE
+        )
+        self.patterns.append((record.id, lesson))
         return decision
+
+    async def merge(self, week: int, now: datetime) -> Decision | None:
+        """Merge the weekly lessons since the last merge into one (none: nothing to do)."""
+        if not self.patterns:
+            return None
+        lessons = "\n".join(text for _, text in self.patterns)
+        messages = prompts.merge_messages(self.identity, lessons)
+        decision, pattern = await self._lesson(
+            "commute.merge", messages, prompts.merge_fallback(lessons), now, week
+        )
+        first = self.patterns[0][1].split(":", 1)[0].removeprefix("Week ")
+        lesson = f"Weeks {first}-{week}: {pattern}"
+        evidence = [record_id for record_id, _ in self.patterns]
+        await merge(self.memory, evidence, lesson, now, importance=MERGED_IMPORTANCE)
+        self.merged.append(lesson)
+        self.patterns = []
+        return decision
+
+    async def _lesson(
+        self,
+        purpose: str,
+        messages: Sequence[Message],
+        fallback: prompts.Patterns,
+        now: datetime,
+        week: int,
+    ) -> tuple[Decision, str]:
+        decision = await self._ask(purpose, messages, prompts.Patterns, fallback, now, week=week)
+        assert isinstance(decision.value, prompts.Patterns)
+        return decision, decision.value.pattern
 
     def _short_term(self) -> str:
         return "\n".join(text for _, text in self.episodes) or "(nothing yet this week)"
@@ -240,7 +288,8 @@ class CommuterAgent:
     def _long_term(self) -> str:
         if not self.faculties.long_term:
             return "(none)"
-        return "\n".join(self.patterns[-LONG_TERM_SHOWN:]) or "(no past weeks)"
+        lessons = [*self.merged, *(text for _, text in self.patterns)]
+        return "\n".join(lessons[-LONG_TERM_SHOWN:]) or "(no past weeks)"
 
     async def _ask(
         self,
@@ -249,31 +298,36 @@ class CommuterAgent:
         output: type[BaseModel],
         fallback: BaseModel,
         now: datetime,
-        *parts: object,
+        **about: int,
     ) -> Decision:
+        """One model call; `about` names the day or week it concerns (logged with it)."""
         request = Request(
             messages=messages,
             output=output,
             fallback=fallback,
             purpose=purpose,
             agent=self.id,
-            seed=stable_seed(self.seed, self.id, purpose, *parts),
+            seed=stable_seed(self.seed, self.id, purpose, *about.values()),
         )
         completion = await self.model.complete(request)
         value = completion.value if completion.value is not None else fallback
-        decision = Decision(purpose, value, completion.fallback, completion.text, completion.error)
+        decision = Decision(
+            purpose, value, completion.fallback, completion.text, completion.error, about
+        )
         if self.events is not None:
             self.events.emit(decision.event(), t=now, agent=self.id)
         return decision
 
     # --- interviews and checkpoints -------------------------------------------------------
 
-    async def interview(self, question: str, now: datetime) -> InterviewAnswer:
+    async def interview(
+        self, question: str, now: datetime, choices: Sequence[str] = ()
+    ) -> InterviewAnswer:
         who = CommuterIdentity(self.id, self.profile.label, self.identity)
         ctx = MindContext(
             who, self.memory, self.model, Ablation.FULL, self.events, self.seed, prompts.SYSTEM
         )
-        return await interview(ctx, question, now)
+        return await interview(ctx, question, now, choices)
 
     def state(self) -> dict[str, Any]:
         return {
@@ -282,7 +336,8 @@ class CommuterAgent:
             "plan_fallback": self.plan_fallback,
             "replanned": self.replanned,
             "episodes": [list(e) for e in self.episodes],
-            "patterns": list(self.patterns),
+            "merged": list(self.merged),
+            "patterns": [list(p) for p in self.patterns],
         }
 
     def restore(self, state: Mapping[str, Any]) -> None:
@@ -291,7 +346,8 @@ class CommuterAgent:
         self.plan_fallback = bool(state["plan_fallback"])
         self.replanned = bool(state["replanned"])
         self.episodes = [(str(i), str(t)) for i, t in state["episodes"]]
-        self.patterns = [str(p) for p in state["patterns"]]
+        self.merged = [str(p) for p in state["merged"]]
+        self.patterns = [(str(i), str(t)) for i, t in state["patterns"]]
 
 
 @dataclass(frozen=True)
@@ -303,6 +359,7 @@ class Decision:
     fallback: bool
     raw: str
     error: str | None
+    about: Mapping[str, int] = field(default_factory=dict)  # the day or week it concerns
 
     def event(self) -> Decided:
         return Decided(
@@ -312,6 +369,7 @@ class Decision:
             parsed=self.value.model_dump(mode="json"),
             fallback=self.fallback,
             error=self.error,
+            extra=dict(self.about),
         )
 
 

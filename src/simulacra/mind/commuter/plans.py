@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
-from simulacra.core import DayWindow, format_hhmm, parse_hhmm
+from simulacra.core import Action, DayWindow, format_hhmm, parse_hhmm
 from simulacra.core.times import HHMM_PATTERN
-from simulacra.mind.commuter.profiles import Profile
+from simulacra.mind.commuter.profiles import Commuter, Profile
 
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday")
 PLAN_DAYS = len(WEEKDAYS)
@@ -94,11 +94,11 @@ def plan_models(profile: Profile, window: DayWindow) -> PlanModels:
 
 
 def random_week(models: PlanModels, profile: Profile, rng: random.Random) -> WeeklyPlan:
-    """Section 4.4's RandomPlan(I): allowed modes, departures 20-90 minutes before the deadline
-    on a 5-minute grid, clipped to the day's window."""
-    window, deadline = models.rules.window, parse_hhmm(profile.deadline)
-    earliest = max(window.start_min, deadline - 90)
-    latest = min(window.end_min - 5, max(earliest, deadline - 20))
+    """Section 4.4's RandomPlan(I): allowed modes, and departures on a 5-minute grid within
+    the profile's preferred departures (its `habit` range), clipped to the day's window."""
+    window = models.rules.window
+    earliest = max(window.start_min, parse_hhmm(profile.habit[0]))
+    latest = min(window.end_min - 5, max(earliest, parse_hhmm(profile.habit[1])))
     slots = [earliest + 5 * k for k in range(int((latest - earliest) // 5) + 1)]
     days = tuple(
         models.day(
@@ -109,3 +109,26 @@ def random_week(models: PlanModels, profile: Profile, rng: random.Random) -> Wee
         for _ in WEEKDAYS
     )
     return models.week(days=days)
+
+
+def trip_action(commuter: Commuter, plan: DayPlan, **extra: Any) -> Action:
+    """Today's trip as the commute world books it, with the traveller's priorities, budget and
+    flexibility, by which the world scores the trip's satisfaction; `extra` joins the args."""
+    person = commuter.person
+    return Action(
+        "travel",
+        plan.describe(),
+        target=plan.destination,
+        args={
+            "mode": plan.mode,
+            "departure_min": plan.departure_min,
+            "origin": commuter.profile.home,
+            "destination": plan.destination,
+            "deadline": commuter.profile.deadline,
+            "priorities": dict(person.weights),
+            "budget_eur": person.budget_eur,
+            "flexibility_min": person.flexibility_min,
+            "plan": plan.model_dump(),
+            **extra,
+        },
+    )

@@ -1,7 +1,8 @@
-"""The commuter's four prompts as data: template, output model, fallback and renderer.
+"""The commuter's five prompts as data: template, output model, fallback and renderer.
 
 Compact on purpose: the embedded 135M model must fill the schemas. Purposes:
-"commute.weekly", "commute.reflect", "commute.daily", "commute.abstract".
+"commute.weekly", "commute.reflect", "commute.daily", "commute.abstract" and
+"commute.merge" (the monthly merge of the weekly lessons, section 4.3).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict
 from simulacra.core import format_hhmm
 from simulacra.llm import MaxChars, Message, chat
 from simulacra.mind.commuter.plans import WEEKDAYS, DayPlan, PlanRules
-from simulacra.mind.commuter.profiles import Profile
+from simulacra.mind.commuter.profiles import Commuter
 
 _MAX_TEXT = 300
 
@@ -48,9 +49,11 @@ class Patterns(BaseModel):
 SYSTEM = "You are a commuter planning trips in a city. Answer only with JSON matching the schema."
 
 IDENTITY = (
-    "I am a {label}: {age_band}, {occupation}; income {income}. "
-    "Priorities: {priorities}. Usual modes: {expected}.\n"
-    "Trip: {home} to {destination}, {distance_km} km. Arrive by {deadline} ({deadline_kind}).\n"
+    "I am a {label}, {age}, {gender}: {occupation}; income {income_eur} EUR a month "
+    "({income}). Priorities: {priorities}. What matters to me: {weights}. "
+    "Usual modes: {expected}.\n"
+    "Trip: {home} to {destination}, {distance_km} km. Arrive by {deadline} ({deadline_kind}"
+    "{flexibility}). I usually leave at {habit}.\n"
     "Modes allowed: {modes}. Depart between {window}."
 )
 
@@ -75,21 +78,33 @@ ABSTRACT = (
     "State the lesson of this week in one or two sentences: which mode and departure worked."
 )
 
+MERGE = (
+    "{identity}\nLessons of the past weeks:\n{lessons}\n"
+    "Merge them into one lesson of one or two sentences: what held week after week, and which "
+    "mode and departure to keep."
+)
 
-def render_identity(profile: Profile, rules: PlanRules) -> str:
-    who = profile.identity
+
+def render_identity(commuter: Commuter, rules: PlanRules) -> str:
+    profile, person = commuter.profile, commuter.person
+    flexible = person.flexibility_min
     return IDENTITY.format(
         label=profile.label,
-        age_band=who.age_band,
-        occupation=who.occupation,
+        age=person.age,
+        gender=person.gender,
+        occupation=profile.identity.occupation,
+        income_eur=person.income_eur,
         income=profile.income,
         priorities=", ".join(profile.modal_priorities),
+        weights=", ".join(f"{k} {w:.0%}" for k, w in person.weights),
         expected=", ".join(profile.expected_modes) or "none",
         home=profile.home,
         destination=profile.destination,
         distance_km=f"{profile.distance_km:g}",
         deadline=profile.deadline,
         deadline_kind=profile.deadline_kind,
+        flexibility=f"; up to {flexible} min late does no harm" if flexible else "",
+        habit=person.habit,
         modes=", ".join(rules.modes),
         window=f"{format_hhmm(rules.window.start_min)} and {format_hhmm(rules.window.end_min)}",
     )
@@ -120,6 +135,10 @@ def abstract_messages(identity: str, stm: str) -> tuple[Message, ...]:
     return chat(SYSTEM, ABSTRACT.format(identity=identity, stm=stm))
 
 
+def merge_messages(identity: str, lessons: str) -> tuple[Message, ...]:
+    return chat(SYSTEM, MERGE.format(identity=identity, lessons=lessons))
+
+
 def reflection_fallback(outcome: str) -> Reflection:
     """Used, flagged, when the model cannot reflect: the bare facts."""
     return Reflection(summary=f"No reflection; the facts: {outcome}")
@@ -129,3 +148,9 @@ def patterns_fallback(stm: str) -> Patterns:
     """Used, flagged, when the model cannot abstract: the week's last episode."""
     last = stm.strip().splitlines()[-1] if stm.strip() else "no trips"
     return Patterns(pattern=f"No abstraction; last trip: {last}")
+
+
+def merge_fallback(lessons: str) -> Patterns:
+    """Used, flagged, when the model cannot merge: the latest week's lesson stands."""
+    latest = lessons.strip().splitlines()[-1] if lessons.strip() else "no lessons"
+    return Patterns(pattern=f"No merge; latest lesson: {latest}")

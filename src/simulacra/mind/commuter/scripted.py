@@ -1,15 +1,18 @@
 """A rule-following stand-in for a language model, for tests, benchmarks and offline demos.
 
-`script_commuters(model)` registers responders for the four commute purposes on a scripted
+`script_commuters(model)` registers responders for the five commute purposes on a scripted
 model. They read only the prompt, exactly as a language model would: the identity, the
 week's episodes and reflections, the lessons in long-term memory. Their rules are simple
-(leave earlier after a late arrival, leave a taxi queue for the bus, keep what worked), so an
-ablation run with them shows what each memory adds without any model noise.
+(start from one's usual departure, leave earlier after a late arrival, leave a taxi queue for
+the bus, drop a mode that costs more than one cares to pay, keep what worked, merge the weeks
+by what they agreed on most), so an ablation run with them shows what each memory adds
+without any model noise.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import Any
 
 from simulacra.core import format_hhmm, parse_hhmm
@@ -19,6 +22,9 @@ _USUAL = re.compile(r"Usual modes: ([a-z, ]+)\.")
 _ALLOWED = re.compile(r"Modes allowed: ([a-z, ]+)\.")
 _DEADLINE = re.compile(r"Arrive by (\d\d:\d\d)")
 _DESTINATION = re.compile(r"Trip: \S+ to (\S+),")
+_HABIT = re.compile(r"I usually leave at (\d\d:\d\d)")
+_DISTANCE = re.compile(r"Trip: \S+ to \S+, ([\d.]+) km")
+_SATISFIED = re.compile(r"satisfaction ([\d.]+) of 1 \(([^)]*)\)")
 _KEEP = re.compile(r"keep (bus|taxi|walk) at (\d\d:\d\d)")
 _EPISODE = re.compile(r"Day \d+: (bus|taxi|walk) departing (\d\d:\d\d)")
 _PLANNED = re.compile(r"Planned for today: (bus|taxi|walk) at (\d\d:\d\d)")
@@ -30,13 +36,17 @@ _EARLIER = re.compile(r"leave (\d+) min earlier")
 _LATER = re.compile(r"leave (\d+) min later")
 _SWITCH = re.compile(r"switch to (bus|taxi|walk)")
 
-# A first guess at door-to-door time, before any experience.
+# A first guess at door-to-door time, before any experience, when no habit is stated.
 _FIRST_GUESS_MIN = 40
+# Below this satisfaction a trip that arrived in time is judged on its weakest part.
+_CONTENT = 0.5
+# The longest walk a commuter takes up when a ride costs too much.
+_WALKABLE_KM = 2.0
 _EARLIEST, _LATEST = parse_hhmm("06:00"), parse_hhmm("11:55")
 
 
 def _user(request: Request) -> str:
-    return request.messages[-1].content
+    return request.messages[-1].text
 
 
 def _modes(pattern: re.Pattern[str], text: str) -> list[str]:
@@ -60,7 +70,12 @@ def weekly(request: Request) -> dict[str, Any]:
         mode, departure = lessons[-1]
         days = [(mode, departure)] * 5
     else:
-        start = parse_hhmm(deadline.group(1)) - _FIRST_GUESS_MIN
+        habit = _HABIT.search(text)
+        start = (
+            parse_hhmm(habit.group(1))
+            if habit
+            else parse_hhmm(deadline.group(1)) - _FIRST_GUESS_MIN
+        )
         # Exploration as in the source's first week: small departure changes, a second mode once.
         days = [(usual[0], _clip(start + 5 * ((request.seed + d) % 3 - 1))) for d in range(5)]
         if len(usual) > 1:
@@ -92,7 +107,30 @@ def reflect(request: Request) -> dict[str, Any]:
         return {"summary": f"Late by {minutes} min; leave {minutes + 5} min earlier."}
     if (early := _EARLY.search(rest)) and int(early.group(1)) > 30:
         return {"summary": f"Early by {early.group(1)} min; leave 15 min later."}
+    change = _unsatisfied(mode, _user(request))
+    if change:
+        return {"summary": change}
     return {"summary": "The plan worked; keep it."}
+
+
+def _unsatisfied(mode: str, text: str) -> str | None:
+    """In time but unhappy: a ride too dear goes to a cheaper mode, a walk too hard to the bus."""
+    found = _SATISFIED.search(text)
+    if found is None or float(found.group(1)) >= _CONTENT:
+        return None
+    parts = {
+        k: float(v) for k, v in (p.rsplit(" ", 1) for p in found.group(2).split(", ") if " " in p)
+    }
+    allowed = _modes(_ALLOWED, text)
+    distance = _DISTANCE.search(text)
+    short = distance is not None and float(distance.group(1)) <= _WALKABLE_KM
+    if mode == "taxi" and parts.get("cost", 1.0) == 0.0:
+        cheaper = "walk" if short and "walk" in allowed else "bus"
+        if cheaper in allowed:
+            return f"Satisfaction {found.group(1)}: the taxi cost too much; switch to {cheaper}."
+    if mode == "walk" and parts.get("comfort", 1.0) < 0.2 and "bus" in allowed:
+        return f"Satisfaction {found.group(1)}: the walk was too hard; switch to bus."
+    return None
 
 
 def daily(request: Request) -> dict[str, Any]:
@@ -133,10 +171,21 @@ def abstract(request: Request) -> dict[str, Any]:
     return {"pattern": f"Best this week: keep {best[1]} at {best[2]}."}
 
 
+def merge(request: Request) -> dict[str, Any]:
+    """The lesson the weeks agreed on most; the latest of equals."""
+    kept = _KEEP.findall(_user(request))
+    if not kept:
+        return {"pattern": "The weeks taught no single plan; keep trying."}
+    counts = Counter(kept)
+    mode, departure = max(reversed(kept), key=lambda k: counts[k])
+    return {"pattern": f"Across the weeks: keep {mode} at {departure}."}
+
+
 def script_commuters(model: ScriptedModel) -> ScriptedModel:
-    """Register the four commute responders on `model` and return it."""
+    """Register the five commute responders on `model` and return it."""
     model.on("commute.weekly", weekly)
     model.on("commute.reflect", reflect)
     model.on("commute.daily", daily)
     model.on("commute.abstract", abstract)
+    model.on("commute.merge", merge)
     return model

@@ -100,7 +100,7 @@ def choose_by_predictors(history: Sequence[int], agents: int, seats: int, seed: 
 
 
 def _choose(request: Request) -> BarChoice:
-    system, user = request.messages[0].content, request.messages[-1].content
+    system, user = request.messages[0].text, request.messages[-1].text
     people, seats = _PEOPLE.search(system), _SEATS.search(system)
     if people is None or seats is None:
         raise ValueError("not an El Farol prompt: it names no number of people or seats")

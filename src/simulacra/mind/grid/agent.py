@@ -8,7 +8,7 @@ the call, so a seed fixes a run. Every answer is logged as a `decision` with its
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -23,6 +23,7 @@ from simulacra.mind.grid.prompts import (
     MESSAGE_FALLBACK,
     MOVE_FALLBACK,
     AgentView,
+    Extra,
     Fire,
     MessageChoice,
     MoveChoice,
@@ -35,7 +36,6 @@ from simulacra.mind.interview import interview
 from simulacra.runlog import EventSink
 from simulacra.runlog.events import Decided
 
-MAX_MESSAGE_WORDS = 200
 GRID_SYSTEM = (
     "You simulate one agent of a two-dimensional grid world with places and fires. Do the "
     "task at the end of the message and reply only in JSON."
@@ -63,10 +63,6 @@ def request_seed(seed: int, step: int, index: int, call: int) -> int:
     return (seed * 1_000_003 + step * 10_007 + index * 2 + call) % 2**31
 
 
-def clip_words(text: str, limit: int = MAX_MESSAGE_WORDS) -> str:
-    return " ".join(text.split()[:limit])
-
-
 class GridAgent:
     def __init__(
         self,
@@ -78,6 +74,7 @@ class GridAgent:
         seed: int,
         messages: int,
         events: EventSink | None = None,
+        extras: tuple[Extra, ...] = (),
     ) -> None:
         self.id = identity.id
         self.identity = identity
@@ -86,6 +83,7 @@ class GridAgent:
         self.index = index
         self.seed = seed
         self.events = events
+        self.extras = extras
         self.inbox: deque[Received] = deque(maxlen=messages)
         self._view: AgentView | None = None
         self._sent = ""
@@ -105,11 +103,10 @@ class GridAgent:
             received=tuple(self.inbox),
         )
         self._view = view
-        said = await self._ask(
-            view.step, "grid.message", message_prompt(view), MESSAGE_FALLBACK, 0, now
-        )
+        prompt = message_prompt(view, self.extras)
+        said = await self._ask(view.step, "grid.message", prompt, MESSAGE_FALLBACK, 0, now)
         assert isinstance(said, MessageChoice)
-        self._sent = clip_words(said.message)
+        self._sent = said.message.strip()  # at most 200 words: MessageChoice trims
         return Action("say", self._sent) if self._sent else None
 
     async def _move(self, observation: Observation, now: datetime) -> Action:
@@ -120,9 +117,8 @@ class GridAgent:
         ]
         self.inbox.extend(now_heard)
         view = replace(self._view, received=tuple(self.inbox))
-        move = await self._ask(
-            view.step, "grid.action", action_prompt(view, self._sent), MOVE_FALLBACK, 1, now
-        )
+        prompt = action_prompt(view, self._sent, self.extras)
+        move = await self._ask(view.step, "grid.action", prompt, MOVE_FALLBACK, 1, now)
         assert isinstance(move, MoveChoice)
         await self.memory.remember(
             now,
@@ -168,7 +164,9 @@ class GridAgent:
             self.events.emit(decided, t=now, agent=self.id)
         return value
 
-    async def interview(self, question: str, now: datetime) -> InterviewAnswer:
+    async def interview(
+        self, question: str, now: datetime, choices: Sequence[str] = ()
+    ) -> InterviewAnswer:
         if not isinstance(self.memory, StreamRecall):
             raise ValueError(
                 f"agent {self.id} keeps only its last notes (memory.mode bounded); interviews "
@@ -183,7 +181,7 @@ class GridAgent:
             self.seed,
             GRID_SYSTEM,
         )
-        return await interview(ctx, question, now)
+        return await interview(ctx, question, now, choices)
 
     def state(self) -> dict[str, Any]:
         return {

@@ -1,8 +1,12 @@
 """The two prompts an agent answers each step: what to say, then where to go.
 
-They carry numbers, never judgements: a place's head count, capacity and occupancy rate, a
-fire's position, intensity, radius and distance. The message prompt leaves out everyone's
-coordinates; the action prompt has them, with the messages exchanged this step.
+They are the source's (SD-AgentFoundry-2D, appendix A.1), character for character, with two
+departures: the place types are listed in the order the scenario gives them (the source's
+order came from iterating a set, so it could change from run to run), and an agent's persona
+details, where a scenario gives any, follow its gender. They carry numbers, never judgements:
+a place's head count, capacity and occupancy rate, a fire's position, intensity, radius and
+distance. The message prompt leaves out everyone's coordinates; the action prompt has them,
+with the message the agent chose to send.
 """
 
 from __future__ import annotations
@@ -11,78 +15,101 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from simulacra.llm import MaxChars, Message, chat
+from simulacra.llm import MaxChars, MaxWords, Message
 
 Cell = tuple[int, int]
 
-MESSAGE_SYSTEM = """\
-You are agent {agent} ({gender}) on a two-dimensional grid that holds these kinds of places: \
-{place_types}.
-Each step you may send one message to the agents you can currently talk to.
-Answer with one JSON object and nothing else."""
+# The source's two templates (its appendix A.1), line for line: a single user message with
+# the instructions in it. Slots in braces; `state`, `fires` and the others are rendered below.
+MESSAGE_PROMPT = """\
+You are Agent {agent} ({gender}) in a 2D world with multiple places ({place_types}).
 
-MESSAGE_USER = """\
-Step {step}
-
-## Your state
+=== YOUR CURRENT STATE ===
 {state}
 {fires}
-## Agents you can talk to
+=== NEARBY AGENTS (you can communicate with these agents) ===
 {neighbours}
 
-## Your memories
+=== PREVIOUS MEMORY ===
 {memories}
 
-## Messages you have received
+=== MESSAGES FROM OTHERS ===
 {received}
 
-## Task
-Choose the message you send to the agents you can talk to, at most 200 words. You may share \
-what you observe, what happened to you, or what you think about the places and the situation. \
-Leave "message" empty to send nothing.
+=== YOUR TASK ===
+Decide what message you want to send to nearby agents. You can share your observations, \
+experiences, or thoughts about the places and situation.
 
-JSON fields: "message" (string, may be empty), "reasoning" (string: why this message)."""
+=== RESPOND IN JSON ===
+{{
+    "message": "message to nearby agents (max 200 words, optional if you don't want to send \
+a message)",
+    "reasoning": "brief explanation of why you want to send this message"
+}}
 
-ACTION_SYSTEM = """\
-You are agent {agent} ({gender}) on a two-dimensional grid that holds these kinds of places: \
-{place_types}.
-Each step you either stay where you are or move one cell.
-Answer with one JSON object and nothing else."""
+Step: {step}
+"""
 
-ACTION_USER = """\
-Step {step}
+ACTION_PROMPT = """\
+You are Agent {agent} ({gender}) in a 2D world with multiple places ({place_types}).
 
-## Your state
+=== YOUR CURRENT STATE ===
 {state}
 {fires}
-## Places
+=== PLACE LOCATIONS ===
 {places}
 
-## Agents you can talk to
+=== NEARBY AGENTS ===
 {neighbours}
 
-## Your memories
+=== PREVIOUS MEMORY ===
 {memories}
 
-## Messages you have received
+=== MESSAGES FROM OTHERS ===
 {received}
-{sent}
-## Actions
-- "stay": keep your position
-- "move" with a direction: "up" (y+1), "down" (y-1), "left" (x-1), "right" (x+1)
-The field spans x and y from -{half_size} to {half_size}.
+{sent}=== AVAILABLE ACTIONS ===
+- "stay": remain at current position
+- "move" with direction: "up" (Y+1), "down" (Y-1), "left" (X-1), "right" (X+1)
 
-JSON fields: "action" ("move" or "stay"), "direction" ("up", "down", "left" or "right"; only \
-with "move"), "memory" (string: what you want to remember next step), "reasoning" (string: why)."""
+Field boundaries: X and Y from -{half_size} to +{half_size}
+
+=== RESPOND IN JSON ===
+{{
+    "action": "move" or "stay",
+    "direction": "up", "down", "left", or "right" (only if action is "move"),
+    "memory": "what you want to remember for the next step (your thoughts, observations, \
+intentions)",
+    "reasoning": "brief explanation of your decision"
+}}
+
+Step: {step}
+"""
+
+MAX_MESSAGE_WORDS = 200
+# Our additions to the source's prompts, each off unless a scenario turns it on
+# (`agents.options.grid.extras`): "refusal" tells an agent why last step's move was refused
+# (a full place); "capacity" adds each place's capacity to the place list.
+Extra = Literal["refusal", "capacity"]
+EXTRAS: tuple[Extra, ...] = ("refusal", "capacity")
+
+
+class GridOptions(BaseModel):
+    """The grid agent's settings (`agents.options.grid`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    extras: tuple[Extra, ...] = Field(
+        default=(), description="our additions to the source's prompts: refusal, capacity"
+    )
 
 
 class MessageChoice(BaseModel):
     """The answer to the message prompt; an empty message sends nothing."""
 
-    message: Annotated[str, MaxChars(300)] = Field(
-        default="", description="the message, or empty to send none"
+    message: Annotated[str, MaxWords(MAX_MESSAGE_WORDS)] = Field(
+        default="", description=f"the message, at most {MAX_MESSAGE_WORDS} words; empty: none"
     )
     reasoning: Annotated[str, MaxChars(160)] = ""
 
@@ -223,106 +250,113 @@ def _cell(value: Any) -> Cell:
 
 
 def _place_types(places: Sequence[Place]) -> str:
-    types = list(dict.fromkeys(p.type for p in places))
-    return ", ".join(types) if types else "none"
+    return ", ".join(dict.fromkeys(p.type for p in places))
 
 
-def _state(view: AgentView, *, with_position: bool) -> str:
-    lines = [f"- gender: {view.gender}"]
-    lines += [f"- {key}: {value}" for key, value in view.details]
+def _state(view: AgentView, extras: Sequence[Extra], *, with_position: bool) -> str:
+    """The CURRENT STATE block, ending where the source's ends: the place's numbers, if any."""
+    lines = [f"Gender: {view.gender}"]
+    lines += [f"{key}: {value}" for key, value in view.details]
     if with_position:
-        lines.append(f"- position: ({view.position[0]}, {view.position[1]})")
+        lines.append(f"Position: ({view.position[0]}, {view.position[1]})")
     place = view.place
+    lines.append(f"In place: {'Yes' if place else 'No'}")
+    lines.append(f"Current place: {place.name}" if place else "")
     if place is None:
-        lines.append("- inside a place: no")
+        lines.append("")
     else:
         rate = view.present / place.capacity if place.capacity else float("inf")
         lines += [
-            "- inside a place: yes",
-            f"- place: {place.name} ({place.type})",
-            f"- agents here: {view.present}; capacity: {place.capacity}; "
-            f"occupancy rate: {rate:.2f}",
+            "",
+            f"You are currently in the {place.type} ({place.name}).",
+            f"  Number of agents here: {view.present}",
+            f"  Capacity: {place.capacity}",
+            f"  Occupancy rate: {rate:.2f}",
         ]
-    if view.refusal:
-        lines.append(f"- last step your move was refused: {view.refusal}")
+    if "refusal" in extras and view.refusal:
+        lines.append(f"Your last move was refused: {view.refusal}")
     return "\n".join(lines)
 
 
 def _fires(view: AgentView) -> str:
     if not view.fires:
         return ""
-    lines = ["", "## Fires you perceive"]
+    lines = ["", "=== FIRE EVENT ==="]
     for f in view.fires:
-        lines.append(
-            f'- "{f.name}": position ({f.position[0]}, {f.position[1]}); intensity {f.intensity} '
-            f"(scale 0.0 to 1.0); radius {f.radius:g}; your distance {f.distance:.2f}"
-        )
+        lines += [
+            f'Fire "{f.name}":',
+            f"  Position: ({f.position[0]}, {f.position[1]})",
+            f"  Intensity: {f.intensity} (scale: 0.0 to 1.0)",
+            f"  Radius: {f.radius:g}",
+            f"  Your distance: {f.distance:.2f}",
+        ]
     return "\n".join(lines) + "\n"
 
 
 def _where(place: Place | None) -> str:
-    return f"in {place.name} ({place.type})" if place else "outside all places"
+    return f"in {place.name} ({place.type})" if place else "outside the places"
 
 
 def _neighbours(view: AgentView, *, with_position: bool) -> str:
     if not view.neighbours:
-        return "none"
+        return "No nearby agents."
     lines = []
     for n in view.neighbours:
-        at = f" at ({n.position[0]}, {n.position[1]})" if with_position else ""
-        lines.append(f"- agent {n.agent} ({n.gender}){at}, {_where(n.place)}")
+        at = f"is at ({n.position[0]}, {n.position[1]}) and is" if with_position else "is"
+        lines.append(f"Agent {n.agent} ({n.gender}) {at} {_where(n.place)}")
     return "\n".join(lines)
 
 
 def _memories(view: AgentView) -> str:
-    return "\n".join(f"- {m}" for m in view.memories) if view.memories else "none yet"
+    return "\n".join(f"- {m}" for m in view.memories) or "No previous experiences."
 
 
 def _received(view: AgentView) -> str:
-    if not view.received:
-        return "none"
-    return "\n".join(f"- from agent {r.sender} (step {r.step}): {r.text}" for r in view.received)
+    return "\n".join(f"from Agent {r.sender}: {r.text}" for r in view.received) or (
+        "No messages received."
+    )
 
 
-def _places(view: AgentView) -> str:
+def _places(view: AgentView, extras: Sequence[Extra]) -> str:
     lines = []
     for p in view.places:
         (x0, x1), (y0, y1) = p.x_range, p.y_range
+        capacity = f", capacity {p.capacity}" if "capacity" in extras else ""
         lines.append(
-            f"- {p.name} ({p.type}): center ({p.center[0]}, {p.center[1]}); x from {x0} to {x1}, "
-            f"y from {y0} to {y1}; capacity {p.capacity}"
+            f"{p.name} ({p.type}): center at ({p.center[0]}, {p.center[1]}), covers X from {x0} "
+            f"to {x1}, Y from {y0} to {y1}{capacity}"
         )
-    return "\n".join(lines) if lines else "none"
+    return "\n".join(lines)
 
 
-def message_prompt(view: AgentView) -> tuple[Message, ...]:
-    system = MESSAGE_SYSTEM.format(
-        agent=view.agent, gender=view.gender, place_types=_place_types(view.places)
-    )
-    user = MESSAGE_USER.format(
-        step=view.step,
-        state=_state(view, with_position=False),
+def message_prompt(view: AgentView, extras: Sequence[Extra] = ()) -> tuple[Message, ...]:
+    text = MESSAGE_PROMPT.format(
+        agent=view.agent,
+        gender=view.gender,
+        place_types=_place_types(view.places),
+        state=_state(view, extras, with_position=False),
         fires=_fires(view),
         neighbours=_neighbours(view, with_position=False),
         memories=_memories(view),
         received=_received(view),
-    )
-    return chat(system, user)
-
-
-def action_prompt(view: AgentView, sent: str) -> tuple[Message, ...]:
-    system = ACTION_SYSTEM.format(
-        agent=view.agent, gender=view.gender, place_types=_place_types(view.places)
-    )
-    user = ACTION_USER.format(
         step=view.step,
-        state=_state(view, with_position=True),
+    )
+    return (Message("user", text),)
+
+
+def action_prompt(view: AgentView, sent: str, extras: Sequence[Extra] = ()) -> tuple[Message, ...]:
+    text = ACTION_PROMPT.format(
+        agent=view.agent,
+        gender=view.gender,
+        place_types=_place_types(view.places),
+        state=_state(view, extras, with_position=True),
         fires=_fires(view),
-        places=_places(view),
+        places=_places(view, extras),
         neighbours=_neighbours(view, with_position=True),
         memories=_memories(view),
         received=_received(view),
-        sent=f"\n## The message you sent this step\n{sent}\n" if sent else "",
+        sent=f"\n=== MESSAGE YOU DECIDED TO SEND ===\n{sent}\n" if sent else "",
         half_size=view.half_size,
+        step=view.step,
     )
-    return chat(system, user)
+    return (Message("user", text),)

@@ -1,10 +1,11 @@
 """What a grid agent remembers between steps: the source's bounded history, or (optionally) the
 memory stream with three-factor retrieval.
 
-Bounded: the last `size` notes the agent asked to keep, oldest first. Stream: every note,
-fire sighting and received message goes into a `MemoryStream` (importance by the keyword
-rule, so that a step still costs two model calls per agent), and the prompt shows the `size`
-records that best answer the agent's current situation.
+Bounded: the last `memory.recall` notes the agent asked to keep (the source kept 5), oldest
+first. Stream: every note, fire sighting and received message goes into a `MemoryStream`
+(importance by the keyword rule, so that a step still costs two model calls per agent), and the
+prompt shows the `memory.recall` records that best answer the agent's current situation.
+Received messages are kept apart, the last `memory.messages` of them.
 """
 
 from __future__ import annotations
@@ -32,8 +33,8 @@ class Recall(Protocol):
 
 
 class BoundedRecall:
-    """The last `size` notes; messages and sightings are not kept here (the prompt carries
-    received messages in their own bounded history)."""
+    """The last `size` (the scenario's `memory.recall`) notes; messages and sightings are not
+    kept here (the prompt carries received messages in their own bounded history)."""
 
     def __init__(self, size: int, notes: Sequence[str] = ()) -> None:
         self.size = size

@@ -1,8 +1,9 @@
 """A rule-based stand-in for the model, for tests and the framework-overhead benchmark.
 
-It reads only what the prompts show an agent: it warns about fires it perceives, relays warnings
-it receives, steps away from the nearest fire and otherwise wanders by the request's seed. It is
-a fixture with visible behaviour, not a model of people.
+It reads only what the prompts show an agent (the source's prompts, with or without our extras):
+it warns about fires it perceives, relays warnings it receives, steps away from the nearest
+fire and otherwise wanders by the request's seed. It is a fixture with visible behaviour, not a
+model of people.
 """
 
 from __future__ import annotations
@@ -13,14 +14,15 @@ import re
 from simulacra.llm import Request, ScriptedModel
 from simulacra.mind.grid.prompts import MessageChoice, MoveChoice
 
-_FIRE = re.compile(r'- "(?P<name>[^"]+)": position \((?P<x>-?\d+), (?P<y>-?\d+)\)')
-_POSITION = re.compile(r"- position: \((?P<x>-?\d+), (?P<y>-?\d+)\)")
+_FIRE = re.compile(r'Fire "(?P<name>[^"]+)":\n  Position: \((?P<x>-?\d+), (?P<y>-?\d+)\)')
+_POSITION = re.compile(r"^Position: \((?P<x>-?\d+), (?P<y>-?\d+)\)", re.MULTILINE)
+_RECEIVED = "=== MESSAGES FROM OTHERS ==="
 _WARNING = re.compile(r"(?:Warning|Relayed): .*$", re.MULTILINE)
 _WANDER = ("stay", "up", "down", "left", "right")
 
 
 def _user(request: Request) -> str:
-    return request.messages[-1].content
+    return request.messages[-1].text
 
 
 def _message(request: Request) -> MessageChoice:
@@ -29,7 +31,7 @@ def _message(request: Request) -> MessageChoice:
     if fires:
         names = ", ".join(f"{m['name']} at ({m['x']}, {m['y']})" for m in fires)
         return MessageChoice(message=f"Warning: {names}.", reasoning="I perceive a fire.")
-    heard = _WARNING.findall(user.split("## Messages you have received", 1)[-1])
+    heard = _WARNING.findall(user.split(_RECEIVED, 1)[-1].split("=== YOUR TASK ===", 1)[0])
     if heard:
         relayed = heard[-1].split(": ", 1)[1]
         return MessageChoice(message=f"Relayed: {relayed}", reasoning="Passing on a warning.")

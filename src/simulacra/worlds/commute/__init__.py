@@ -11,8 +11,13 @@ from simulacra.worlds.commute.city import (
     TaxiStrike,
     Walking,
 )
-from simulacra.worlds.commute.config import CommuteConfig, Executor
-from simulacra.worlds.commute.executor import EXECUTORS, TripExecutor, open_executor
+from simulacra.worlds.commute.config import CommuteConfig, CommuteFigures, Executor
+from simulacra.worlds.commute.executor import (
+    EXECUTORS,
+    TripExecutor,
+    executor_problem,
+    open_executor,
+)
 from simulacra.worlds.commute.metrics import (
     TABLE5_COLUMNS,
     commute_metrics,
@@ -31,18 +36,21 @@ from simulacra.worlds.commute.outcomes import (
     classify,
     summarize,
 )
+from simulacra.worlds.commute.satisfaction import PRIORITIES, Traveller
 from simulacra.worlds.commute.world import CommuteWorld, week_of
 
 __all__ = [
     "DEFAULT_ZONES",
     "EXECUTORS",
     "MODES",
+    "PRIORITIES",
     "TABLE5_COLUMNS",
     "BuiltinExecutor",
     "BusLine",
     "City",
     "CityConfig",
     "CommuteConfig",
+    "CommuteFigures",
     "CommuteWorld",
     "Executor",
     "Mode",
@@ -50,12 +58,14 @@ __all__ = [
     "PunctualitySummary",
     "TaxiFleet",
     "TaxiStrike",
+    "Traveller",
     "Trip",
     "TripExecutor",
     "TripOutcome",
     "Walking",
     "classify",
     "commute_metrics",
+    "executor_problem",
     "mean_modal_split",
     "mean_taxi_wait",
     "on_time_window",

@@ -2,15 +2,15 @@
 
 Buses run their timetable from both terminals and board waiting riders first come, first
 served, up to capacity, while dwelling at each stop; a rider who reaches the stop after the bus
-has left waits for the next one. A taxi request goes to the nearest free taxi; when none is
-free it joins a first-in, first-out queue served by the next taxi to finish a drop-off.
+has left waits for the next one. Taxis start the day at their ranks, spread along the corridor
+and `taxi.rank_km` off it by road; a request goes to the nearest free taxi by road; when none
+is free it joins a first-in, first-out queue served by the next taxi to finish a drop-off.
 Walking is distance over speed. The simulation stops when the day's window closes.
 """
 
 from __future__ import annotations
 
 import bisect
-import math
 from collections import deque
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
@@ -56,17 +56,32 @@ class _Rider:
 
 @dataclass
 class _Taxi:
+    """A taxi moving from (x0, y0) towards (x1, y1) since t0: x along the corridor, y off it
+    (its rank's distance by road), on a street grid (a kilometre off the corridor and a
+    kilometre along it cost the same time)."""
+
     number: int
-    stand: float
+    rank: tuple[float, float]
     x0: float
+    y0: float
     x1: float
+    y1: float
     t0: float
     busy: bool = False
 
-    def position(self, now: float, km_per_min: float) -> float:
-        span = self.x1 - self.x0
-        moved = min(abs(span), (now - self.t0) * km_per_min)
-        return self.x0 + math.copysign(moved, span)
+    def position(self, now: float, km_per_min: float) -> tuple[float, float]:
+        span = abs(self.x1 - self.x0) + abs(self.y1 - self.y0)
+        done = 1.0 if span == 0 else min(1.0, (now - self.t0) * km_per_min / span)
+        return self.x0 + done * (self.x1 - self.x0), self.y0 + done * (self.y1 - self.y0)
+
+    def road_km(self, now: float, km_per_min: float, x: float) -> float:
+        """By road from where it is now to corridor position `x`."""
+        here_x, here_y = self.position(now, km_per_min)
+        return abs(here_x - x) + abs(here_y)
+
+    def head_for(self, now: float, km_per_min: float, x: float, y: float) -> None:
+        self.x0, self.y0 = self.position(now, km_per_min)
+        self.x1, self.y1, self.t0 = x, y, now
 
 
 class BuiltinExecutor:
@@ -92,11 +107,12 @@ class _Day:
         self.taxi_queue: deque[_Progress] = deque()
         speed = city.config.taxi.speed_kmh / 60.0
         self.taxi_km_per_min = speed
-        self.taxis = [
-            _Taxi(n, city.taxi_stand(n), city.taxi_stand(n), city.taxi_stand(n), 0.0)
-            for n in city.taxis_in_service(day)
-        ]
+        self.taxis = [self._at_rank(n) for n in city.taxis_in_service(day)]
         self._seq = 0
+
+    def _at_rank(self, number: int) -> _Taxi:
+        x, y = self.city.taxi_stand(number), self.city.config.taxi.rank_km
+        return _Taxi(number, (x, y), x, y, x, y, 0.0)
 
     def _start(self, trip: Trip) -> _Progress:
         if not self.window.contains(trip.departure_min):
@@ -183,7 +199,7 @@ class _Day:
             self.taxi_queue.append(p)
             return
         now, speed = self.env.now, self.taxi_km_per_min
-        taxi = min(free, key=lambda t: (abs(t.position(now, speed) - origin), t.number))
+        taxi = min(free, key=lambda t: (t.road_km(now, speed, origin), t.number))
         self._dispatch(taxi, p)
 
     def _dispatch(self, taxi: _Taxi, p: _Progress) -> None:
@@ -193,22 +209,23 @@ class _Day:
     def _serve(self, taxi: _Taxi, p: _Progress) -> _Process:
         city, env = self.city, self.env
         origin, destination = city.position(p.trip.origin), city.position(p.trip.destination)
-        start = taxi.position(env.now, self.taxi_km_per_min)
-        approach = city.config.taxi.dispatch_min + city.taxi_minutes(abs(start - origin))
-        taxi.x0 = taxi.x1 = start
-        yield env.timeout(approach)
+        speed = self.taxi_km_per_min
+        approach_km = taxi.road_km(env.now, speed, origin)
+        taxi.head_for(env.now, speed, origin, 0.0)
+        yield env.timeout(city.config.taxi.dispatch_min + city.taxi_minutes(approach_km))
         p.pickup = env.now
         p.cost += city.taxi_fare(p.distance_km)
         yield env.timeout(city.taxi_minutes(p.distance_km))
         p.arrival = env.now
         taxi.x0 = taxi.x1 = destination
+        taxi.y0 = taxi.y1 = 0.0
         taxi.t0 = env.now
         if self.taxi_queue:
             self._dispatch(taxi, self.taxi_queue.popleft())
             return
         taxi.busy = False
         if city.config.taxi.idle == "return":
-            taxi.x1 = taxi.stand
+            taxi.head_for(env.now, speed, *taxi.rank)
 
     # --- outcome ---------------------------------------------------------------------------
 

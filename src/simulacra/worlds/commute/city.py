@@ -28,6 +28,10 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from simulacra.core.times import HHMM_PATTERN, DayWindow, parse_hhmm
 
+# Calibrated so that the reference baseline day gives the source's mean taxi wait of 14
+# minutes (scripts/calibrate_taxi.py; docs/commute.md says how).
+RANK_KM = 2.4
+
 DEFAULT_ZONES: dict[str, float] = {
     "riverside": 0.4,
     "west_end": 1.5,
@@ -63,6 +67,11 @@ class TaxiFleet(BaseModel):
     base_fare_eur: float = Field(default=4.00, ge=0)
     per_km_eur: float = Field(default=1.15, ge=0)
     idle: Literal["return", "stay"] = "return"
+    rank_km: float = Field(
+        default=RANK_KM,
+        ge=0,
+        description="how far off the corridor, by road, the taxi ranks lie (builtin executor)",
+    )
 
 
 class Walking(BaseModel):
@@ -102,6 +111,18 @@ class CityConfig(BaseModel):
             raise ValueError(
                 f"zones {outside} lie off the corridor; "
                 f"positions must be in 0..{self.corridor_km} km"
+            )
+        window = DayWindow.of(self.day_start, self.day_end)
+        first, last = parse_hhmm(self.bus.first_departure), parse_hhmm(self.bus.last_departure)
+        if last < first:
+            raise ValueError(
+                f"bus.last_departure {self.bus.last_departure} comes before first_departure "
+                f"{self.bus.first_departure}"
+            )
+        if first < window.start_min or last > window.end_min:
+            raise ValueError(
+                f"bus departures {self.bus.first_departure}-{self.bus.last_departure} must lie "
+                f"within the day, {self.day_start}-{self.day_end}"
             )
         return self
 
@@ -143,6 +164,10 @@ class City:
 
     def taxi_minutes(self, km: float) -> float:
         return km / self.config.taxi.speed_kmh * 60.0
+
+    def quickest_minutes(self, km: float) -> float:
+        """The quickest door-to-door time for `km`: a taxi that is dispatched at once."""
+        return self.config.taxi.dispatch_min + self.taxi_minutes(km)
 
     def taxi_fare(self, km: float) -> float:
         taxi = self.config.taxi

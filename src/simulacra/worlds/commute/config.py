@@ -12,6 +12,20 @@ from simulacra.worlds.commute.city import CityConfig
 Executor = Literal["builtin", "sumo"]
 
 
+class CommuteFigures(BaseModel):
+    """What a run's report draws beyond Table 5: Figure 5 (each agent of `choices_profile`
+    on `choices_day`: origin, destination and chosen mode) and the Appendix B weekly trace of
+    `trace_agent`, or else of the first agent of `trace_profile` (default: the first
+    profile)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    choices_profile: str | None = Field(default=None, description="default: the first profile")
+    choices_day: int = Field(default=14, ge=1, description="or the last day of a shorter run")
+    trace_profile: str | None = Field(default=None, description="default: the first profile")
+    trace_agent: str | None = Field(default=None, description="an agent id; wins over the profile")
+
+
 class CommuteConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -24,6 +38,7 @@ class CommuteConfig(BaseModel):
         default_factory=dict, description="what agents are told on a given working day (from 1)"
     )
     default_environment: str = "A normal working day; no announcements."
+    figures: CommuteFigures = CommuteFigures()
 
     def environment_on(self, day: int) -> str:
         return self.environment.get(day, self.default_environment)

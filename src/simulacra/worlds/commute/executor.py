@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -23,6 +24,18 @@ class TripExecutor(Protocol):
     name: str
 
     def execute_day(self, day: int, trips: Sequence[Trip]) -> list[TripOutcome]: ...
+
+
+def executor_problem(name: str) -> str | None:
+    """Why the executor `name` cannot run here, or None."""
+    if name == "sumo":
+        missing = [m for m in ("sumo", "libsumo") if importlib.util.find_spec(m) is None]
+        if missing:
+            return (
+                f"sumo needs Eclipse SUMO, and {', '.join(missing)} cannot be imported; install "
+                "the sumo extra (pip install 'simulacra[sumo]') or use executor: builtin"
+            )
+    return None
 
 
 def open_executor(name: str, city: City, workdir: str | Path | None = None) -> TripExecutor:

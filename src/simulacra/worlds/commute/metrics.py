@@ -3,7 +3,14 @@
 - `punctuality`: the source's Table 5 (early, late, on time, incomplete, completion, percent of
   trips), with the on-time window stated; also per profile and on strike days alone.
 - `modal_split`: percent of each profile's trips per mode per day (the source's Figure 6).
-- `taxi_wait`: mean taxi wait per day, strike days marked (the source's Figure 7).
+- `taxi_wait`: mean taxi wait per day, strike days marked, and per profile (the source's
+  Figure 7).
+- `modal_share` and `satisfaction`: the whole run's split of trips by mode, and the mean
+  satisfaction of the scored trips, per profile too.
+- `figures`: origins (Figure 4), one profile's choices on one day (Figure 5) and one agent's
+  weekly trace (Appendix B): figures.py.
+- `headline`: the commute's signature, what a sweep compares: Table 5, the modal split, the
+  taxi wait on normal and strike days, and satisfaction.
 """
 
 from __future__ import annotations
@@ -16,6 +23,14 @@ from typing import Any
 from simulacra.core import format_hhmm
 from simulacra.runlog import Event
 from simulacra.worlds.commute.city import City, CityConfig
+from simulacra.worlds.commute.config import CommuteConfig
+from simulacra.worlds.commute.figures import (
+    choices,
+    origins,
+    taxi_wait_by_profile,
+    trace,
+    trace_agent,
+)
 from simulacra.worlds.commute.outcomes import MODES, TripOutcome, summarize
 
 TABLE5_COLUMNS = ("early", "late", "on_time", "incomplete", "completion")
@@ -49,8 +64,9 @@ def trips(events: Iterable[Event]) -> list[tuple[str, TripOutcome]]:
     return found
 
 
-def commute_metrics(events: Sequence[Event], city: CityConfig, days: int) -> dict[str, Any]:
+def commute_metrics(events: Sequence[Event], config: CommuteConfig, days: int) -> dict[str, Any]:
     """metrics.json's commute sections (days are string keys where they key a mapping)."""
+    city = config.city
     done = trips(events)
     strikes = strike_days(city, days)
     town = City(city)
@@ -59,6 +75,22 @@ def commute_metrics(events: Sequence[Event], city: CityConfig, days: int) -> dic
         if o.mode == "taxi":
             waits.setdefault(o.day, []).append(o.wait_min)
     summary = _rounded(summarize(o for _, o in done))
+    agents: dict[str, Any] = next((e.data["agents"] for e in events if e.kind == "run"), {})
+    profiles = sorted({p for p, _ in done})
+    shown = config.figures.choices_profile or (profiles[0] if profiles else "")
+    followed = trace_agent(agents, config.figures)
+    normal = [o.wait_min for _, o in done if o.mode == "taxi" and o.day not in strikes]
+    struck = [o.wait_min for _, o in done if o.mode == "taxi" and o.day in strikes]
+    share = _share(o for _, o in done)
+    headline = {
+        **{c: summary[c] for c in TABLE5_COLUMNS},
+        **{f"{mode}_share": share.get(mode, 0.0) for mode in MODES},
+        "taxi_wait_normal_min": round(_mean(normal), 2),
+        "taxi_wait_strike_min": round(_mean(struck), 2),
+    }
+    satisfied = _satisfaction(done)
+    if satisfied["all"] is not None:
+        headline["satisfaction"] = satisfied["all"]
     return {
         "punctuality": {
             "on_time_window": on_time_window(city),
@@ -82,7 +114,25 @@ def commute_metrics(events: Sequence[Event], city: CityConfig, days: int) -> dic
                 }
                 for day in range(1, days + 1)
             ],
+            "by_profile": taxi_wait_by_profile(done, days),
         },
+        "modal_share": {
+            "all": share,
+            **{p: _share(o for q, o in done if q == p) for p in profiles},
+        },
+        "satisfaction": satisfied,
+        "figures": {
+            "origins": origins(agents, city.zones),
+            "choices": {
+                "profile": shown,
+                "day": min(config.figures.choices_day, days),
+                "trips": choices(
+                    done, agents, city.zones, shown, min(config.figures.choices_day, days)
+                ),
+            },
+            "trace": {"agent": followed, "weeks": trace(events, followed) if followed else []},
+        },
+        "headline": headline,
     }
 
 
@@ -135,6 +185,22 @@ def _modal_split(done: Sequence[tuple[str, TripOutcome]]) -> dict[str, dict[str,
         }
         for profile, days in sorted(counts.items())
     }
+
+
+def _share(outcomes: Iterable[TripOutcome]) -> dict[str, float]:
+    counts = Counter(o.mode for o in outcomes)
+    total = sum(counts.values())
+    return {m: round(100.0 * counts[m] / total, 2) for m in MODES} if total else {}
+
+
+def _satisfaction(done: Sequence[tuple[str, TripOutcome]]) -> dict[str, float | None]:
+    """The mean satisfaction of the scored trips, in all and per profile."""
+    scores: dict[str, list[float]] = {"all": []}
+    for profile, o in done:
+        if o.satisfaction is not None:
+            scores["all"].append(o.satisfaction)
+            scores.setdefault(profile, []).append(o.satisfaction)
+    return {k: round(_mean(v), 3) if v else None for k, v in scores.items()}
 
 
 def _rounded(summary: Any) -> dict[str, float]:

@@ -8,7 +8,7 @@ spent walking, waiting or riding until the close is still reported.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from simulacra.core.times import format_hhmm
@@ -47,6 +47,9 @@ class TripOutcome:
     cost_eur: float
     punctuality: Punctuality
     note: str = ""
+    # Scored by the world from the traveller's priorities (satisfaction.py); None unscored.
+    satisfaction: float | None = None
+    satisfaction_parts: dict[str, float] | None = field(default=None, compare=False)
 
     @property
     def completed(self) -> bool:
@@ -63,7 +66,7 @@ class TripOutcome:
         if self.arrival_min is None:
             return (
                 f"{head}: did not arrive before the day ended "
-                f"(waited {self.wait_min:.0f} min){_note(self.note)}"
+                f"(waited {self.wait_min:.0f} min){_note(self.note)}{self._satisfied()}"
             )
         lateness = self.arrival_min - self.deadline_min
         when = f"{-lateness:.0f} min early" if lateness < 0 else f"{lateness:.0f} min late"
@@ -73,7 +76,14 @@ class TripOutcome:
             f"{head}: arrived {format_hhmm(self.arrival_min)} ({when}), waited "
             f"{self.wait_min:.0f} min, rode {self.in_vehicle_min:.0f} min, walked "
             f"{self.walk_min:.0f} min, cost {self.cost_eur:.2f} EUR{_note(self.note)}"
+            f"{self._satisfied()}"
         )
+
+    def _satisfied(self) -> str:
+        if self.satisfaction is None:
+            return ""
+        shown = ", ".join(f"{k} {v:.2f}" for k, v in (self.satisfaction_parts or {}).items())
+        return f"; satisfaction {self.satisfaction:.2f} of 1 ({shown})"
 
 
 def _note(note: str) -> str:

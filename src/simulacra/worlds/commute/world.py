@@ -1,7 +1,9 @@
 """The commute world: a working day is one tick, in up to three phases.
 
 `plan`: each commuter decides today's trip (`Action("travel", args={mode, departure_min,
-origin, destination, deadline})`), which the world books. `travel`: the executor runs the day
+origin, destination, deadline})`, and optionally the traveller's `priorities`, `budget_eur`
+and `flexibility_min`, by which the world scores each trip's satisfaction), which the world
+books. `travel`: the executor runs the day
 with every booked trip, and each trip's outcome is the agent's action event. `reflect` (the
 week's last working day, and the run's last): the commuters look back; the world does nothing.
 
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +25,7 @@ from simulacra.worlds.commute.city import City
 from simulacra.worlds.commute.config import CommuteConfig
 from simulacra.worlds.commute.executor import open_executor
 from simulacra.worlds.commute.outcomes import MODES, Trip, TripOutcome, summarize
+from simulacra.worlds.commute.satisfaction import Traveller, parts, score
 
 WEEK_DAYS = 5
 PLAN, TRAVEL, REFLECT = Phase("plan"), Phase("travel", minds=False), Phase("reflect")
@@ -45,6 +49,7 @@ class CommuteWorld:
         self.homes = dict(homes)
         self.executor = open_executor(config.executor, self.city, workdir)
         self.booked: dict[str, Trip] = {}
+        self.travellers: dict[str, Traveller] = {}
         self.last: dict[str, TripOutcome] = {}
         self._today: dict[str, TripOutcome] = {}
 
@@ -86,6 +91,9 @@ class CommuteWorld:
         if phase == PLAN.name:
             for agent, action in actions.items():
                 self.booked[agent] = _trip(agent, action)
+                traveller = Traveller.of(action.args)
+                if traveller is not None:
+                    self.travellers[agent] = traveller
             return Resolution()
         if phase != TRAVEL.name:
             return Resolution()
@@ -93,6 +101,7 @@ class CommuteWorld:
         done = self.executor.execute_day(tick.step, [self.booked[a] for a in agents])
         outcomes = {}
         for agent, outcome in zip(agents, done, strict=True):
+            outcome = self._scored(agent, outcome)
             self.last[agent] = self._today[agent] = outcome
             facts = {
                 "description": f"{outcome.mode} departing at {outcome.departure_min:g} min",
@@ -132,6 +141,7 @@ class CommuteWorld:
 
     def advance(self, tick: Tick) -> None:
         self.booked = {}
+        self.travellers = {}
         self._today = {}
 
     def snapshot(self) -> dict[str, Any]:
@@ -139,6 +149,14 @@ class CommuteWorld:
 
     def restore(self, snapshot: Mapping[str, Any]) -> None:
         self.last = {a: TripOutcome(**o) for a, o in snapshot["last"].items()}
+
+    def _scored(self, agent: str, outcome: TripOutcome) -> TripOutcome:
+        traveller = self.travellers.get(agent)
+        if traveller is None:
+            return outcome
+        quickest = self.city.quickest_minutes(outcome.distance_km)
+        found = parts(outcome, traveller, quickest)
+        return replace(outcome, satisfaction=score(found, traveller), satisfaction_parts=found)
 
     def _where(self, agent: str) -> str:
         """Where the agent ended today's trip: at work if it arrived, else still at home."""

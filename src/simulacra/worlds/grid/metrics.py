@@ -1,10 +1,14 @@
 """Grid run metrics, derived from events.jsonl alone.
 
 Per step (steps 1..N, positions after the step's moves unless said otherwise): agents within
-each fire's radius, place occupancy, message deliveries, and clustering (mean distance to the
-nearest other agent; connected components of the communication graph). Warning propagation:
-who learned of each fire by sight (inside its radius at the start of a step) and who first by
-message, in how many hops.
+each fire's radius, place occupancy, message deliveries, clustering (mean distance to the
+nearest other agent; connected components of the communication graph), and movement
+(towards or away from fires, into places, and how often agents change what they do:
+movement.py). Warning propagation: who learned of each fire by sight (inside its radius at the
+start of a step) and who first by message, in how many hops.
+
+The headline is the grid's signature, what a sweep compares across models and minds: warnings
+and hops, exposure to fire, clustering, movement preference and action stability.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from simulacra.runlog import Event
+from simulacra.worlds.grid.movement import Frame, movement
 from simulacra.worlds.grid.world import Cell, Layout, euclidean
 
 # A message with no fire's name but one of these words warns about every fire its sender knows.
@@ -111,6 +116,7 @@ def grid_metrics(events: Iterable[Event]) -> dict[str, Any]:
     nearest: list[float | None] = []
     parts: list[int] = []
     deliveries: dict[int, list[tuple[str, str, str]]] = defaultdict(list)
+    frames: list[Frame] = []
     spread = _Propagation()
     for event in events:
         if event.kind == "run" and "world" in event.data:
@@ -120,9 +126,14 @@ def grid_metrics(events: Iterable[Event]) -> dict[str, Any]:
         elif event.kind == "message" and event.agent is not None:
             step = int(event.data["step"])
             deliveries[step].append((event.agent, event.data["to"][0], event.data["text"]))
-        elif event.kind == "world" and layout is not None and event.data["step"] > 0:
+        elif event.kind == "world" and layout is not None:
             step = int(event.data["step"])
             positions = {a: (int(x), int(y)) for a, (x, y) in event.data["positions"].items()}
+            actions = {a: s.get("action") for a, s in event.data["agents"].items()}
+            perceived = event.data.get("perceived", {})
+            frames.append(Frame(step, positions, actions, perceived))
+            if step == 0:
+                continue
             steps.append(step)
             inside_any: set[str] = set()
             for fire in layout.fires:
@@ -145,6 +156,27 @@ def grid_metrics(events: Iterable[Event]) -> dict[str, Any]:
     messages = [len(deliveries.get(s, [])) for s in steps]
     senders = [len({d[0] for d in deliveries.get(s, [])}) for s in steps]
     warnings = spread.report(f.name for f in layout.fires)
+    moves = movement(layout, frames)
+    burning = [
+        n for s, n in zip(steps, within_any, strict=True) if any(f.active(s) for f in layout.fires)
+    ]
+    headline: dict[str, float] = {
+        "steps": len(steps),
+        "messages": sum(messages),
+        "agents_within_any_fire_radius_at_end": within_any[-1] if within_any else 0,
+        "mean_exposure": round(sum(burning) / len(burning), 4) if burning else 0.0,
+        "agents_in_places_at_end": sum(v[-1] for v in occupancy.values() if v),
+        "warned_by_message_only": sum(len(w["by_message_only"]) for w in warnings.values()),
+        "max_warning_hops": max((w["max_hops"] for w in warnings.values()), default=0),
+        "nearest_neighbour_at_end": (nearest[-1] or 0.0) if nearest else 0.0,
+        "components_at_end": parts[-1] if parts else 0,
+        "moves_towards_fire": moves["summary"]["towards_fire"],
+        "moves_away_from_fire": moves["summary"]["away_from_fire"],
+        "places_entered": moves["summary"]["entered_place"],
+    }
+    for name in ("away_share", "change_rate"):
+        if moves["summary"][name] is not None:
+            headline[name] = moves["summary"][name]
     return {
         "steps": steps,
         "agents_within_fire_radius": within,
@@ -157,12 +189,6 @@ def grid_metrics(events: Iterable[Event]) -> dict[str, Any]:
             "communication_components": parts,
         },
         "warnings": warnings,
-        "headline": {
-            "steps": len(steps),
-            "messages": sum(messages),
-            "agents_within_any_fire_radius_at_end": within_any[-1] if within_any else 0,
-            "agents_in_places_at_end": sum(v[-1] for v in occupancy.values() if v),
-            "warned_by_message_only": sum(len(w["by_message_only"]) for w in warnings.values()),
-            "max_warning_hops": max((w["max_hops"] for w in warnings.values()), default=0),
-        },
+        "movement": moves,
+        "headline": headline,
     }

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# A Debian package that some tests need, installed when its command is missing:
+#   install-debian.sh PACKAGE COMMAND WHAT
+# Without root or apt-get it says which tests will be skipped and succeeds, so that
+# `make install-dev` goes on.
+set -euo pipefail
+package=$1 command=$2 what=$3
+if command -v "$command" >/dev/null; then
+  exit 0
+fi
+if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null; then
+  echo "$command is missing and cannot be installed here (needs root and apt-get);" \
+       "$what will be skipped. Install Debian's $package package to run them." >&2
+  exit 0
+fi
+apt-get update -qq
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$package" >/dev/null

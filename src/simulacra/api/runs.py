@@ -1,0 +1,220 @@
+"""Runs from Python: start one, resume one, open one, and read it as DataFrames."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import datetime
+from html import escape
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pandas as pd
+import yaml
+
+from simulacra.api.export import run_tables, write_parquet
+from simulacra.api.tables import TABLES
+from simulacra.core import InterviewAnswer
+from simulacra.engine import ProgressHook
+from simulacra.experiments import Scenario, load_scenario
+from simulacra.experiments import interview as interview_agent
+from simulacra.experiments import resume as resume_run
+from simulacra.experiments import run as run_scenario
+from simulacra.runlog import RunDir, read_events
+
+ScenarioSource = str | Path | Mapping[str, Any] | Scenario
+"""A scenario YAML file, a mapping of its fields (files it names are read relative to the
+current folder), or a `Scenario`."""
+
+T = TypeVar("T")
+Settings = Mapping[str, Any] | Sequence[str] | None
+"""Field overrides: `{"agents.count": 3}`, or `["agents.count=3"]` as `--set` takes them."""
+
+
+def overrides(set: Settings = None, model: str | None = None, seed: int | None = None) -> list[str]:
+    """`set`, `model` and `seed` as `key.path=value` overrides (values as JSON, which YAML
+    reads back unchanged)."""
+    if isinstance(set, str):
+        found = [set]
+    elif isinstance(set, Mapping):
+        found = [f"{key}={_yaml(value)}" for key, value in set.items()]
+    else:
+        found = list(set or [])
+    if model is not None:
+        found.append(f"model.spec={_yaml(model)}")
+    if seed is not None:
+        found.append(f"seed={seed}")
+    return found
+
+
+@dataclass(frozen=True)
+class Run:
+    """A run directory, finished, failed or still being written.
+
+    The tables are read from its event log each time they are asked for, so a run still
+    going shows what it has written so far. `Run(path)` refuses a folder that is not a run.
+    """
+
+    path: Path
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "path", RunDir.open(self.path).path)
+
+    @property
+    def name(self) -> str:
+        """The run directory's name: `<scenario>-<date>-<time>-<id>`."""
+        return self.path.name
+
+    @property
+    def info(self) -> dict[str, Any]:
+        """run.json: scenario, seed, model, versions, start and end times, status, summary."""
+        return RunDir(self.path).info()
+
+    @property
+    def status(self) -> str:
+        """running, completed, failed or interrupted."""
+        return str(self.info.get("status"))
+
+    @property
+    def scenario(self) -> Scenario:
+        """The resolved scenario the run was started with."""
+        return load_scenario(RunDir(self.path).config())
+
+    @property
+    def report(self) -> Path:
+        """report.html: plots, timelines and the model budget (written when the run ends)."""
+        return self.path / "report.html"
+
+    @property
+    def viewer(self) -> Path:
+        """viewer.html: the replay (`simulacra view` serves it)."""
+        return self.path / "viewer.html"
+
+    def summary(self) -> dict[str, float]:
+        """The headline figures a sweep compares (empty until the run completes)."""
+        return {str(k): float(v) for k, v in self.info.get("summary", {}).items()}
+
+    def events(self, kinds: str | Iterable[str] | None = None) -> pd.DataFrame:
+        """Every event, or those of `kinds` ("plan", ["message", "conversation"]): `seq`,
+        `t` (simulated time), `wall` (UTC), `kind`, `agent`, and `data` as JSON text."""
+        chosen = {kinds} if isinstance(kinds, str) else None if kinds is None else set(kinds)
+        return TABLES["events"].build(read_events(RunDir(self.path).events_path, chosen))
+
+    def agents(self) -> pd.DataFrame:
+        """One row per agent: `agent` (its id), `name` and its persona's fields."""
+        return self._table("agents")
+
+    def memories(self) -> pd.DataFrame:
+        """Every memory record with its provenance and whether it is still valid."""
+        return self._table("memories")
+
+    def retrievals(self) -> pd.DataFrame:
+        """One row per record each retrieval returned, with its score components."""
+        return self._table("retrievals")
+
+    def calls(self) -> pd.DataFrame:
+        """Every model call: purpose, tokens, latency, cache, attempts, fallback."""
+        return self._table("calls")
+
+    def metrics(self) -> pd.DataFrame:
+        """The measures the run logged: awareness at each interview, the headline figures."""
+        return self._table("metrics")
+
+    def interview(
+        self,
+        agent: str,
+        question: str,
+        *,
+        model: str | None = None,
+        at: datetime | None = None,
+    ) -> InterviewAnswer:
+        """Ask an agent a question; it answers from a copy of its saved memory (the run is
+        left as it is) with the run's model, or `model` (a spec). `at`: the simulated time
+        it answers at (default: the run's last tick). The answer names the memories used."""
+        return _blocking(lambda: interview_agent(self.path, agent, question, model=model, now=at))
+
+    def export(self, out: str | Path | None = None) -> Path:
+        """Write every table as Parquet (`<name>.parquet`) into `out` (default
+        `<run>/tables/`); return the folder."""
+        folder = Path(out) if out is not None else self.path / "tables"
+        for name, frame in run_tables(RunDir(self.path).events_path).items():
+            write_parquet(frame, folder / f"{name}.parquet")
+        return folder
+
+    def _table(self, name: str) -> pd.DataFrame:
+        table = TABLES[name]
+        kinds = None if table.kinds is None else set(table.kinds)
+        return table.build(read_events(RunDir(self.path).events_path, kinds))
+
+    def _repr_html_(self) -> str:
+        info = self.info
+        rows = {
+            "run": str(self.path),
+            "status": info.get("status"),
+            "model": info.get("model"),
+            "seed": info.get("seed"),
+            **self.summary(),
+        }
+        cells = "".join(
+            f"<tr><th>{escape(str(k))}</th><td>{escape(str(v))}</td></tr>" for k, v in rows.items()
+        )
+        return f"<table>{cells}</table>"
+
+
+def run(
+    scenario: ScenarioSource,
+    *,
+    set: Settings = None,
+    model: str | None = None,
+    seed: int | None = None,
+    progress: bool = True,
+    on_progress: ProgressHook | None = None,
+) -> Run:
+    """Run a scenario of any world to its end and return the run.
+
+    `set` overrides fields (`{"agents.count": 3, "clock.duration": "2h"}`); `model` is a
+    model spec (`scripted`, `embedded`, `openai:http://127.0.0.1:8000/v1?model=NAME`) and
+    `seed` the run's seed, each overriding the scenario's. `progress` draws a bar when a
+    terminal is attached; `on_progress` is called after every tick. Raises a
+    `simulacra.errors.UserError` naming the fault for an invalid scenario or a run that
+    cannot go on (`RunFailed` says how to resume it)."""
+    valid = load_scenario(scenario, overrides(set, model, seed))
+    done = _blocking(lambda: run_scenario(valid, progress=progress, on_progress=on_progress))
+    return Run(done.path)
+
+
+def resume(
+    path: str | Path, *, progress: bool = True, on_progress: ProgressHook | None = None
+) -> Run:
+    """Continue a stopped run from its last checkpoint that still matches its log; it ends
+    with the same log an uninterrupted run writes."""
+    done = _blocking(lambda: resume_run(path, progress=progress, on_progress=on_progress))
+    return Run(done.path)
+
+
+def open_run(path: str | Path) -> Run:
+    """A run directory written before (or being written now)."""
+    return Run(Path(path))
+
+
+def _yaml(value: Any) -> str:
+    """A value as YAML text that reads back as the same value (YAML's own quoting, on one
+    line, so characters JSON would split into surrogate pairs survive)."""
+    return (
+        yaml.safe_dump(value, default_flow_style=True, width=1 << 30)
+        .removesuffix("\n...\n")
+        .strip()
+    )
+
+
+def _blocking(call: Callable[[], T]) -> T:
+    """Call `call`, which runs its own event loop; where this thread already runs one (a
+    Jupyter kernel does), asyncio refuses a second, so it runs in a thread of its own."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return call()
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="simulacra") as pool:
+        return pool.submit(call).result()

@@ -1,0 +1,105 @@
+"""The emergent measures: who knows whom (network density over time), how far each planted fact
+spread, and the coordination around a fact (invited by whom, when, said they would come, came).
+
+Acquaintance and diffusion are asked in interviews, as the source did; coordination is read
+from the log's conversations and the world's attendance.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from simulacra.core import Interviewee, mentions_all
+from simulacra.experiments.questions import Fact
+from simulacra.runlog import Event
+
+YES_NO = ("yes", "no")
+# What an invitee says when it means to come (whole words, any case).
+ACCEPTING = (("come", "join", "attend", "there", "love to", "wouldn't miss"),)
+
+
+def density(agents: Sequence[str], knows: Sequence[tuple[str, str]]) -> float:
+    """Directed density: the share of ordered pairs (a, b), a != b, in which a knows b."""
+    members = set(agents)
+    edges = {(a, b) for a, b in knows if a != b and a in members and b in members}
+    n = len(members)
+    return len(edges) / (n * (n - 1)) if n > 1 else 0.0
+
+
+async def acquaintances(
+    minds: Mapping[str, Interviewee],
+    names: Mapping[str, str],
+    template: str,
+    at: datetime,
+    step: Callable[[], None],
+) -> list[tuple[str, str]]:
+    """Every agent asked about every other: the pairs (a, b) in which a said it knows b."""
+
+    async def one(a: str, b: str) -> tuple[str, str] | None:
+        reply = await minds[a].interview(template.format(other=names[b]), at, YES_NO)
+        step()
+        return (a, b) if reply.choice == "yes" else None
+
+    pairs = [(a, b) for a in minds for b in minds if a != b]
+    found = await asyncio.gather(*(one(a, b) for a, b in pairs))
+    return [pair for pair in found if pair is not None]
+
+
+async def aware_of(
+    minds: Mapping[str, Interviewee], fact: Fact, at: datetime, step: Callable[[], None]
+) -> dict[str, str]:
+    """Every agent's answer to the fact's question, keyed by agent."""
+
+    async def one(agent: str) -> tuple[str, str]:
+        reply = await minds[agent].interview(fact.question, at)
+        step()
+        return agent, reply.answer
+
+    return dict(await asyncio.gather(*(one(a) for a in minds)))
+
+
+def coordination(
+    events: Sequence[Event], fact: Fact, attended: Sequence[str] | None
+) -> list[dict[str, Any]]:
+    """Per agent told the fact in a conversation: who told it first and when, whether it said
+    it would come (in a conversation about the fact), and whether it came (where the world
+    keeps attendance; None otherwise). The host, who told but was never told, is left out."""
+    rows: dict[str, dict[str, Any]] = {}
+    for event in events:
+        if event.kind != "conversation":
+            continue
+        turns = [t for t in event.data.get("turns", []) if isinstance(t, Mapping)]
+        teller = next(
+            (
+                str(t["speaker"])
+                for t in turns
+                if mentions_all(str(t.get("text", "")), fact.aware_when)
+            ),
+            None,
+        )
+        if teller is None:
+            continue
+        for agent in event.data.get("participants", []):
+            if agent == teller:
+                continue
+            row = rows.setdefault(
+                agent, {"agent": agent, "told_by": teller, "told_at": event.t, "said_yes": False}
+            )
+            said = [str(t.get("text", "")) for t in turns if t.get("speaker") == agent]
+            row["said_yes"] = row["said_yes"] or any(mentions_all(s, ACCEPTING) for s in said)
+    for row in rows.values():
+        row["came"] = None if attended is None else row["agent"] in attended
+    return sorted(rows.values(), key=lambda r: (str(r["told_at"]), r["agent"]))
+
+
+def coordination_summary(rows: Sequence[Mapping[str, Any]]) -> dict[str, int | None]:
+    came = [r for r in rows if r["came"]]
+    return {
+        "invited": len(rows),
+        "said_yes": sum(1 for r in rows if r["said_yes"]),
+        "came": len(came) if rows and rows[0]["came"] is not None else None,
+        "said_yes_and_came": sum(1 for r in came if r["said_yes"]),
+    }

@@ -1,0 +1,200 @@
+"""The lifelong loop: the curriculum proposes, the agent solves, consolidation writes memory.
+
+`learn` may change memory: episodes go to the library's episodes/, and skills and pages are
+written only when an episode gives reusable evidence; a lint runs after every `lint_every`
+changes; learning pauses after `idle_limit` iterations without a change. `test` mode freezes
+memory (its digest is checked before and after) and writes episodes into the run folder.
+A killed learning run resumes after its last finished iteration.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from simulacra.embed import EmbedderConfig, build_embedder
+from simulacra.lab.agent import Agent, Budget, Episode
+from simulacra.lab.config import CONDITIONS, LabConfig
+from simulacra.lab.consolidate import consolidate
+from simulacra.lab.library import Library
+from simulacra.lab.lint import lint
+from simulacra.lab.prompts import CURRICULUM
+from simulacra.lab.tasks import Category, Task
+from simulacra.lab.views import Coverage, curriculum_view
+from simulacra.llm import LanguageModel
+from simulacra.runlog import RunDir, read_events
+from simulacra.runlog.events import EventSink, LabIteration, LabLint, RunEnded, RunStarted
+
+
+class FrozenMemoryError(RuntimeError):
+    """Test mode changed memory: the digest after differs from the digest before."""
+
+
+@dataclass(frozen=True)
+class LearnOutcome:
+    iterations: int
+    changes: int
+    paused: bool  # stopped by the idle limit
+
+
+def start_run(
+    root: Path, name: str, model: LanguageModel, config: LabConfig, extra: dict[str, Any]
+) -> RunDir:
+    run = RunDir.create(
+        root,
+        name,
+        seed=config.seed,
+        model=model.name,
+        config=config.model_dump(mode="json"),
+        extra=extra,
+    )
+    return run
+
+
+def started_event(
+    model: LanguageModel, name: str, config: LabConfig, extra: dict[str, Any]
+) -> RunStarted:
+    return RunStarted(
+        scenario=name,
+        seed=config.seed,
+        model=model.name,
+        world={"kind": "lab", **extra},
+        agents={},
+        clock={},
+    )
+
+
+def agent_for(
+    library: Library | None,
+    model: LanguageModel,
+    config: LabConfig,
+    sink: EventSink,
+    condition: str,
+) -> Agent:
+    embedder = build_embedder(EmbedderConfig(kind=config.embedder))
+    return Agent(library, model, config, sink, CONDITIONS[condition], embedder)
+
+
+async def solve_frozen(agent: Agent, task: Task, episodes: Path, **kwargs: Any) -> Episode:
+    """Solve in test mode: memory may be read, never changed."""
+    library = agent.library
+    before = library.digest() if library is not None else ""
+    episode = await agent.solve(task, episodes, mode="test", **kwargs)
+    if library is not None and library.digest() != before:
+        raise FrozenMemoryError(f"{library.root}: memory changed during a test-mode task")
+    return episode
+
+
+def learn(
+    library: Library,
+    model: LanguageModel,
+    config: LabConfig,
+    run: RunDir,
+    iterations: int,
+) -> LearnOutcome:
+    """Run (or resume) a learning run in `run` until `iterations` or the idle pause."""
+    done, idle = _progress(run)
+    library.discard_uncommitted()  # a killed iteration left nothing worth keeping
+    writer = run.writer()
+    if done == 0 and writer.seq == 0:
+        writer.emit(started_event(model, "lab-learn", config, {"library": str(library.root)}))
+    agent = agent_for(library, model, config, writer, "full")
+    changes = 0
+    paused = False
+    try:
+        for number in range(done + 1, iterations + 1):
+            task = asyncio.run(_propose(agent, library, number))
+            episode = asyncio.run(agent.solve(task, library.root / "episodes", mode="learn"))
+            verdict = "accepted" if episode.accepted else "rejected"
+            library.append_log(f"episode {episode.folder.name}: {verdict}")
+            library.commit(f"episode: {task.id} {verdict}")
+            changed = asyncio.run(consolidate(agent, library, episode, writer))
+            changes += len(changed)
+            if changed:
+                agent.refresh()
+                _maybe_lint(library, config, writer)
+            idle = 0 if changed else idle + 1
+            writer.emit(
+                LabIteration(
+                    iteration=number,
+                    task=task.id,
+                    changed=bool(changed),
+                    idle=idle,
+                    commit=library.head(),
+                )
+            )
+            writer.flush()
+            if idle >= config.idle_limit:
+                paused = True
+                break
+        writer.emit(RunEnded(status="completed"))
+        writer.close()
+        run.set_status("completed", paused=paused)
+    except BaseException as exc:
+        run.record_failure(writer, exc)
+        raise
+    return LearnOutcome(iterations=_progress(run)[0], changes=changes, paused=paused)
+
+
+def _progress(run: RunDir) -> tuple[int, int]:
+    """Iterations finished so far and the idle count after the last, from the run's log."""
+    if not run.events_path.exists():
+        return 0, 0
+    last = None
+    for event in read_events(run.events_path):
+        if event.kind == LabIteration.KIND:
+            last = event.data
+    if last is None:
+        return 0, 0
+    return int(last["iteration"]), int(last["idle"])
+
+
+def _maybe_lint(library: Library, config: LabConfig, sink: EventSink) -> None:
+    pending = library.changes_since_lint()
+    if len(pending) < config.lint_every:
+        return
+    report = lint(library, changed=pending)
+    sink.emit(
+        LabLint(
+            full=False,
+            checked=report.checked,
+            repairs=[f"{f.artifact}: {f.message}" for f in report.repairs],
+            open=[f"{f.artifact}: {f.message}" for f in report.open],
+        )
+    )
+
+
+async def _propose(agent: Agent, library: Library, number: int) -> Task:
+    coverage, recent = _history(library)
+    skills = [s.meta.name for s in library.skills()]
+    view = curriculum_view(coverage, recent, skills)
+    proposed = await agent.ask(CURRICULUM, view, Budget())
+    return Task(
+        id=f"learn-{number:03d}-{proposed.category.value}",
+        tier=proposed.tier,
+        category=proposed.category,
+        text=proposed.text,
+        inputs={i.name: i.value for i in proposed.inputs},
+        required_outputs=[o for o in proposed.required_outputs if o.strip()],
+    )
+
+
+def _history(library: Library) -> tuple[list[Coverage], list[tuple[str, bool]]]:
+    attempted: Counter[str] = Counter()
+    accepted: Counter[str] = Counter()
+    recent: list[tuple[str, bool]] = []
+    for folder in sorted((library.root / "episodes").glob("*/task.yaml")):
+        data = yaml.safe_load(folder.read_text(encoding="utf-8")) or {}
+        attempts = sorted(folder.parent.glob("attempt-*/verdicts.json"))
+        ok = bool(attempts) and '"accepted": true' in attempts[-1].read_text(encoding="utf-8")
+        category = str(data.get("category", ""))
+        attempted[category] += 1
+        accepted[category] += ok
+        recent.append((str(data.get("text", ""))[:160], ok))
+    coverage = [Coverage(c.value, attempted[c.value], accepted[c.value]) for c in Category]
+    return coverage, recent[-5:]

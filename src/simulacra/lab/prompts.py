@@ -1,0 +1,218 @@
+"""The lab's prompts, each with its output model and declared fallback.
+
+Five purposes: `lab.curriculum` (the next task), `lab.select` (which retrieved candidates to
+load in full), `lab.act` (scripts and commands), `lab.report` (what was done, with claims),
+`lab.critic` (a verdict in a fresh context) and `lab.consolidate` (what memory to write).
+Categorical answers are enums in the models, so constrained decoding enforces them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Annotated, Generic, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from simulacra.lab.episode import Report
+from simulacra.lab.front import Name
+from simulacra.lab.tasks import Category
+from simulacra.llm import MaxChars
+
+Line = Annotated[str, MaxChars(400)]
+M = TypeVar("M", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class Prompt(Generic[M]):
+    """One purpose's prompt as data: the system text, the output model, its fallback and the
+    answer's token cap. The user message is rendered by `views`."""
+
+    purpose: str
+    system: str
+    output: type[M]
+    fallback: M
+    max_tokens: int
+
+
+class Premise(StrEnum):
+    extends = "extends"  # builds on skills the library has
+    fills_gap = "fills_gap"  # covers a workflow area the library lacks
+    characterizes = "characterizes"  # tests or validates a capability
+
+
+class InputValue(BaseModel):
+    name: Annotated[str, MaxChars(40)]
+    value: Annotated[str, MaxChars(80)]
+
+
+class ProposedTask(BaseModel):
+    """The curriculum's next task. Claiming that SUMO lacks a capability needs evidence."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    category: Category
+    tier: int = Field(ge=1, le=4)
+    text: Annotated[str, MaxChars(600)] = Field(min_length=10)
+    inputs: list[InputValue] = Field(default_factory=list, max_length=12)
+    required_outputs: list[Annotated[str, MaxChars(120)]] = Field(min_length=1, max_length=8)
+    premise: Premise = Premise.extends
+    sumo_lacks_capability: bool = False
+    evidence: Annotated[str, MaxChars(400)] = ""
+
+    @model_validator(mode="after")
+    def _evidence_for_absence(self) -> ProposedTask:
+        if self.sumo_lacks_capability and not self.evidence.strip():
+            raise ValueError(
+                "sumo_lacks_capability needs evidence: a command run or a documented limit; "
+                "missing memory does not show that SUMO lacks a capability"
+            )
+        return self
+
+
+CURRICULUM_FALLBACK = ProposedTask(
+    category=Category.network,
+    tier=1,
+    text="Build a 3 x 3 grid road network with 200 m blocks as outputs/grid.net.xml.",
+    inputs=[
+        InputValue(name="grid", value="3"),
+        InputValue(name="length", value="200"),
+        InputValue(name="lanes", value="1"),
+        InputValue(name="lights", value="no"),
+    ],
+    required_outputs=["outputs/grid.net.xml"],
+)
+
+
+class Selection(BaseModel):
+    """Which candidates to load in full, by name."""
+
+    load: list[Annotated[str, MaxChars(64)]] = Field(default_factory=list, max_length=10)
+
+
+SELECT_FALLBACK = Selection(load=[])
+
+
+class Language(StrEnum):
+    python = "python"
+    bash = "bash"
+
+
+class ScriptFile(BaseModel):
+    path: Annotated[str, MaxChars(120)] = Field(description="under scripts/, e.g. scripts/a.py")
+    language: Language
+    content: Annotated[str, MaxChars(8000)]
+
+
+class ActionPlan(BaseModel):
+    """Scripts to write, then shell commands to run in order in the attempt folder."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    scripts: list[ScriptFile] = Field(default_factory=list, max_length=8)
+    commands: list[Line] = Field(default_factory=list, max_length=12)
+
+
+ACT_FALLBACK = ActionPlan()
+REPORT_FALLBACK = Report(summary="(fallback: no valid report)", success=False)
+
+
+class Decision(StrEnum):
+    accept = "accept"
+    revise = "revise"
+
+
+class CriticVerdict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    decision: Decision
+    reasons: list[Annotated[str, MaxChars(200)]] = Field(default_factory=list, max_length=6)
+    feedback: Annotated[str, MaxChars(600)] = Field(
+        default="", description="what the next attempt must do differently"
+    )
+
+
+CRITIC_FALLBACK = CriticVerdict(decision=Decision.revise, reasons=["(fallback: no verdict)"])
+
+
+class MemoryAction(StrEnum):
+    none = "none"
+    new_skill = "new_skill"
+    new_page = "new_page"
+    both = "both"
+
+
+class SkillDraft(BaseModel):
+    name: Name
+    description: Annotated[str, MaxChars(1024)] = Field(min_length=1)
+    tags: list[Annotated[str, MaxChars(40)]] = Field(default_factory=list, max_length=8)
+    inputs: list[Annotated[str, MaxChars(120)]] = Field(default_factory=list, max_length=16)
+    outputs: list[Annotated[str, MaxChars(120)]] = Field(default_factory=list, max_length=16)
+    links: list[Annotated[str, MaxChars(64)]] = Field(default_factory=list, max_length=12)
+    usage: Line = Field(description="the command line, with {parameter} placeholders")
+    body: Annotated[str, MaxChars(3000)] = ""
+    scripts: list[ScriptFile] = Field(default_factory=list, max_length=6)
+
+
+class PageDraft(BaseModel):
+    name: Name
+    title: Annotated[str, MaxChars(200)] = Field(min_length=1)
+    summary: Annotated[str, MaxChars(1024)] = Field(min_length=1)
+    keywords: list[Annotated[str, MaxChars(40)]] = Field(default_factory=list, max_length=12)
+    body: Annotated[str, MaxChars(4000)] = ""
+
+
+class Consolidation(BaseModel):
+    """What the episode adds to memory; `none` when it gives no reusable evidence."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    action: MemoryAction
+    skill: SkillDraft | None = None
+    page: PageDraft | None = None
+    reason: Annotated[str, MaxChars(300)] = ""
+
+
+CONSOLIDATE_FALLBACK = Consolidation(action=MemoryAction.none, reason="(fallback)")
+
+CURRICULUM_SYSTEM = """\
+You propose the next task for an agent that is learning to use the SUMO traffic simulator.
+Prefer novel tasks, areas of the workflow with little coverage, and a difficulty (tier 1-4) one \
+step above what the agent already does reliably. Missing memory does not show that SUMO lacks \
+a capability: set sumo_lacks_capability only with evidence. Answer with one JSON object."""
+
+SELECT_SYSTEM = """\
+You choose which skills and pages to load in full for a SUMO task, from their metadata. \
+Load only what the task needs (at most 10). Answer with one JSON object: {"load": [names]}."""
+
+ACT_SYSTEM = """\
+You solve a SUMO traffic-simulation task by writing scripts and shell commands. Commands run \
+with bash in the attempt folder, offline, with SUMO's tools on the PATH (sumo, netgenerate, \
+duarouter; $SUMO_HOME/tools has randomTrips.py) and python with sumolib. Loaded skills are \
+copied into skills/<name>/; their usage lines show how to call them. Write every artifact \
+under outputs/. Answer with one JSON object: {"scripts": [...], "commands": [...]}."""
+
+REPORT_SYSTEM = """\
+You report on a SUMO task you ran. State whether every required output was produced, and \
+give each figure you found as a claim: name, value, artifact (a path under outputs/), and \
+measure (how the value is computed from the artifact). Answer with one JSON object."""
+
+CRITIC_SYSTEM = """\
+You are an independent critic of a SUMO task attempt. Judge only from the evidence shown: \
+did every command succeed, does every required output exist, do the report's claims follow \
+from the artifacts, are there silent failures (no vehicles, teleports, unrouted trips)? \
+Answer with one JSON object: {"decision": "accept" or "revise", "reasons", "feedback"}."""
+
+CONSOLIDATE_SYSTEM = """\
+You maintain the memory of an agent that learns SUMO. Write a new skill (instructions plus \
+scripts that run) or a page of knowledge only when the episode gives reusable evidence that \
+memory lacks; otherwise answer "none". Answer with one JSON object."""
+
+CURRICULUM = Prompt("lab.curriculum", CURRICULUM_SYSTEM, ProposedTask, CURRICULUM_FALLBACK, 1500)
+SELECT = Prompt("lab.select", SELECT_SYSTEM, Selection, SELECT_FALLBACK, 200)
+ACT = Prompt("lab.act", ACT_SYSTEM, ActionPlan, ACT_FALLBACK, 3000)
+REPORT = Prompt("lab.report", REPORT_SYSTEM, Report, REPORT_FALLBACK, 1500)
+CRITIC = Prompt("lab.critic", CRITIC_SYSTEM, CriticVerdict, CRITIC_FALLBACK, 600)
+CONSOLIDATE = Prompt(
+    "lab.consolidate", CONSOLIDATE_SYSTEM, Consolidation, CONSOLIDATE_FALLBACK, 1500
+)

@@ -1,0 +1,154 @@
+"""The scripted policy's answers to each `lab.*` purpose, and its practice tasks.
+
+To act it chains the skills and the pages' tool calls it loaded (`chains`); it reports the
+claim lines the skills print; as critic it accepts an attempt whose commands all succeeded,
+whose required outputs exist and whose report makes a checkable claim; it consolidates by rule
+(`memory`). It proposes practice tasks by coverage and tier.
+"""
+
+from __future__ import annotations
+
+import re
+
+from simulacra.lab.claims import Claim, Measure
+from simulacra.lab.episode import Report
+from simulacra.lab.prompts import (
+    ActionPlan,
+    CriticVerdict,
+    Decision,
+    InputValue,
+    ProposedTask,
+    Selection,
+)
+from simulacra.lab.scripted.chains import (
+    bullets,
+    fill,
+    inputs_of,
+    plan_steps,
+    section,
+    skills,
+    tool_calls,
+    user,
+)
+from simulacra.lab.scripted.memory import consolidate
+from simulacra.lab.tasks import Category
+from simulacra.llm import Request, ScriptedModel
+
+_CLAIM = re.compile(r"^claim (\w+)=(\S+) artifact=(\S+) measure=(\w+)(.*)$", re.M)
+
+# Practice tasks the scripted curriculum proposes: (category, tier, text, inputs, outputs).
+PRACTICE: tuple[tuple[Category, int, str, dict[str, str], list[str]], ...] = (
+    (Category.network, 1, "Build a {grid} x {grid} grid with {length} m blocks.",
+     {"grid": "5", "length": "120", "lanes": "1", "lights": "no"}, ["outputs/grid.net.xml"]),
+    (Category.signals, 1, "Build a {grid} x {grid} grid with {length} m blocks and traffic lights.",
+     {"grid": "3", "length": "180", "lanes": "1", "lights": "yes"}, ["outputs/grid.net.xml"]),
+    (Category.demand, 2, "Build a {grid} x {grid} grid and random trips every {period} s.",
+     {"grid": "4", "length": "160", "lanes": "1", "lights": "no", "period": "3", "end": "600",
+      "seed": "2"}, ["outputs/routes.rou.xml"]),
+    (Category.simulation, 2, "Build a grid, make random trips and simulate them.",
+     {"grid": "3", "length": "220", "lanes": "1", "lights": "no", "period": "3", "end": "900",
+      "seed": "5"}, ["outputs/tripinfo.xml", "outputs/statistics.xml"]),
+    (Category.analysis, 3, "Simulate random trips on a grid and plot the vehicles running.",
+     {"grid": "3", "length": "200", "lanes": "1", "lights": "no", "period": "2", "end": "900",
+      "seed": "8"}, ["outputs/summary.xml", "outputs/running.png"]),
+    (Category.analysis, 3, "Simulate random trips on a grid and report mean trip metrics.",
+     {"grid": "3", "length": "200", "lanes": "1", "lights": "no", "period": "3", "end": "1200",
+      "seed": "9"}, ["outputs/tripinfo.xml", "outputs/metrics.json"]),
+)  # fmt: skip
+
+
+def _act(request: Request) -> ActionPlan:
+    text = user(request)
+    required = bullets(section(text, "Required outputs"))
+    present = set(bullets(section(text, "Files already in the attempt")))
+    inputs = inputs_of(text)
+    producers = skills(section(text, "Skills loaded")) + tool_calls(section(text, "Pages loaded"))
+    steps = plan_steps(producers, required, present, inputs)
+    commands = [c for c in (fill(s.usage, inputs) for s in steps) if c is not None]
+    return ActionPlan(commands=commands)
+
+
+def _report(request: Request) -> Report:
+    text = user(request)
+    claims = []
+    for name, value, artifact, measure, rest in _CLAIM.findall(section(text, "Command results")):
+        extra = dict(part.split("=", 1) for part in rest.split() if "=" in part)
+        claims.append(
+            Claim(
+                name=name,
+                value=float(value),
+                artifact=artifact,
+                measure=Measure(measure),
+                element=extra.get("element"),
+                attribute=extra.get("attribute"),
+                key=extra.get("key"),
+            )
+        )
+    made = set(bullets(section(text, "Outputs")))
+    required = bullets(section(text, "Required outputs"))
+    done = all(r in made for r in required)
+    summary = f"Ran {text.count(chr(10) + '$ ')} commands; produced {len(made)} files."
+    return Report(summary=summary, success=done, claims=claims[:20])
+
+
+def _critic(request: Request) -> CriticVerdict:
+    text = user(request)
+    reasons = []
+    failed = [
+        line
+        for line in section(text, "Commands").splitlines()
+        if line.startswith("-> ") and not line.startswith("-> exit 0 ")
+    ]
+    if failed:
+        reasons.append(f"{len(failed)} command(s) failed")
+    sizes = dict(re.findall(r"^- (\S+) \((\d+) bytes\)", section(text, "Outputs"), re.M))
+    for required in bullets(section(text, "Required outputs")):
+        if int(sizes.get(required, "0")) == 0:
+            reasons.append(f"{required} is missing or empty")
+    if section(text, "Claims").strip() == "none":
+        reasons.append("the report makes no checkable claim")
+    if reasons:
+        return CriticVerdict(decision=Decision.revise, reasons=reasons, feedback="; ".join(reasons))
+    return CriticVerdict(decision=Decision.accept, reasons=["commands, outputs and claims agree"])
+
+
+def _curriculum(request: Request) -> ProposedTask:
+    text = user(request)
+    coverage = re.findall(r"^- (\w+): (\d+) attempted, (\d+) accepted", text, re.M)
+    accepted = sum(int(a) for _, _, a in coverage)
+    tier = min(4, 1 + accepted // 2)
+    counts = {c: int(a) for c, _, a in coverage}
+    options = [p for p in PRACTICE if p[1] <= tier] or list(PRACTICE[:1])
+    top = max(p[1] for p in options)
+    options = [p for p in options if p[1] == top]
+    category, level, template, inputs, outputs = min(
+        options,
+        key=lambda p: (
+            counts.get(p[0].value, 0),
+            (PRACTICE.index(p) + request.seed) % len(PRACTICE),
+        ),
+    )
+    return ProposedTask(
+        category=category,
+        tier=level,
+        text=template.format(**inputs),
+        inputs=[InputValue(name=k, value=v) for k, v in inputs.items()],
+        required_outputs=outputs,
+    )
+
+
+def _select(request: Request) -> Selection:
+    """Every skill and page offered: the act rule uses what applies and ignores the rest."""
+    names = re.findall(r"^- (?:skill|page) (\S+) \(score", user(request), re.M)
+    return Selection(load=names)
+
+
+def script_lab(model: ScriptedModel) -> ScriptedModel:
+    """Register the scripted policy's answers for every `lab.*` purpose on `model`."""
+    model.on("lab.curriculum", _curriculum)
+    model.on("lab.select", _select)
+    model.on("lab.act", _act)
+    model.on("lab.report", _report)
+    model.on("lab.critic", _critic)
+    model.on("lab.consolidate", consolidate)
+    return model

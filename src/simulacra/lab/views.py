@@ -1,0 +1,174 @@
+"""The user messages of the lab's prompts, rendered from plain data.
+
+Every section starts with a `## ` heading; skills loaded in full start with `### skill: `. The
+scripted policy reads exactly what a model would read, nothing more.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from simulacra.lab.episode import CommandRecord, Report
+from simulacra.lab.library import Page, Skill
+from simulacra.lab.retrieval import Candidate
+from simulacra.lab.tasks import Task
+
+TAIL_CHARS = 600
+
+
+@dataclass(frozen=True)
+class Coverage:
+    category: str
+    attempted: int
+    accepted: int
+
+
+def task_block(task: Task) -> str:
+    inputs = "\n".join(f"{k}: {v}" for k, v in task.inputs.items()) or "(none)"
+    outputs = "\n".join(f"- {o}" for o in task.required_outputs)
+    return (
+        f"## Task\nid: {task.id}\ntier: {task.tier}\ncategory: {task.category.value}\n"
+        f"{task.text}\n\n## Inputs\n{inputs}\n\n## Required outputs\n{outputs}\n"
+    )
+
+
+def curriculum_view(
+    coverage: Sequence[Coverage], recent: Sequence[tuple[str, bool]], skills: Sequence[str]
+) -> str:
+    lines = ["## Coverage"]
+    lines += [f"- {c.category}: {c.attempted} attempted, {c.accepted} accepted" for c in coverage]
+    lines += ["", "## Recent tasks"]
+    lines += [f"- [{'accepted' if ok else 'rejected'}] {text}" for text, ok in recent] or ["none"]
+    lines += ["", "## Skills in memory", ", ".join(skills) or "none", ""]
+    lines.append(
+        "Propose the next task: category, tier, text, inputs (name and value), "
+        "required_outputs (paths under outputs/), premise."
+    )
+    return "\n".join(lines)
+
+
+def select_view(task: Task, candidates: Sequence[Candidate], metadata: dict[str, str]) -> str:
+    lines = [task_block(task), "## Candidates"]
+    for c in candidates:
+        lines.append(
+            f"- {c.entry.kind} {c.entry.name} (score {c.total:.2f}): {metadata[c.entry.name]}"
+        )
+    return "\n".join(lines) + "\n\nWhich do you load in full?"
+
+
+def skill_block(skill: Skill) -> str:
+    meta = skill.meta
+    return (
+        f"### skill: {meta.name}\ninputs: {', '.join(meta.inputs)}\n"
+        f"outputs: {', '.join(meta.outputs)}\n{_demote(skill.body)}\n"
+    )
+
+
+def _demote(body: str) -> str:
+    """Headings inside a skill or page sit below the prompt's own `## ` sections."""
+    return re.sub(r"(?m)^(#{1,3}) ", r"####\1 ", body.strip())
+
+
+def page_block(page: Page) -> str:
+    return f"### page: {page.name}\n{page.meta.title}. {page.meta.summary}\n{_demote(page.body)}\n"
+
+
+def act_view(
+    task: Task,
+    present: Sequence[str],
+    skills: Sequence[Skill],
+    pages: Sequence[Page],
+    feedback: Sequence[str],
+    last_try: Sequence[CommandRecord],
+    tails: dict[str, str],
+) -> str:
+    parts = [task_block(task)]
+    parts.append(
+        "## Files already in the attempt\n" + ("\n".join(f"- {p}" for p in present) or "none")
+    )
+    parts.append("## Skills loaded\n" + ("\n".join(skill_block(s) for s in skills) or "none"))
+    parts.append("## Pages loaded\n" + ("\n".join(page_block(p) for p in pages) or "none"))
+    parts.append(
+        "## Feedback from earlier attempts\n" + ("\n".join(f"- {f}" for f in feedback) or "none")
+    )
+    if last_try:
+        lines = [_command_line(r) + "\n" + tails.get(r.stderr, "") for r in last_try]
+        parts.append("## Your last try failed\n" + "\n".join(lines))
+    return "\n\n".join(parts)
+
+
+def report_view(
+    task: Task,
+    commands: Sequence[CommandRecord],
+    outputs: Sequence[tuple[str, int]],
+    tails: dict[str, str],
+) -> str:
+    results = [_command_line(r) + "\n" + tails.get(r.stdout, "") for r in commands]
+    listing = "\n".join(f"- {path} ({size} bytes)" for path, size in outputs) or "none"
+    return (
+        f"{task_block(task)}\n## Command results\n"
+        + "\n".join(results)
+        + f"\n\n## Outputs\n{listing}\n\n"
+        "Measures: xml_count, xml_mean, xml_sum, xml_max, xml_min, xml_attribute (element, "
+        "attribute), json_value (key), csv_mean (key), csv_count."
+    )
+
+
+def critic_view(
+    task: Task,
+    commands: Sequence[CommandRecord],
+    outputs: Sequence[tuple[str, int]],
+    report: Report,
+    tails: dict[str, str],
+) -> str:
+    results = [_command_line(r) + "\n" + tails.get(r.stderr, "") for r in commands]
+    listing = "\n".join(f"- {path} ({size} bytes)" for path, size in outputs) or "none"
+    claims = "\n".join(
+        f"- {c.name} = {c.value:g} from {c.artifact} ({c.measure.value})" for c in report.claims
+    )
+    return (
+        f"{task_block(task)}\n## Commands\n" + "\n".join(results) + f"\n\n## Outputs\n{listing}\n\n"
+        f"## Report\nsuccess: {str(report.success).lower()}\n{report.summary}\n"
+        f"## Claims\n{claims or 'none'}\n"
+    )
+
+
+def consolidate_view(
+    task: Task,
+    accepted: bool,
+    used: Sequence[Skill],
+    commands: Sequence[CommandRecord],
+    echoed: Sequence[Sequence[str]],
+    report: Report,
+    existing: Sequence[Skill],
+    pages: Sequence[str],
+) -> str:
+    """`echoed` holds, for each command, the `$ ...` lines its output echoed: the calls its
+    script made, a tool's command line among them."""
+    lines = [task_block(task), f"## Verdict\n{'accepted' if accepted else 'rejected'}"]
+    lines.append("## Skills used\n" + ("\n".join(skill_block(s) for s in used) or "none"))
+    lines.append("## Commands\n" + "\n".join(f"$ {r.command}" for r in commands))
+    calls = [
+        f"- `{r.command}`\n" + "".join(f"  {line}\n" for line in found)
+        for r, found in zip(commands, echoed, strict=True)
+        if found
+    ]
+    lines.append("## Tool calls the commands echoed\n" + ("".join(calls).rstrip() or "none"))
+    lines.append(f"## Report\n{report.summary}")
+    covering = [s.meta.name for s in existing if set(task.required_outputs) <= set(s.meta.outputs)]
+    lines.append(
+        "## Skills that already produce every required output\n" + (", ".join(covering) or "none")
+    )
+    lines.append("## Pages in memory\n" + (", ".join(pages) or "none"))
+    return "\n\n".join(lines)
+
+
+def _command_line(record: CommandRecord) -> str:
+    state = record.stopped or f"exit {record.exit_code}"
+    return f"$ {record.command}\n-> {state} in {record.duration_s:.2f} s"
+
+
+def tail(text: str, chars: int = TAIL_CHARS) -> str:
+    return text if len(text) <= chars else "..." + text[-chars:]

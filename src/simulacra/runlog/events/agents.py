@@ -1,0 +1,177 @@
+"""What an agent does: perceive, remember, retrieve, reflect, plan, decide, act, talk, answer
+an interview, and each call it makes to a language model."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from simulacra.runlog.events.payload import Payload
+
+
+@dataclass(frozen=True, kw_only=True)
+class Observed(Payload):
+    """Something an agent perceived, and whether it was news to it."""
+
+    KIND = "observation"
+    AGENT = "id"
+    text: str
+    salient: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class MemoryAdded(Payload):
+    """A record written to an agent's memory stream, with its provenance."""
+
+    KIND = "memory.add"
+    AGENT = "id"
+    id: str
+    kind: str
+    text: str
+    importance: float
+    importance_source: str
+    evidence_ids: list[str]
+    created_at: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class MemoryInvalidated(Payload):
+    """A record marked invalid, with the reflections resting on it that fell with it."""
+
+    KIND = "memory.invalidate"
+    AGENT = "id"
+    id: str
+    reason: str
+    invalidated: list[str]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Retrieval(Payload):
+    """A retrieval: the query, k, and each result's `id` and normalised `recency`,
+    `importance`, `relevance` and `total`."""
+
+    KIND = "retrieval"
+    AGENT = "id"
+    query: str
+    k: int
+    results: list[dict[str, Any]]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Reflected(Payload):
+    """A reflection: its questions, the insights stored (`id`, `text`, `evidence_ids`), and
+    the insights rejected for citing unknown records."""
+
+    KIND = "reflection"
+    AGENT = "id"
+    questions: list[str]
+    insights: list[dict[str, Any]]
+    rejected: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Planned(Payload):
+    """A plan at one `level` (day, hour, action, replan): items with `start`, `duration_min`,
+    `place`, `description`."""
+
+    KIND = "plan"
+    AGENT = "id"
+    level: str
+    items: list[dict[str, Any]]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Decided(Payload):
+    """A decision: its purpose, the choice in words, the model's raw text, the `parsed` answer,
+    whether the declared fallback stood in, and why earlier attempts failed; a mind's extras
+    (commute: the `day` or `week` it concerns). A baseline mind logs its rule's choice with an
+    empty `raw`."""
+
+    KIND = "decision"
+    AGENT = "id"
+    purpose: str
+    choice: str
+    raw: str
+    parsed: dict[str, Any] | None
+    fallback: bool
+    error: str | None = None
+    step: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Acted(Payload):
+    """An action a world applied, in the phase of the tick it was taken: whether the world
+    took it (else the reason), and the world's facts (town: place, area, object; grid: from,
+    to; commute: the trip's outcome)."""
+
+    KIND = "action"
+    AGENT = "id"
+    step: int
+    phase: str
+    ok: bool
+    description: str | None = None
+    reason: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, kw_only=True)
+class MessageSent(Payload):
+    """Words from the agent to `to`: a conversation's turn, or a grid message delivered at
+    `step`."""
+
+    KIND = "message"
+    AGENT = "id (speaker)"
+    to: list[str]
+    text: str
+    conversation: str | None = None
+    turn: int | None = None
+    step: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ConversationHeld(Payload):
+    """A whole conversation: who, about what, every turn, and whether a speaker ended it
+    (`decision`) or the turn limit did."""
+
+    KIND = "conversation"
+    id: str
+    participants: list[str]
+    topic: str
+    turns: list[dict[str, Any]]
+    ended_by: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Interviewed(Payload):
+    """An interview question, the answer, the memory records it used, and for a closed
+    question the choice made."""
+
+    KIND = "interview"
+    AGENT = "id"
+    question: str
+    answer: str
+    memory_ids: list[str]
+    purpose: str = "interview"
+    choice: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelCall(Payload):
+    """One model call: purpose, model, tokens (`cached_prompt_tokens` of the prompt served
+    from the server's prompt cache, the rest processed), latency, whether the response cache
+    answered, the attempts made, whether the fallback stood in, and the errors of failed
+    attempts."""
+
+    KIND = "llm.call"
+    AGENT = "id or null"
+    purpose: str
+    model: str
+    prompt_tokens: int
+    completion_tokens: int
+    cached_prompt_tokens: int = 0
+    latency_s: float
+    cached: bool
+    attempts: int
+    fallback: bool
+    error: str | None = None

@@ -1,0 +1,129 @@
+"""The envelope of an event line (`seq`, `t`, `wall`, `kind`, `agent`, `data`), the registry
+of kinds, and the sink that writers and tests implement."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol
+
+from simulacra.runlog.events.agents import (
+    Acted,
+    ConversationHeld,
+    Decided,
+    Interviewed,
+    MemoryAdded,
+    MemoryInvalidated,
+    MessageSent,
+    ModelCall,
+    Observed,
+    Planned,
+    Reflected,
+    Retrieval,
+)
+from simulacra.runlog.events.lab import (
+    LabAttempt,
+    LabCommand,
+    LabEpisode,
+    LabIteration,
+    LabLint,
+    LabMemory,
+)
+from simulacra.runlog.events.payload import Payload
+from simulacra.runlog.events.run import (
+    CheckpointSaved,
+    InterventionFired,
+    Measured,
+    RunEnded,
+    RunStarted,
+    WorldState,
+)
+
+PAYLOADS: dict[str, type[Payload]] = {
+    cls.KIND: cls
+    for cls in (
+        RunStarted,
+        RunEnded,
+        WorldState,
+        Observed,
+        MemoryAdded,
+        MemoryInvalidated,
+        Retrieval,
+        Reflected,
+        Planned,
+        Decided,
+        Acted,
+        MessageSent,
+        ConversationHeld,
+        InterventionFired,
+        Interviewed,
+        ModelCall,
+        Measured,
+        CheckpointSaved,
+        LabCommand,
+        LabAttempt,
+        LabEpisode,
+        LabMemory,
+        LabLint,
+        LabIteration,
+    )
+}
+KINDS = frozenset(PAYLOADS)
+
+
+@dataclass(frozen=True)
+class Event:
+    seq: int
+    t: str | None  # simulated time, ISO 8601; None for events outside simulated time
+    wall: float  # wall-clock seconds since the epoch; ignored when comparing runs
+    kind: str
+    agent: str | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def payload(self) -> Payload:
+        """The data as its kind's class."""
+        cls = PAYLOADS.get(self.kind)
+        if cls is None:
+            raise ValueError(f"event {self.seq}: unknown kind {self.kind!r}")
+        return cls.from_data(self.data)
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "seq": self.seq,
+                "t": self.t,
+                "wall": round(self.wall, 6),
+                "kind": self.kind,
+                "agent": self.agent,
+                "data": self.data,
+            },
+            ensure_ascii=False,
+            separators=(",", ":"),
+            default=str,
+        )
+
+    @classmethod
+    def from_json(cls, line: str) -> Event:
+        raw = json.loads(line)
+        return cls(
+            seq=int(raw["seq"]),
+            t=raw.get("t"),
+            wall=float(raw.get("wall", 0.0)),
+            kind=str(raw["kind"]),
+            agent=raw.get("agent"),
+            data=dict(raw.get("data") or {}),
+        )
+
+
+class EventSink(Protocol):
+    """Anything that records events: `EventWriter` is one; tests pass a list-backed one."""
+
+    def emit(
+        self,
+        payload: Payload,
+        *,
+        t: datetime | None = None,
+        agent: str | None = None,
+    ) -> object: ...

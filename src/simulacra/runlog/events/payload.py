@@ -1,0 +1,35 @@
+"""The base of every event kind's data: to and from the `data` of an event line."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, ClassVar, TypeVar
+
+P = TypeVar("P", bound="Payload")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Payload:
+    """The data of one kind of event. `extra`, where a kind has it, holds what a world adds."""
+
+    KIND: ClassVar[str]
+    AGENT: ClassVar[str] = "null"  # what the envelope's `agent` is, for the reference
+
+    def to_data(self) -> dict[str, Any]:
+        data: dict[str, Any] = {}
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if f.name == "extra":
+                data.update(value)
+            elif value is not None or f.default is dataclasses.MISSING:
+                data[f.name] = value
+        return data
+
+    @classmethod
+    def from_data(cls: type[P], data: dict[str, Any]) -> P:
+        names = {f.name for f in dataclasses.fields(cls)}
+        known = {k: v for k, v in data.items() if k in names and k != "extra"}
+        if "extra" in names:
+            known["extra"] = {k: v for k, v in data.items() if k not in names}
+        return cls(**known)

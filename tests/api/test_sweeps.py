@@ -1,0 +1,89 @@
+"""The Python API on sweeps, and `simulacra export`: one tidy table over every run, intervals
+per variant, and SQL over every run's tables that agrees with pandas."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from simulacra import api
+from simulacra.cli import app
+
+SCENARIO = Path(__file__).resolve().parents[2] / "scenarios" / "elfarol.yaml"
+SMALL = {
+    "agents.count": 10,
+    "clock.ticks": 5,
+    "output.report": False,
+    "sweep.vary": {"world.threshold": [0.4, 0.6]},
+    "sweep.replicates": 2,
+}
+
+
+@pytest.fixture(scope="module")
+def swept(tmp_path_factory: pytest.TempPathFactory) -> api.Sweep:
+    root = tmp_path_factory.mktemp("sweeps")
+    return api.sweep(SCENARIO, set=SMALL, model="scripted", workers=1, root=root, progress=False)
+
+
+def test_the_table_has_a_row_per_run_with_its_variant_replicate_seed_and_figures(swept):
+    table = swept.table()
+    assert len(table) == 4
+    assert sorted(zip(table["variant"], table["replicate"], strict=True)) == [
+        ("0.4", 1),
+        ("0.4", 2),
+        ("0.6", 1),
+        ("0.6", 2),
+    ]
+    assert table.groupby("replicate")["seed"].nunique().tolist() == [1, 1]  # shared per replicate
+    assert (table["status"] == "completed").all()
+    assert table["model"].eq("scripted").all()
+    for run_name, attendance in zip(table["run"], table["mean_attendance"], strict=True):
+        assert api.open_run(swept.path / run_name).summary()["mean_attendance"] == attendance
+    assert str(table["mean_attendance"].dtype) == "float64"
+
+
+def test_the_summary_gives_each_variant_a_mean_inside_its_interval(swept):
+    summary = swept.summary()
+    attendance = summary[summary["figure"] == "mean_attendance"].set_index("variant")
+    table = swept.table()
+    for variant, row in attendance.iterrows():
+        values = table.loc[table["variant"] == variant, "mean_attendance"]
+        assert row["mean"] == pytest.approx(values.mean())
+        assert row["n"] == 2
+        assert row["low"] <= row["mean"] <= row["high"]
+
+
+def test_sql_over_the_sweep_agrees_with_pandas(swept):
+    found = swept.sql(
+        "SELECT r.variant, count(*) AS calls FROM calls c JOIN runs r USING (run) "
+        "GROUP BY r.variant ORDER BY r.variant"
+    )
+    expected = {
+        variant: sum(len(api.open_run(swept.path / name).calls()) for name in group["run"])
+        for variant, group in swept.table().groupby("variant")
+    }
+    assert dict(zip(found["variant"], found["calls"], strict=True)) == expected
+    weeks = swept.sql("SELECT DISTINCT run, variant, replicate FROM events")
+    assert len(weeks) == 4
+
+
+def test_the_export_command_writes_a_run_s_and_a_sweep_s_tables(swept, tmp_path):
+    runner = CliRunner()
+    run = swept.runs()[0]
+    command = ["export", str(run.path), "--to", "parquet", "--out", str(tmp_path)]
+    result = runner.invoke(app, command)
+    assert result.exit_code == 0, result.output
+    assert pd.read_parquet(tmp_path / "calls.parquet").shape == run.calls().shape
+
+    result = runner.invoke(app, ["export", str(swept.path)])
+    assert result.exit_code == 0, result.output
+    folder = swept.path / "tables"
+    assert len(pd.read_parquet(folder / "runs.parquet")) == 4
+    assert len(list((folder / "memories").glob("*.parquet"))) == 4
+
+    refused = runner.invoke(app, ["export", str(swept.path), "--to", "csv"])
+    assert refused.exit_code == 2
+    assert "unknown format" in refused.output

@@ -1,0 +1,94 @@
+"""An embodied run's outputs: frames and video re-rendered from the log, the report's table,
+and the viewer scrubbing decisions in a real headless Chromium."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from simulacra.experiments import load_scenario, run
+from simulacra.report import assemble_video, render_frames
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+
+
+@pytest.fixture(scope="module")
+def embodied_run(tmp_path_factory: pytest.TempPathFactory, renders: None) -> Path:
+    root = tmp_path_factory.mktemp("runs")
+    scenario = load_scenario(
+        "scenarios/embodied.yaml",
+        ["agents.mind=seeker", "world.camera.width=160", "world.camera.height=120",
+         "clock.ticks=4", f"output.root={root}"],
+    )  # fmt: skip
+    return run(scenario, progress=False).path
+
+
+def test_frames_and_a_video_are_rendered_from_the_log(embodied_run: Path) -> None:
+    frames = render_frames(embodied_run)
+    assert [f.name for f in frames] == [f"step_{i:03d}.png" for i in range(5)]
+    assert frames[0].read_bytes().startswith(b"\x89PNG")
+    first_person = sorted((embodied_run / "frames" / "first_person" / "agent").glob("*.png"))
+    assert len(first_person) == 5
+    video = assemble_video(embodied_run)
+    assert video.stat().st_size > 0
+
+
+def test_the_report_shows_success_and_spl_per_agent(embodied_run: Path) -> None:
+    page = (embodied_run / "report.html").read_text()
+    assert "Task and episodes" in page
+    assert "SPL" in page and "success" in page
+    metrics = json.loads((embodied_run / "metrics.json").read_text())
+    assert set(metrics["summary"]) >= {"success", "spl", "soft_spl", "steps"}
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        pytest.skip("needs Debian's chromium at /usr/bin/chromium (apt-get install chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="needs playwright (dev extra)")
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.mark.browser
+def test_the_viewer_scrubs_decisions_with_image_overview_reply_and_command(
+    embodied_run: Path, browser: Any
+) -> None:
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.goto((embodied_run / "viewer.html").as_uri() + "#step=2&agent=agent")
+    page.wait_for_load_state("load")
+    decision = page.locator('details[data-section="decision"] .decision')
+    assert decision.get_attribute("data-step") == "2"
+    view = decision.locator('img[data-kind="view"]')
+    assert view.get_attribute("src").startswith("data:image/png;base64,")
+    assert view.evaluate("img => img.naturalWidth") == 160
+    overview = decision.locator('img[data-kind="overview"]')
+    assert overview.evaluate("img => img.naturalWidth") > 0
+    assert "turn" in decision.locator('dd[data-field="command"]').inner_text() or (
+        "move" in decision.locator('dd[data-field="command"]').inner_text()
+    )
+    assert decision.locator('dd[data-field="reply"]').inner_text()
+    assert "\u2192" in decision.locator('dd[data-field="pose"]').inner_text()
+    page.click("#step-forward")
+    assert decision.get_attribute("data-step") == "3"
+    assert errors == []
+    page.close()

@@ -1,0 +1,267 @@
+"""The lab end to end with the scripted policy, real SUMO and the real sandbox."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from simulacra.lab.agent import Episode
+from simulacra.lab.checker import check_attempt
+from simulacra.lab.commands import SEED
+from simulacra.lab.config import LabConfig
+from simulacra.lab.library import Library
+from simulacra.lab.loop import LearnOutcome, agent_for, learn, solve_frozen
+from simulacra.lab.sandbox import bwrap_path
+from simulacra.lab.scripted import script_lab
+from simulacra.lab.tasks import load_suite, verify
+from simulacra.llm import load_model
+from simulacra.runlog import RunDir, read_events
+
+pytestmark = [
+    pytest.mark.sumo,
+    pytest.mark.skipif(bwrap_path() is None, reason="needs bubblewrap (make install-dev)"),
+]
+SUITE = {t.task.id: t for t in load_suite("v1")}
+
+
+def _solve(library: Library, task_id: str, out: Path, condition: str = "full") -> Episode:
+    run = RunDir.create(out, "lab-test", seed=0, model="scripted", config={})
+    with run.writer() as writer:
+        model = script_lab(load_model("scripted"))
+        agent = agent_for(library, model, LabConfig(), writer, condition)
+        suite_task = SUITE[task_id]
+        return asyncio.run(solve_frozen(agent, suite_task.task, run.path, suite_task=suite_task))
+
+
+@pytest.fixture(scope="module")
+def good(tmp_path_factory: pytest.TempPathFactory) -> Episode:
+    root = tmp_path_factory.mktemp("good")
+    return _solve(Library.create(root / "lib", SEED), "trip-metrics", root / "runs")
+
+
+def _copy(episode: Episode, tmp_path: Path) -> Path:
+    target = tmp_path / episode.folder.name
+    shutil.copytree(episode.folder, target)
+    return target / episode.final.name
+
+
+def test_a_good_attempt_passes_the_checker_and_verify(good: Episode) -> None:
+    assert good.accepted and good.verified
+    report = check_attempt(good.final)
+    assert report.passed, report.findings
+    assert report.inserted == 300 and report.claims >= 5
+
+
+def test_the_check_command_prints_one_json_object(good: Episode) -> None:
+    from typer.testing import CliRunner
+
+    from simulacra.cli import app
+
+    result = CliRunner().invoke(app, ["lab", "check", str(good.final)])
+    data = json.loads(result.output)
+    assert data["passed"] is True and data["findings"] == []
+
+
+def test_a_crashed_script_is_rejected(good: Episode, tmp_path: Path) -> None:
+    attempt = _copy(good, tmp_path)
+    lines = (attempt / "commands.jsonl").read_text().splitlines()
+    crashed = json.loads(lines[-1]) | {"exit_code": 1}
+    (attempt / "commands.jsonl").write_text("\n".join([*lines[:-1], json.dumps(crashed)]) + "\n")
+    report = check_attempt(attempt)
+    assert not report.passed
+    assert [f.check for f in report.findings] == ["commands exited 0"]
+
+
+def test_an_empty_tripinfo_is_rejected(good: Episode, tmp_path: Path) -> None:
+    attempt = _copy(good, tmp_path)
+    (attempt / "outputs" / "tripinfo.xml").write_text("")
+    checks = {f.check for f in check_attempt(attempt).findings}
+    assert "SUMO outputs not empty" in checks and "required outputs exist" in checks
+
+
+def test_a_claim_that_disagrees_with_its_artifact_is_rejected(
+    good: Episode, tmp_path: Path
+) -> None:
+    attempt = _copy(good, tmp_path)
+    report = json.loads((attempt / "report.json").read_text())
+    report["claims"][1]["value"] *= 1.5
+    (attempt / "report.json").write_text(json.dumps(report))
+    findings = check_attempt(attempt).findings
+    assert [f.check for f in findings] == ["claims match artifacts"]
+    assert report["claims"][1]["name"] in findings[0].message
+
+
+def test_a_missing_required_output_is_rejected(good: Episode, tmp_path: Path) -> None:
+    attempt = _copy(good, tmp_path)
+    (attempt / "outputs" / "metrics.json").unlink()
+    findings = check_attempt(attempt).findings
+    assert any(
+        f.check == "required outputs exist" and "metrics.json" in f.message for f in findings
+    )
+
+
+def test_a_task_no_skill_covers_fails_verification(tmp_path: Path) -> None:
+    episode = _solve(Library.create(tmp_path / "lib", SEED), "calibrate-insertions", tmp_path)
+    assert not episode.accepted and episode.verified is False
+    assert episode.attempts == 3  # the outer attempts ran out
+
+
+def test_a_signal_grid_verifies_with_one_phase_corners_and_not_with_a_light_never_green(
+    tmp_path: Path,
+) -> None:
+    episode = _solve(Library.create(tmp_path / "lib", SEED), "signal-grid", tmp_path / "runs")
+    assert episode.verified  # netgenerate gives each corner one all-green phase: that is right
+    attempt = _copy(episode, tmp_path / "broken")
+    net = attempt / "outputs" / "grid.net.xml"
+    net.write_text(net.read_text().replace('state="GG"', 'state="rr"'))
+    verdict = verify(SUITE["signal-grid"], attempt)
+    failed = [c["check"] for c in verdict.checks if not c["passed"]]
+    assert not verdict.passed and failed == ["every controlled link gets green"]
+
+
+@dataclass(frozen=True)
+class Learned:
+    library: Library
+    outcome: LearnOutcome
+    kinds: list[str]
+
+
+@pytest.fixture(scope="module")
+def learned(tmp_path_factory: pytest.TempPathFactory) -> Learned:
+    """Five scripted learning iterations from the seed, with a lint after every change."""
+    root = tmp_path_factory.mktemp("learned")
+    library = Library.create(root / "lib", SEED)
+    run = RunDir.create(root / "runs", "lab-learn", seed=0, model="scripted", config={})
+    outcome = learn(library, script_lab(load_model("scripted")), LabConfig(lint_every=1), run, 5)
+    return Learned(library, outcome, [e.kind for e in read_events(run.events_path)])
+
+
+def test_learn_writes_a_pipeline_skill_and_tool_pages_and_lints(learned: Learned) -> None:
+    library = learned.library
+    skills = [s.meta.name for s in library.skills() if s.meta.name.startswith("pipeline-")]
+    pages = [p.name for p in library.pages() if p.name.startswith("tool-")]
+    assert skills == ["pipeline-metrics-tripinfo"]
+    assert pages == [
+        "tool-netgenerate-grid-lights-no",
+        "tool-netgenerate-grid-lights-yes",
+        "tool-randomtrips-routes",
+        "tool-sumo-tripinfo-statistics-summary",
+    ]
+    assert learned.outcome.changes == 5
+    assert learned.kinds.count("lab.iteration") == 5 and "lab.lint" in learned.kinds
+    assert any(m.startswith("lint:") for _, m in library.history())
+    sources = library.page("tool-randomtrips-routes")
+    assert sources is not None and sources.meta.sources[0].startswith("episodes/")
+
+
+def test_test_mode_reuses_the_learned_skill_with_memory_frozen(
+    learned: Learned, tmp_path: Path
+) -> None:
+    digest = learned.library.digest()
+    episode = _solve(learned.library, "simulate-new-grid", tmp_path)
+    assert learned.library.digest() == digest
+    assert episode.verified
+    # The pipeline starts from a network: in the episode it came from, retrieval's ten slots
+    # held the netgenerate page rather than the grid skill, and the page's call made the grid.
+    assert [c.command.split()[1] for c in episode.commands] == [
+        "skills/create-grid-network/scripts/grid.py",
+        "skills/pipeline-metrics-tripinfo/scripts/pipeline.py",
+    ]
+
+
+def test_semantic_memory_alone_runs_the_tool_call_a_page_learned(
+    learned: Learned, tmp_path: Path
+) -> None:
+    episode = _solve(learned.library, "signal-grid", tmp_path, condition="semantic")
+    assert not episode.skills and episode.verified
+    # The page observed with lights=yes, not the one with lights=no.
+    assert episode.commands[0].command.startswith("netgenerate --grid --grid.number=3 ")
+    assert episode.commands[0].command.endswith("--default-junction-type=traffic_light")
+    # The bare tool call prints no claim, so the critic sends every attempt back.
+    assert not episode.accepted and episode.attempts == 3
+
+
+def test_learning_pauses_after_the_idle_limit(learned: Learned, tmp_path: Path) -> None:
+    # Past the five iterations the curriculum repeats what memory already holds.
+    shutil.copytree(learned.library.root, tmp_path / "lib")
+    library = Library(tmp_path / "lib")
+    run = RunDir.create(tmp_path / "runs", "lab-learn", seed=0, model="scripted", config={})
+    outcome = learn(library, script_lab(load_model("scripted")), LabConfig(idle_limit=2), run, 6)
+    assert outcome.paused and outcome.iterations == 2 and outcome.changes == 0
+
+
+def test_the_bench_command_runs_the_memory_ablation_and_writes_its_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    from simulacra.cli import app
+
+    suite = tmp_path / "suite"
+    shutil.copytree(SUITE["grid-network"].folder, suite / "grid-network")
+    shutil.copy(SUITE["grid-network"].folder.parent / "suite_checks.py", suite)
+    monkeypatch.chdir(tmp_path)  # relative --runs and --library, as typed at a prompt
+    args = ["lab", "bench", "suite", "--model", "scripted", "--library", "lib", "--runs", "runs"]
+    for condition in ("full", "procedural", "semantic", "framework"):
+        args += ["--condition", condition]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    (run,) = (tmp_path / "runs").glob("lab-bench-*")
+    rows = json.loads((run / "results.json").read_text())
+    verified = {r["condition"]: r["verified"] for r in rows}
+    assert verified == {"full": True, "procedural": True, "semantic": False, "framework": False}
+    report = (run / "report.html").read_text()
+    assert "(scripted: a rule-following policy, not a language model)" in report
+    assert "interaction contrast (full - procedural - semantic + framework): 0" in report
+
+
+_LEARN = """
+import sys
+from pathlib import Path
+from simulacra.lab.config import LabConfig
+from simulacra.lab.library import Library
+from simulacra.lab.loop import learn
+from simulacra.lab.scripted import script_lab
+from simulacra.llm import load_model
+from simulacra.runlog import RunDir
+learn(Library(Path(sys.argv[1])), script_lab(load_model("scripted")), LabConfig(),
+      RunDir.open(sys.argv[2]), 3)
+"""
+
+
+def test_a_killed_learning_run_resumes_after_its_last_iteration(tmp_path: Path) -> None:
+    library = Library.create(tmp_path / "lib", SEED)
+    run = RunDir.create(tmp_path / "runs", "lab-learn", seed=0, model="scripted", config={})
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
+    child = subprocess.Popen(
+        [sys.executable, "-c", _LEARN, str(library.root), str(run.path)], env=env
+    )
+    deadline = time.monotonic() + 120
+    while b"lab.iteration" not in _bytes(run.events_path) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+    assert b"lab.iteration" in _bytes(run.events_path)
+    outcome = learn(library, script_lab(load_model("scripted")), LabConfig(), run, 3)
+    numbers = [
+        e.data["iteration"] for e in read_events(run.events_path) if e.kind == "lab.iteration"
+    ]
+    assert numbers == [1, 2, 3]
+    assert outcome.iterations == 3
+    assert not subprocess.run(
+        ["git", "-C", str(library.root), "status", "--porcelain"], capture_output=True, text=True
+    ).stdout.strip()
+
+
+def _bytes(path: Path) -> bytes:
+    return path.read_bytes() if path.exists() else b""
