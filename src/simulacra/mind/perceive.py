@@ -10,6 +10,7 @@ costs no model call.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -64,8 +65,13 @@ def _names(agent_id: str, facts: dict[str, Any]) -> list[str]:
 
 
 def _mentions(text: str, names: Sequence[str]) -> bool:
-    lowered = text.lower()
-    return any(re.search(rf"\b{re.escape(n)}\b", lowered) for n in names)
+    return bool(names) and _word_pattern(tuple(names)).search(text.lower()) is not None
+
+
+@functools.lru_cache(maxsize=8192)
+def _word_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
+    # Compiled once per agent's names: re's own cache (512 patterns) thrashes in a big town.
+    return re.compile("|".join(rf"\b{re.escape(n)}\b" for n in names))
 
 
 def _event_texts(facts: dict[str, Any]) -> tuple[str, ...]:

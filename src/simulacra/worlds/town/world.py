@@ -31,6 +31,7 @@ from simulacra.core import (
 )
 from simulacra.worlds.town.layout import Rect, along, area_rects, static_layout
 from simulacra.worlds.town.map import TownMap
+from simulacra.worlds.town.presence import Roster
 from simulacra.worlds.town.roads import RoadGraph
 
 PLAN, PERCEIVE, DECIDE, ACT = (
@@ -72,7 +73,7 @@ class TownWorld:
         self.town = town
         self.roads = RoadGraph(town)
         self.now = now
-        self.agents: dict[str, Whereabouts] = {}
+        self.agents: Roster[Whereabouts] = Roster()
         # Object states by (place, object); resting states are the map's.
         self._resting = {
             (p.name, t.name): t.state for p in town.places for a in p.areas for t in a.objects
@@ -199,11 +200,7 @@ class TownWorld:
             return Observation(
                 agent_id, f"on the way to {me.trip.stops[-1]}", facts={"travelling": True}
             )
-        others = sorted(
-            (i, w)
-            for i, w in self.agents.items()
-            if i != agent_id and w.place == me.place and w.trip is None
-        )
+        others = [(i, w) for i, w in self.agents.present(me.place) if i != agent_id]
         texts = [f"{w.name} is at {w.place} ({w.area}): {w.action}" for _, w in others]
         texts += [
             f"the {name} in the {me.area} of {me.place} is {state}"
@@ -282,7 +279,7 @@ class TownWorld:
 
     def restore(self, snapshot: Mapping[str, Any]) -> None:
         self.now = datetime.fromisoformat(snapshot["time"])
-        self.agents = {i: _whereabouts_from(w) for i, w in snapshot["agents"].items()}
+        self.agents = Roster({i: _whereabouts_from(w) for i, w in snapshot["agents"].items()})
         self.objects = {(p, o): s for p, o, s in snapshot["objects"]}
         self._users = {(p, o): a for p, o, a in snapshot["users"]}
         self._logged = {a: list(key) for a, key in snapshot.get("logged", {}).items()}
@@ -320,11 +317,7 @@ class TownWorld:
             share = (self.now - trip.departed).total_seconds() / total if total else 1.0
             centres = [self._place_rect(p).centre for p in trip.stops]
             return along(centres, share)
-        here = sorted(
-            i
-            for i, w in self.agents.items()
-            if w.trip is None and w.place == me.place and w.area == me.area
-        )
+        here = [i for i, w in self.agents.present(me.place) if w.area == me.area]
         return self._rects[me.place][me.area].spot(here.index(agent_id), len(here))
 
     def travel_minutes(self, origin: str, destination: str) -> int:

@@ -1,0 +1,373 @@
+"""A thousand agents: the run pipeline against a stand-in for a served model, at scale.
+
+The stand-in is the fault server (`simulacra.llm.fault_server`) in its own process, answering
+every call after a fixed LATENCY_S with a valid answer for the schema the request names; the
+run goes through the real OpenAI-compatible client and the real pipeline (events, memory
+streams in SQLite, the run's response cache, checkpoints, metrics; no HTML report).
+
+Prints one JSON line per figure set, each measured in a child process of its own so that its
+peak resident memory is its own:
+
+- `town`: TOWN_AGENTS generated residents (`town_personas`, `town_map`: Willow Bend's public
+  places and homes of HOUSEHOLD people) for TOWN_HOURS simulated hours from 07:00.
+- `commute`: COMMUTE_AGENTS commuters of the four profiles for COMMUTE_DAYS working days
+  (a month), with the builtin executor.
+- `endpoints`: the client alone against 1, 2 and 4 servers of ENDPOINT_CAPACITY batch slots
+  each, round-robin, with the same concurrency per endpoint: throughput and its ratio to one.
+
+Figures: `calls`; `wall_s` against `ideal_s` = calls / concurrency x latency (goal: within
+1.5x); `overhead_ms_per_agent_tick`, the wall time during which no model call was in flight,
+per agent-tick (the engine's own serial time); `cpu_ms_per_agent_tick`, all of this process's
+CPU (engine and client); `peak_rss_mb` (goal under 4,096 for the town); the event log's size.
+
+Why CONCURRENCY = 256: the client and the engine share one interpreter, and the client costs
+about a millisecond of CPU per call; 256 calls a second then takes about a quarter of a core,
+leaving room for the engine on a busy 2-core machine. At 512 the client alone would want
+half a core, and the two together more than the one core an interpreter gets.
+
+Because the stand-in gives every agent the same answer, the bench scenario is shaped so that
+one answer is valid for all: the town's daily plan names "home" (each resident's own; a
+public place would gather all of them in one room), and every commute profile's destination
+is the city centre (the plan's schema lists the one destination an identity may name).
+Importance is by rule and embeddings are hashed: the model-facing path is what is measured.
+
+    python bench/scale.py                       # all three figure sets
+    python bench/scale.py --only town --town-agents 200 --town-hours 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import json
+import math
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from town import InFlight
+
+from simulacra.experiments import load_scenario, run
+from simulacra.experiments.load import read_raw
+from simulacra.experiments.models import load_run_model
+from simulacra.experiments.scenario import Scenario
+from simulacra.llm import Request, chat, load_model
+from simulacra.llm.fault_server import FaultServer
+from simulacra.memory.prompts import Insight, Insights, ReflectionQuestions
+from simulacra.mind.commuter.prompts import Patterns, Reflection
+from simulacra.mind.converse_prompts import TurnOutput
+from simulacra.mind.interview import InterviewOutput
+from simulacra.mind.plan_prompts import (
+    ActionsOutput,
+    DailyPlanOutput,
+    DaySummaryOutput,
+    HourlyOutput,
+    NextStepOutput,
+    PlannedBlock,
+    ReplanOutput,
+)
+from simulacra.mind.react_prompts import ReactionOutput
+from simulacra.runlog import read_events
+
+LATENCY_S = 1.0
+CONCURRENCY = 256
+TOWN_AGENTS = 1000
+TOWN_HOURS = 4
+HOUSEHOLD = 8
+COMMUTE_AGENTS = 10_000
+COMMUTE_DAYS = 20
+ENDPOINTS = (1, 2, 4)
+ENDPOINT_CAPACITY = 64
+SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
+
+FIRST = (
+    "Ada Ben Cora Dev Elif Finn Gita Hugo Ines Jon Kira Leo Mina Nils Oona Pavel Quinn Rosa "
+    "Sami Tara Umar Vera Wes Xena Yusuf Zoe Alma Bruno Chloe Dario Esme Felix Greta Hana Ivo "
+    "Juno Karl Lila Milo Noor"
+).split()
+LAST = (
+    "Abbott Baker Castro Dunn Ellis Fischer Garcia Hale Ito Jensen Kaur Lopez Moreau Novak "
+    "Olsen Patel Quint Reyes Silva Tanaka Ueda Varga Walsh Xu Young Zielinski Arden Brook "
+    "Carver Doyle"
+).split()
+TRAITS = ("calm", "curious", "friendly", "careful", "cheerful", "quiet", "busy", "patient")
+JOBS = ("a nurse", "a carpenter", "a teacher", "a clerk", "a baker", "a student", "retired")
+
+
+def town_personas(count: int, homes: list[str]) -> list[dict[str, Any]]:
+    """`count` residents, the same every time: unique ids and names, HOUSEHOLD to a home."""
+    names = itertools.product(LAST, FIRST)
+    people = []
+    for i in range(count):
+        last, first = next(names, ("Resident", str(i)))
+        job = JOBS[i % len(JOBS)]
+        people.append(
+            {
+                "id": f"{first}_{last}_{i}".lower(),
+                "name": f"{first} {last}",
+                "age": 18 + (i * 7) % 62,
+                "traits": [TRAITS[i % len(TRAITS)], TRAITS[(i // len(TRAITS)) % len(TRAITS)]],
+                "background": f"{first} is {job} who has lived in town for years.",
+                "lifestyle": "Wakes at 7:00, works until 17:00, sleeps around 22:00.",
+                "home": homes[i // HOUSEHOLD],
+            }
+        )
+    return people
+
+
+def town_map(households: int) -> dict[str, Any]:
+    """Willow Bend's public places above rows of generated homes, every home reached by road."""
+    willow = read_raw(SCENARIOS / "town" / "map.yaml")
+    public = [p for p in willow["places"] if p["kind"] != "home"]
+    names = {p["name"] for p in public}
+    roads = [r for r in willow["roads"] if set(r["between"]) <= names]
+    columns = max(1, math.ceil(math.sqrt(households)))
+    homes = []
+    for i in range(households):
+        row, column = divmod(i, columns)
+        homes.append(
+            {
+                "name": f"Home {i + 1}",
+                "kind": "home",
+                "x": 4 + 12 * column,
+                "y": willow["height"] + 4 + 10 * row,
+                "w": 10,
+                "h": 8,
+                "areas": [
+                    {"name": "bedroom", "objects": [{"name": "bed"}]},
+                    {"name": "kitchen", "objects": [{"name": "stove"}]},
+                ],
+            }
+        )
+        # Along the row, and the first of each row to the row above (the first to the square).
+        left = f"Home {i}" if column else (f"Home {i + 1 - columns}" if row else "Town Square")
+        roads.append({"between": [left, f"Home {i + 1}"], "minutes": 3})
+    return {
+        "name": "Willow Bend, enlarged",
+        "width": max(willow["width"], 8 + 12 * columns),
+        "height": willow["height"] + 8 + 10 * math.ceil(households / columns),
+        "places": public + homes,
+        "roads": roads,
+    }
+
+
+def town_scenario(agents: int, hours: int, root: Path, spec: str) -> Scenario:
+    households = math.ceil(agents / HOUSEHOLD)
+    the_map = town_map(households)
+    homes = [p["name"] for p in the_map["places"] if p["kind"] == "home"]
+    raw = {
+        "name": "scale-town",
+        "seed": 7,
+        "model": _model(spec, root),
+        "clock": {"start": "2024-02-14T07:00", "tick": "10m", "duration": f"{hours}h"},
+        "world": {"kind": "town", "map": the_map},
+        "agents": {"mind": "generative", "personas": town_personas(agents, homes)},
+        "memory": {"importance": "rule", "embedder": "hashing"},
+        "output": {"root": str(root), "report": False},
+    }
+    return load_scenario(raw)
+
+
+def commute_scenario(agents: int, days: int, root: Path, spec: str) -> Scenario:
+    raw = read_raw(SCENARIOS / "commute.yaml")
+    profiles = read_raw(SCENARIOS / "commute" / "profiles.yaml")["profiles"]
+    zones = raw["world"]["city"]["zones"]
+    share, rest = divmod(agents, len(profiles))
+    overrides = [f"agents.mix.{p}={share + (i < rest)}" for i, p in enumerate(profiles)]
+    for name, profile in profiles.items():
+        km = round(abs(zones[profile["home"]] - zones["city_centre"]), 1)
+        overrides += [
+            f"agents.profiles.{name}.destination=city_centre",
+            f"agents.profiles.{name}.distance_km={km}",
+        ]
+    raw["world"]["city"]["taxi_strikes"] = [
+        {"days": [d for d in (11, 12, 13, 14, 15) if d <= days] or [days], "out_of_service": 0.8}
+    ]
+    raw.update(model=_model(spec, root), output={"root": str(root), "report": False})
+    raw.pop("sweep")
+    raw["clock"]["ticks"] = days
+    return load_scenario(raw, overrides, base=SCENARIOS)
+
+
+def _model(spec: str, root: Path) -> dict[str, Any]:
+    # The run's response cache, as a run on a served model has one (a write per call).
+    cache = str(root / "llm_cache.sqlite")
+    return {"spec": spec, "concurrency": CONCURRENCY, "timeout_s": 60, "cache": cache}
+
+
+def town_answers() -> dict[str, str]:
+    """A valid answer for every output model the generative agent asks for."""
+    day = [
+        ("00:00", "sleeping"),
+        ("07:00", "waking up and getting ready"),
+        ("08:00", "working from home"),
+        ("12:00", "having lunch"),
+        ("13:00", "working from home"),
+        ("18:00", "having dinner"),
+        ("22:00", "sleeping"),
+    ]
+    blocks = [PlannedBlock(start=at, place="home", activity=what) for at, what in day]
+    said = "Good to see you; I am busy today, talk soon."
+    answers = [
+        DailyPlanOutput(blocks=blocks),
+        ReplanOutput(blocks=blocks[2:4]),
+        HourlyOutput(activities=["reading emails", "writing a report", "making tea"]),
+        ActionsOutput(actions=["open the laptop", "read emails", "make tea at the stove"]),
+        NextStepOutput(place="home", activity="tidying up", minutes=30),
+        DaySummaryOutput(summary="A quiet day at home, mostly working."),
+        ReactionOutput(choice="continue", reason="nothing needs changing"),
+        TurnOutput(text=said, end=True),
+        InterviewOutput(answer="Nothing special; a quiet day at home."),
+        ReflectionQuestions(questions=["What does my day at home look like?"]),
+        Insights(insights=[Insight(text="My days at home are quiet and regular.", evidence=[1])]),
+    ]
+    return {type(a).__name__: a.model_dump_json() for a in answers}
+
+
+def commute_answers() -> dict[str, str]:
+    """Valid for every profile once each profile's destination is the city centre."""
+    day = {"departure": "07:30", "mode": "walk", "destination": "city_centre"}
+    said = "Walking got me there on time. I will leave at 07:30 again."
+    return {
+        "IdentityWeeklyPlan": json.dumps({"days": [day] * 5}),
+        "IdentityDayPlan": json.dumps(day),
+        Reflection.__name__: Reflection(summary=said).model_dump_json(),
+        Patterns.__name__: Patterns(pattern=said).model_dump_json(),
+    }
+
+
+def measure_run(figures: str, scenario: Scenario, server: FaultServer) -> dict[str, Any]:
+    """Run the scenario on the server's model; the figures of one JSON line."""
+    model = load_run_model(scenario)
+    timer = InFlight(model.backend)
+    model.backend = timer
+    cpu_started, started = time.process_time(), time.perf_counter()
+    done = run(scenario, model=model, progress=sys.stderr.isatty())
+    wall, cpu = time.perf_counter() - started, time.process_time() - cpu_started
+    calls = fallbacks = ticks = events = 0
+    for event in read_events(done.events_path):
+        events += 1
+        if event.kind == "llm.call":
+            calls += 1
+            fallbacks += bool(event.data["fallback"])
+        elif event.kind == "world" and event.data["step"] > 0:
+            ticks += 1
+    agents = len(scenario.agents.personas) or sum(scenario.agents.mix.values())
+    agent_ticks = agents * ticks
+    ideal = calls / CONCURRENCY * LATENCY_S
+    return {
+        "figures": figures,
+        "agents": agents,
+        "ticks": ticks,
+        "tick": str(scenario.clock.tick),
+        "calls": calls,
+        "fallbacks": fallbacks,
+        "concurrency": CONCURRENCY,
+        "latency_s": LATENCY_S,
+        "wall_s": round(wall, 1),
+        "ideal_s": round(ideal, 1),
+        "wall_over_ideal": round(wall / ideal, 3) if ideal else None,
+        "overhead_ms_per_agent_tick": round(1000 * (wall - timer.busy_s) / agent_ticks, 3),
+        "cpu_ms_per_agent_tick": round(1000 * cpu / agent_ticks, 3),
+        "cpu_ms_per_call": round(1000 * cpu / calls, 3) if calls else None,
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "events": events,
+        "event_log_mb": round(done.events_path.stat().st_size / 2**20, 1),
+        "server_peak_in_flight": server.peak_in_flight,
+    }
+
+
+def town(agents: int, hours: int) -> dict[str, Any]:
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-scale-") as root,
+        FaultServer(
+            latency_s=LATENCY_S, own_process=True, answers=town_answers(), capacity=CONCURRENCY
+        ) as server,
+    ):
+        scenario = town_scenario(agents, hours, Path(root), f"openai:{server.url}?model=x")
+        return {**measure_run("town", scenario, server), "simulated_hours": hours}
+
+
+def commute(agents: int, days: int) -> dict[str, Any]:
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-scale-") as root,
+        FaultServer(
+            latency_s=LATENCY_S, own_process=True, answers=commute_answers(), capacity=CONCURRENCY
+        ) as server,
+    ):
+        scenario = commute_scenario(agents, days, Path(root), f"openai:{server.url}?model=x")
+        return measure_run("commute", scenario, server)
+
+
+async def _rate(urls: list[str], concurrency: int) -> float:
+    """Calls per second through one client spread round-robin over `urls`."""
+    spec = f"openai:{urls[0]}?model=x" + (f"&endpoints={','.join(urls[1:])}" if urls[1:] else "")
+    model = load_model(spec, concurrency=concurrency, timeout_s=60.0, attempts=1)
+
+    def ask(i: int) -> Request:
+        return Request(chat("Answer briefly.", f"Question {i}?"), purpose="bench.scale")
+
+    await asyncio.gather(*(model.complete(ask(i)) for i in range(concurrency)))  # connect
+    calls = 8 * concurrency
+    started = time.perf_counter()
+    done = await asyncio.gather(*(model.complete(ask(i)) for i in range(calls)))
+    elapsed = time.perf_counter() - started
+    await model.aclose()
+    if any(c.fallback for c in done):
+        raise RuntimeError("a benchmark call failed; the figures would be meaningless")
+    return calls / elapsed
+
+
+def endpoints() -> dict[str, Any]:
+    rates: dict[str, float] = {}
+    for count in ENDPOINTS:
+        servers = [
+            FaultServer(latency_s=LATENCY_S, own_process=True, capacity=ENDPOINT_CAPACITY)
+            for _ in range(count)
+        ]
+        try:
+            urls = [s.start().url for s in servers]
+            rate = asyncio.run(_rate(urls, ENDPOINT_CAPACITY * count))
+        finally:
+            for s in servers:
+                s.stop()
+        rates[str(count)] = round(rate, 1)
+    one = rates[str(ENDPOINTS[0])]
+    return {
+        "figures": "endpoints",
+        "capacity_per_endpoint": ENDPOINT_CAPACITY,
+        "concurrency_per_endpoint": ENDPOINT_CAPACITY,
+        "latency_s": LATENCY_S,
+        "calls_per_s": rates,
+        "ideal_calls_per_s": {c: ENDPOINT_CAPACITY * int(c) / LATENCY_S for c in rates},
+        "ratio_to_one": {c: round(r / one, 3) for c, r in rates.items()},
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=("town", "commute", "endpoints"))
+    parser.add_argument("--town-agents", type=int, default=TOWN_AGENTS)
+    parser.add_argument("--town-hours", type=int, default=TOWN_HOURS)
+    parser.add_argument("--commute-agents", type=int, default=COMMUTE_AGENTS)
+    parser.add_argument("--commute-days", type=int, default=COMMUTE_DAYS)
+    args = parser.parse_args()
+    if args.only == "town":
+        print(json.dumps(town(args.town_agents, args.town_hours)), flush=True)
+    elif args.only == "commute":
+        print(json.dumps(commute(args.commute_agents, args.commute_days)), flush=True)
+    elif args.only == "endpoints":
+        print(json.dumps(endpoints()), flush=True)
+    else:  # each figure set in a child process: its peak memory is its own
+        for figures in ("endpoints", "town", "commute"):
+            subprocess.run([sys.executable, __file__, *sys.argv[1:], "--only", figures], check=True)
+
+
+if __name__ == "__main__":
+    main()

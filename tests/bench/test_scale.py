@@ -1,0 +1,65 @@
+"""bench/scale.py builds its scenarios and its stand-in model's answers; the bench itself runs
+only by hand (minutes), but what it builds must be valid, or it would measure fallbacks."""
+
+from __future__ import annotations
+
+import importlib
+from collections import Counter
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from simulacra.mind.commuter import Profile, plan_models
+from simulacra.mind.plan_prompts import DailyPlanOutput
+from simulacra.mind.react_prompts import ReactionOutput
+from simulacra.worlds.commute import City, CommuteConfig
+from simulacra.worlds.town import TownConfig
+
+BENCH = Path(__file__).parents[2] / "bench"
+
+
+@pytest.fixture(scope="module")
+def scale() -> ModuleType:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.syspath_prepend(str(BENCH))
+        return importlib.import_module("scale")
+
+
+def test_a_generated_town_of_a_thousand_is_a_valid_scenario(
+    scale: ModuleType, tmp_path: Path
+) -> None:
+    scenario = scale.town_scenario(1000, 2, tmp_path, "scripted")
+    people = scenario.agents.personas
+    assert len(people) == 1000
+    assert len({p["id"] for p in people}) == 1000
+    assert len({p["name"] for p in people}) == 1000
+    homes = Counter(p["home"] for p in people)
+    assert max(homes.values()) == scale.HOUSEHOLD
+    # Willow Bend's public places are kept beside the new homes.
+    assert isinstance(scenario.world, TownConfig)
+    assert "Hobbs Cafe" in scenario.world.map.place_names
+    # The same residents every time.
+    assert scale.town_personas(50, ["A", "B", "C", "D", "E", "F", "G"]) == scale.town_personas(
+        50, ["A", "B", "C", "D", "E", "F", "G"]
+    )
+
+
+def test_one_commute_answer_is_valid_for_every_profile(scale: ModuleType, tmp_path: Path) -> None:
+    scenario = scale.commute_scenario(10_000, 20, tmp_path, "scripted")
+    assert sum(scenario.agents.mix.values()) == 10_000
+    assert isinstance(scenario.world, CommuteConfig)
+    window = City(scenario.world.city).window
+    answers = scale.commute_answers()
+    for raw in scenario.agents.profiles.values():
+        models = plan_models(Profile.model_validate(raw), window)
+        # The client names the schema after the output model's class.
+        models.week.model_validate_json(answers[models.week.__name__])
+        models.day.model_validate_json(answers[models.day.__name__])
+
+
+def test_the_town_answers_keep_everyone_home_and_carrying_on(scale: ModuleType) -> None:
+    answers = scale.town_answers()
+    plan = DailyPlanOutput.model_validate_json(answers["DailyPlanOutput"])
+    assert {b.place for b in plan.blocks} == {"home"}  # each resident's own home
+    assert ReactionOutput.model_validate_json(answers["ReactionOutput"]).choice == "continue"
