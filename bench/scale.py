@@ -9,27 +9,31 @@ Prints one JSON line per figure set, each measured in a child process of its own
 peak resident memory is its own:
 
 - `town`: TOWN_AGENTS generated residents (`town_personas`, `town_map`: Willow Bend's public
-  places and homes of HOUSEHOLD people) for TOWN_HOURS simulated hours from 07:00.
+  places and homes of HOUSEHOLD people) for TOWN_HOURS simulated hours from 07:00, the
+  shipped town's day.
 - `commute`: COMMUTE_AGENTS commuters of the four profiles for COMMUTE_DAYS working days
-  (a month), with the builtin executor.
+  (a month of ticks), with the builtin executor and the 80% taxi strike of days 11-15.
 - `endpoints`: the client alone against 1, 2 and 4 servers of ENDPOINT_CAPACITY batch slots
   each, round-robin, with the same concurrency per endpoint: throughput and its ratio to one.
 
 Figures: `calls`; `wall_s` against `ideal_s` = calls / concurrency x latency (goal: within
 1.5x); `overhead_ms_per_agent_tick`, the wall time during which no model call was in flight,
-per agent-tick (the engine's own serial time); `cpu_ms_per_agent_tick`, all of this process's
-CPU (engine and client); `peak_rss_mb` (goal under 4,096 for the town); the event log's size.
+per agent-tick (the engine's own serial time: world, perception, memory writes, the log);
+`cpu_ms_per_agent_tick`, all of this process's CPU (engine and client); `peak_rss_mb` (goal
+under 4,096 for the town); the event log's size; the machine's load when the set ended.
 
-Why CONCURRENCY = 256: the client and the engine share one interpreter, and the client costs
-about a millisecond of CPU per call; 256 calls a second then takes about a quarter of a core,
-leaving room for the engine on a busy 2-core machine. At 512 the client alone would want
-half a core, and the two together more than the one core an interpreter gets.
+Why CONCURRENCY = 256: it is vLLM's default number of sequences a server batches
+(`max_num_seqs`), so one stand-in server plays one served model as deployed by default;
+and the client and the engine share one interpreter, where 256 calls a second cost the
+client about a quarter of a core, leaving the rest to the engine on a busy 2-core machine.
 
 Because the stand-in gives every agent the same answer, the bench scenario is shaped so that
 one answer is valid for all: the town's daily plan names "home" (each resident's own; a
 public place would gather all of them in one room), and every commute profile's destination
-is the city centre (the plan's schema lists the one destination an identity may name).
-Importance is by rule and embeddings are hashed: the model-facing path is what is measured.
+is the city centre (the plan's schema lists the one destination an identity may name), and
+everyone walks. Importance is by rule and embeddings are hashed: the model-facing path is
+what is measured. It takes about an hour on a 2-core machine, most of it the commute month
+(about 480,000 calls at 256 a second).
 
     python bench/scale.py                       # all three figure sets
     python bench/scale.py --only town --town-agents 200 --town-hours 2
@@ -42,6 +46,7 @@ import asyncio
 import itertools
 import json
 import math
+import os
 import resource
 import subprocess
 import sys
@@ -49,8 +54,6 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
-
-from town import InFlight
 
 from simulacra.experiments import load_scenario, run
 from simulacra.experiments.load import read_raw
@@ -73,11 +76,12 @@ from simulacra.mind.plan_prompts import (
 )
 from simulacra.mind.react_prompts import ReactionOutput
 from simulacra.runlog import read_events
+from town import InFlight
 
 LATENCY_S = 1.0
 CONCURRENCY = 256
 TOWN_AGENTS = 1000
-TOWN_HOURS = 4
+TOWN_HOURS = 14
 HOUSEHOLD = 8
 COMMUTE_AGENTS = 10_000
 COMMUTE_DAYS = 20
@@ -85,16 +89,17 @@ ENDPOINTS = (1, 2, 4)
 ENDPOINT_CAPACITY = 64
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 
-FIRST = (
-    "Ada Ben Cora Dev Elif Finn Gita Hugo Ines Jon Kira Leo Mina Nils Oona Pavel Quinn Rosa "
-    "Sami Tara Umar Vera Wes Xena Yusuf Zoe Alma Bruno Chloe Dario Esme Felix Greta Hana Ivo "
-    "Juno Karl Lila Milo Noor"
-).split()
-LAST = (
-    "Abbott Baker Castro Dunn Ellis Fischer Garcia Hale Ito Jensen Kaur Lopez Moreau Novak "
-    "Olsen Patel Quint Reyes Silva Tanaka Ueda Varga Walsh Xu Young Zielinski Arden Brook "
-    "Carver Doyle"
-).split()
+_FIRST = (
+    "Ada Ben Cora Dev Elif Finn Gita Hugo Ines Jon Kira Leo Mina Nils Oona Pavel Quinn "
+    "Rosa Sami Tara Umar Vera Wes Xena Yusuf Zoe Alma Bruno Chloe Dario Esme Felix Greta "
+    "Hana Ivo Juno Karl Lila Milo Noor"
+)
+_LAST = (
+    "Abbott Baker Castro Dunn Ellis Fischer Garcia Hale Ito Jensen Kaur Lopez Moreau "
+    "Novak Olsen Patel Quint Reyes Silva Tanaka Ueda Varga Walsh Xu Young Zielinski Arden "
+    "Brook Carver Doyle"
+)
+FIRST, LAST = _FIRST.split(), _LAST.split()
 TRAITS = ("calm", "curious", "friendly", "careful", "cheerful", "quiet", "busy", "patient")
 JOBS = ("a nurse", "a carpenter", "a teacher", "a clerk", "a baker", "a student", "retired")
 
@@ -279,6 +284,7 @@ def measure_run(figures: str, scenario: Scenario, server: FaultServer) -> dict[s
         "events": events,
         "event_log_mb": round(done.events_path.stat().st_size / 2**20, 1),
         "server_peak_in_flight": server.peak_in_flight,
+        "load_avg_1min": round(os.getloadavg()[0], 2),
     }
 
 
