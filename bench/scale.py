@@ -52,6 +52,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -288,26 +289,31 @@ def measure_run(figures: str, scenario: Scenario, server: FaultServer) -> dict[s
     }
 
 
-def town(agents: int, hours: int) -> dict[str, Any]:
+def on_stand_in(
+    figures: str, answers: dict[str, str], build: Callable[[Path, str], Scenario]
+) -> dict[str, Any]:
+    """Build a scenario (in a scratch folder, on the stand-in's model spec) and measure it."""
     with (
         tempfile.TemporaryDirectory(prefix="bench-scale-") as root,
         FaultServer(
-            latency_s=LATENCY_S, own_process=True, answers=town_answers(), capacity=CONCURRENCY
+            latency_s=LATENCY_S, own_process=True, answers=answers, capacity=CONCURRENCY
         ) as server,
     ):
-        scenario = town_scenario(agents, hours, Path(root), f"openai:{server.url}?model=x")
-        return {**measure_run("town", scenario, server), "simulated_hours": hours}
+        return measure_run(figures, build(Path(root), f"openai:{server.url}?model=x"), server)
+
+
+def town(agents: int, hours: int) -> dict[str, Any]:
+    def build(root: Path, spec: str) -> Scenario:
+        return town_scenario(agents, hours, root, spec)
+
+    return {**on_stand_in("town", town_answers(), build), "simulated_hours": hours}
 
 
 def commute(agents: int, days: int) -> dict[str, Any]:
-    with (
-        tempfile.TemporaryDirectory(prefix="bench-scale-") as root,
-        FaultServer(
-            latency_s=LATENCY_S, own_process=True, answers=commute_answers(), capacity=CONCURRENCY
-        ) as server,
-    ):
-        scenario = commute_scenario(agents, days, Path(root), f"openai:{server.url}?model=x")
-        return measure_run("commute", scenario, server)
+    def build(root: Path, spec: str) -> Scenario:
+        return commute_scenario(agents, days, root, spec)
+
+    return on_stand_in("commute", commute_answers(), build)
 
 
 async def _rate(urls: list[str], concurrency: int) -> float:
