@@ -60,7 +60,7 @@ from simulacra.experiments import load_scenario, run
 from simulacra.experiments.load import read_raw
 from simulacra.experiments.models import load_run_model
 from simulacra.experiments.scenario import Scenario
-from simulacra.llm import Request, chat, load_model
+from simulacra.llm import RawReply, Request, chat, load_model
 from simulacra.llm.fault_server import FaultServer
 from simulacra.memory.prompts import Insight, Insights, ReflectionQuestions
 from simulacra.mind.commuter.prompts import Patterns, Reflection
@@ -77,7 +77,6 @@ from simulacra.mind.plan_prompts import (
 )
 from simulacra.mind.react_prompts import ReactionOutput
 from simulacra.runlog import read_events
-from town import InFlight
 
 LATENCY_S = 1.0
 CONCURRENCY = 256
@@ -103,6 +102,31 @@ _LAST = (
 FIRST, LAST = _FIRST.split(), _LAST.split()
 TRAITS = ("calm", "curious", "friendly", "careful", "cheerful", "quiet", "busy", "patient")
 JOBS = ("a nurse", "a carpenter", "a teacher", "a clerk", "a baker", "a student", "retired")
+
+
+class InFlight:
+    """Wraps a backend and sums the wall time during which at least one call is running."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.busy_s = 0.0
+        self._running = 0
+        self._since = 0.0
+
+    async def generate(
+        self, request: Request, schema: dict[str, Any] | None, seed: int
+    ) -> RawReply:
+        if self._running == 0:
+            self._since = time.perf_counter()
+        self._running += 1
+        try:
+            reply: RawReply = await self.inner.generate(request, schema, seed)
+            return reply
+        finally:
+            self._running -= 1
+            if self._running == 0:
+                self.busy_s += time.perf_counter() - self._since
 
 
 def town_personas(count: int, homes: list[str]) -> list[dict[str, Any]]:

@@ -13,40 +13,15 @@ import json
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
+from scale import InFlight
 from simulacra.experiments import load_scenario, run
-from simulacra.llm import RawReply, Request, load_model
+from simulacra.llm import load_model
 from simulacra.mind.scripted import sociable
 from simulacra.runlog import read_events
 
 AGENTS = 25
 SCENARIO = Path(__file__).resolve().parent.parent / "scenarios" / "town.yaml"
-
-
-class InFlight:
-    """Wraps a backend and sums the wall time during which at least one call is running."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self.busy_s = 0.0
-        self._running = 0
-        self._since = 0.0
-
-    async def generate(
-        self, request: Request, schema: dict[str, Any] | None, seed: int
-    ) -> RawReply:
-        if self._running == 0:
-            self._since = time.perf_counter()
-        self._running += 1
-        try:
-            reply: RawReply = await self.inner.generate(request, schema, seed)
-            return reply
-        finally:
-            self._running -= 1
-            if self._running == 0:
-                self.busy_s += time.perf_counter() - self._since
 
 
 def main() -> None:
