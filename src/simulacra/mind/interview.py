@@ -26,7 +26,9 @@ from simulacra.memory import PLAN
 from simulacra.mind.context import MindContext, memory_lines
 from simulacra.runlog.events import Interviewed
 
-INTERVIEW_MEMORIES = 12
+# Twelve memories made an interview prompt of about 1,000 tokens, half of all the prompt
+# tokens the embedded model processed on the demo day; eight keep the answers grounded.
+INTERVIEW_MEMORIES = 8
 DAY_PLAN_LEVELS = ("day", "replan")
 
 
