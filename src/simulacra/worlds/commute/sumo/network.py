@@ -124,16 +124,6 @@ def spur_edges(city: City) -> list[str]:
     return edges
 
 
-def terminal_turnarounds(net: CorridorNet) -> list[str]:
-    """U-turns at both terminals. With a street to the ranks there, netconvert takes a terminal
-    for a corner and builds none, and a taxi would turn by driving up the street and back."""
-    last = len(net.city.stops) - 2
-    return [
-        f'  <connection from="{net.edge("west", 0)}" to="{net.edge("east", 0)}"/>',
-        f'  <connection from="{net.edge("east", last)}" to="{net.edge("west", last)}"/>',
-    ]
-
-
 def build_network(city: City, workdir: Path) -> CorridorNet:
     """Write the plain files and run netconvert; reuse the network if it is already there."""
     workdir.mkdir(parents=True, exist_ok=True)
@@ -154,9 +144,6 @@ def build_network(city: City, workdir: Path) -> CorridorNet:
             )
     (workdir / "corridor.nod.xml").write_text("<nodes>\n" + "\n".join(nodes) + "\n</nodes>\n")
     (workdir / "corridor.edg.xml").write_text("<edges>\n" + "\n".join(edges) + "\n</edges>\n")
-    (workdir / "corridor.con.xml").write_text(
-        "<connections>\n" + "\n".join(terminal_turnarounds(net)) + "\n</connections>\n"
-    )
     subprocess.run(
         [
             sumo_binary("netconvert"),
@@ -164,8 +151,11 @@ def build_network(city: City, workdir: Path) -> CorridorNet:
             str(workdir / "corridor.nod.xml"),
             "--edge-files",
             str(workdir / "corridor.edg.xml"),
-            "--connection-files",
-            str(workdir / "corridor.con.xml"),
+            # U-turns at every node, also where netconvert sees a bend or a straight road (the
+            # terminals, and every node when the ranks lie on the corridor): a taxi on the
+            # wrong carriageway turns at the next node, not at the end of the line.
+            "--no-turnarounds.geometry",
+            "false",
             "--output-file",
             str(net.path),
             "--no-warnings",
