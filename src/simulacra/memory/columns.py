@@ -9,7 +9,8 @@ import numpy as np
 import numpy.typing as npt
 
 from simulacra.embed import Vectors
-from simulacra.memory.quantized import Int8s, Scales, dot, quantize
+from simulacra.memory.int8_product import UInt8s
+from simulacra.memory.quantized import Scales, dot, quantize
 from simulacra.memory.scoring import Floats
 
 Bools = npt.NDArray[np.bool_]
@@ -24,7 +25,7 @@ class Columns:
     def __init__(self, dim: int, capacity: int = 16) -> None:
         self.dim = dim
         self.size = 0
-        self.codes: Int8s = np.zeros((capacity, dim), dtype=np.int8)
+        self.codes: UInt8s = np.zeros((capacity, dim), dtype=np.uint8)
         self.scales: Scales = np.ones(capacity, dtype=np.float32)
         self.accessed_h: Floats = np.zeros(capacity)
         self.importance: Floats = np.zeros(capacity)
