@@ -71,8 +71,8 @@ def test_quantized_dot_products_stay_within_half_a_step_of_each_coordinate(
     vectors: np.ndarray, seed: int
 ) -> None:
     codes, scales = quantize(vectors)
-    draw = np.random.default_rng(seed).standard_normal(vectors.shape[1], dtype=np.float32)
-    query: np.ndarray = draw / np.linalg.norm(draw)
+    draw = np.random.default_rng(seed).standard_normal((vectors.shape[1],), dtype=np.float32)
+    query = draw / np.float32(np.linalg.norm(draw))
     # Each coordinate of a row is off by at most half its step (scale / 2), each of the
     # query by half of its second step; the other side's 1-norm bounds what that does.
     restored = scales[:, None] * (codes.astype(np.float32) - 128)
