@@ -38,7 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from simulacra.memory import MemoryStream
-from simulacra.memory.quantized import quantize
+from simulacra.memory.quantized import dot, quantize
 
 SIZES = (1_000, 10_000, 100_000, 1_000_000)
 BASELINE_MAX = 100_000  # the loop needs seconds a query and a node object per record beyond
@@ -179,6 +179,21 @@ def time_retrieval(stream: MemoryStream, size: int, repeats: int) -> Timings:
     return took
 
 
+def time_matrix_pass(embedder: PoolEmbedder, size: int, repeats: int) -> tuple[Timings, Timings]:
+    """Relevance alone, the floor of a retrieval: every row's dot product with a query, on
+    the stream's 8-bit codes and on float32 rows with BLAS."""
+    rows = embedder.records[np.arange(size) % embedder.records.shape[0]]
+    codes, scales = quantize(rows)
+    coded, plain = Timings(), Timings()
+    for n in range(repeats):
+        query = embedder.queries[n % embedder.queries.shape[0]]
+        with coded.clock():
+            dot(codes, scales, query)
+        with plain.clock():
+            rows @ query
+    return coded, plain
+
+
 def time_baseline(embedder: PoolEmbedder, size: int, repeats: int) -> tuple[Timings, float]:
     """Build the records of a stream grown from empty as nodes, time the loop, and measure
     how much of its answer to a first query that stream returns too (recall at k)."""
@@ -251,6 +266,8 @@ def main() -> None:
             "retrieve_ms_median",
             "retrieve_ms_p95",
             "retrieve_cpu_ms_median",
+            "relevance_int8_cpu_ms_median",
+            "relevance_float32_cpu_ms_median",
             "baseline_ms_median",
             "baseline_cpu_ms_median",
             "baseline_recall_at_k",
@@ -280,6 +297,9 @@ def main() -> None:
             table["retrieve_ms_median"][size], table["retrieve_ms_p95"][size] = took.wall_ms()
             table["retrieve_cpu_ms_median"][size] = took.cpu_ms()[0]
             if size <= BASELINE_MAX:
+                coded, plain = time_matrix_pass(embedder, size, repeats)
+                table["relevance_int8_cpu_ms_median"][size] = coded.cpu_ms()[0]
+                table["relevance_float32_cpu_ms_median"][size] = plain.cpu_ms()[0]
                 loop, table["baseline_recall_at_k"][size] = time_baseline(
                     embedder, size, args.baseline_repeats
                 )
