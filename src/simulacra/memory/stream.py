@@ -297,16 +297,11 @@ class MemoryStream:
         self._embed_written()
         size = self._columns.size
         q = np.asarray(self.embedder.embed([query])[0], dtype=np.float32)
-        # One pass over the matrix; the candidate subset is taken from the scores, not the rows.
-        relevance: Floats = self._columns.relevance(q).astype(np.float64)
+        relevance: Floats = self._columns.relevance(q, candidates).astype(np.float64)
         accessed = self._columns.accessed_h[:size]
         importance = self._columns.importance[:size]
         if candidates is not None:
-            relevance, accessed, importance = (
-                relevance[candidates],
-                accessed[candidates],
-                importance[candidates],
-            )
+            accessed, importance = accessed[candidates], importance[candidates]
         now_h = sim_hours(now)
         parts = (recency(now_h - accessed, self.decay), importance, relevance)
         spans = [Span.of(part) for part in parts]
