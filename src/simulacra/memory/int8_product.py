@@ -1,9 +1,10 @@
 """Products of 8-bit matrices on onnxruntime's integer kernels (MLAS: VNNI where the CPU has it).
 
 numpy has no fast 8-bit product: turning int8 rows into float32 for BLAS costs twice the
-product itself. onnxruntime, already a dependency for the MiniLM embedder, multiplies uint8
-by int8 with 32-bit sums at about the speed of reading the matrix. The one-node graph is
-written here as protobuf bytes (the onnx package would add 20 MB to build 150 bytes).
+product itself (at 100,000 x 384: 8 ms to convert, 4 ms for BLAS). onnxruntime, already a
+dependency for the MiniLM embedder, multiplies uint8 by int8 with 32-bit sums in about 3.5 ms,
+twice the time it takes to read the matrix once. The one-node graph is written here as
+protobuf bytes: the onnx package (33 MB installed) would only build these 150 bytes.
 """
 
 from __future__ import annotations
