@@ -32,13 +32,9 @@ install: $(VENV)/.installed
 
 install-dev: $(VENV)/.installed-dev
 
-# A generative agent makes up to about 3 model calls per agent-hour (2.7 on the busy day of
-# tests/mind/test_budget.py), at ~5 s a call for the embedded 135M model on 2 cores, so the
-# demo keeps scenarios/town.yaml's five agents but plays only the party's afternoon, with
-# importance by rule; `simulacra run scenarios/town.yaml` plays the whole day (see README).
-DEMO_SET := --set clock.start=2024-02-14T16:00 --set clock.duration=2h \
-	--set 'interventions.0.at="16:00"' --set 'interviews.times=["16:50","17:50"]' \
-	--set memory.importance=rule
+# demo plays scenarios/town.yaml's whole day (07:00-21:00, five agents, four interviews) on the
+# embedded model; importance by rule spares a model call for every salient memory.
+DEMO_SET := --set memory.importance=rule
 
 demo: install
 	$(BIN)/simulacra run scenarios/town.yaml $(DEMO_SET)

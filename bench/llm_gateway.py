@@ -52,7 +52,9 @@ async def _throughput(url: str, concurrency: int) -> tuple[float, float]:
     )
     # Warm-up: open the connections, so that the timed calls measure steady state.
     await asyncio.gather(*(model.complete(_ask(i)) for i in range(concurrency)))
-    calls = max(32, 4 * concurrency)
+    # Ten rounds of `concurrency` calls (2 s of ideal time): a window long enough that the
+    # first and last rounds' ramps do not decide the figure.
+    calls = max(32, 10 * concurrency)
     started, cpu_started = time.perf_counter(), time.process_time()
     done = await asyncio.gather(*(model.complete(_ask(i)) for i in range(calls)))
     elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started

@@ -174,6 +174,14 @@ def inspect(run: Annotated[Path, typer.Argument(help="a run directory")]) -> Non
         f"{len(calls)} ({int(calls['cached'].sum())} cached, "
         f"{int(calls['fallback'].sum())} fallbacks), {tokens} tokens",
     )
+    prompt = int(calls["prompt_tokens"].sum())
+    if prompt:
+        from_cache = int(calls["cached_prompt_tokens"].sum())
+        table.add_row(
+            "prompt tokens",
+            f"{prompt - from_cache} processed, {from_cache} from the server's prompt cache "
+            f"({from_cache / prompt:.0%})",
+        )
     kinds = events["kind"].value_counts().sort_index()
     table.add_row("events", ", ".join(f"{k} {n}" for k, n in kinds.items()))
     for path in (found.path / "metrics.json", found.report, found.viewer):

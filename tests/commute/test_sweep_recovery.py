@@ -42,11 +42,15 @@ def slow_sweep(url: str, replicates: int) -> list[str]:
     return [
         f"model.spec=openai:{url}?model=fake",
         "model.attempts=1",
+        "model.max_fallback_rate=1",
         "model.timeout_s=10",
         "memory.embedder=hashing",
         "agents.mix={student: 1, administrative_worker: 1, elderly_resident: 1, factory_worker: 1}",
         "clock.ticks=8",
+        "world.city.taxi_strikes=[{days: [5, 6], out_of_service: 0.8}]",
         "clock.checkpoint_every=2",
+        "sweep.variants={}",
+        "sweep.reference=null",
         "sweep.vary={ablation: [B1, Full]}",
         f"sweep.replicates={replicates}",
         "output.report=false",
@@ -79,7 +83,7 @@ def wait_for(check: Callable[[], T | None], timeout_s: float = 60.0) -> T:
 
 def midway(root: Path) -> RunDir | None:
     """A run that has saved a checkpoint and is still running."""
-    for path in root.glob("*-sweep-*/*/checkpoint/state.json"):
+    for path in root.glob("*-sweep-*/*/checkpoint/state-*.json"):
         run_dir = RunDir(path.parents[1])
         if run_dir.info()["status"] == "running":
             return run_dir

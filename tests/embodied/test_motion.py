@@ -8,7 +8,7 @@ import math
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from simulacra.worlds.embodied import Command, LimitsConfig
@@ -77,6 +77,7 @@ def test_stay_and_unreadable_commands_leave_the_pose(walkable: Any) -> None:
     st.floats(-720, 720),
     st.floats(-200, 200),
 )
+@example(0.0, 2.0, 0.25, 0.0)  # a sideways step whose last free point rounded into a rack
 def test_clamps_hold_for_any_command(
     walkable: Any, forward: float, right: float, turn: float, pitch: float
 ) -> None:

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Annotated
 
 import pytest
 from pydantic import BaseModel, Field
 
-from simulacra.llm import ModelSpecError, Request, chat, load_model, model_name
+from simulacra.llm import MaxChars, ModelSpecError, Request, chat, load_model, model_name
 from simulacra.llm.embedded import DEFAULT_GGUF, find_gguf
+
+
+class Step(BaseModel):
+    activity: Annotated[str, MaxChars(40)]
 
 
 class Plan(BaseModel):
@@ -73,3 +78,39 @@ async def test_the_embedded_model_gives_a_schema_valid_answer_off_the_event_loop
     assert completion.usage.prompt_tokens > 0
     assert completion.usage.completion_tokens > 0
     assert ticks >= 3  # the loop kept running while the model loaded and answered
+
+
+def test_each_agent_keeps_its_own_slot() -> None:
+    backend = load_model("embedded?parallel=3").backend
+    agents = ("ada", "bob", "cy", "dee", "ada", "bob")
+    slots = [backend.slot(a) for a in agents]  # type: ignore[attr-defined]
+    assert slots == [0, 1, 2, 0, 0, 1]  # the fourth agent shares the first slot
+    assert backend.slot(None) == -1  # type: ignore[attr-defined]
+
+
+@pytest.mark.slow
+async def test_an_agents_second_call_reads_its_shared_prefix_from_the_slots_cache() -> None:
+    model = load_model("embedded?parallel=2", timeout_s=120)
+    persona = (
+        "Isabella Rodriguez, 34, runs Hobbs Cafe in Willow Bend. She is warm, organised and "
+        "loves bringing people together; she lives above the cafe and opens it at seven."
+    )
+
+    def ask(agent: str, task: str) -> Request:
+        return Request(
+            chat("You simulate one character. Reply only in JSON.", f"{persona}\n\nTask: {task}"),
+            output=Step,
+            max_tokens=64,
+            purpose="plan.next",
+            agent=agent,
+        )
+
+    first = await model.complete(ask("isabella", "Plan her next hour."))
+    other = await model.complete(ask("klaus", "Plan his next hour at the library."))
+    again = await model.complete(ask("isabella", "Plan her evening."))
+    assert first.usage.cached_prompt_tokens == 0
+    # Klaus's call went to the other slot, so Isabella's prefix was still in hers.
+    shared = again.usage.cached_prompt_tokens
+    assert shared > 0.6 * first.usage.prompt_tokens, (shared, first.usage)
+    assert shared < again.usage.prompt_tokens
+    assert other.usage.prompt_tokens > 0

@@ -13,7 +13,8 @@ from hypothesis.extra.numpy import arrays
 from simulacra.embed import default_embedder
 from simulacra.embed.retrieval_check import PLANTED_FACTS, planted_fact_hits, routine_observations
 from simulacra.memory import MemoryStream
-from simulacra.memory.quantized import dot, quantize
+from simulacra.memory.int8_product import int8_product
+from simulacra.memory.quantized import dot, quantize, split_query
 
 NOW = datetime(2024, 2, 14, 9, 0)
 OBSERVATIONS = 2000
@@ -26,19 +27,62 @@ rows = arrays(
 
 
 @given(rows)
-def test_quantized_dot_products_stay_within_half_a_step_of_each_coordinate(
+def test_codes_take_a_quarter_of_the_bytes_and_stay_within_half_a_step(
     vectors: np.ndarray,
 ) -> None:
     codes, scales = quantize(vectors)
-    assert codes.dtype == np.int8 and codes.nbytes * 4 == vectors.nbytes
-    query = np.ones(vectors.shape[1], dtype=np.float32) / np.sqrt(vectors.shape[1])
-    # Each coordinate is off by at most half a step (scale / 2); the query's 1-norm bounds
-    # what that does to the dot product.
-    bound = scales / 2 * np.abs(query).sum() + 1e-5
-    assert np.all(np.abs(dot(codes, scales, query) - vectors @ query) <= bound)
+    assert codes.dtype == np.uint8 and codes.nbytes * 4 == vectors.nbytes
+    restored = scales[:, None] * (codes.astype(np.float32) - 128)
+    assert np.all(np.abs(restored - vectors) <= scales[:, None] / 2 + 1e-7)
 
 
-def test_a_matrix_larger_than_one_block_is_read_whole() -> None:
+@given(arrays(np.float32, st.integers(1, 64), elements=st.floats(-1, 1, width=32)))
+def test_a_query_split_in_two_bytes_keeps_about_fifteen_bits(query: np.ndarray) -> None:
+    columns, parts = split_query(query)
+    assert columns.dtype == np.int8 and columns.shape == (query.size, 2)
+    restored = columns.astype(np.float32) @ parts
+    assert np.all(np.abs(restored - query) <= parts[1] / 2 + 1e-7)
+    # The second byte's step is at most 1/254 of the first's (1 where nothing remains).
+    assert parts[1] == 1 or parts[1] <= parts[0] / 254 * (1 + 1e-5)
+
+
+@given(
+    st.integers(0, 30).flatmap(
+        lambda n: st.integers(1, 50).flatmap(
+            lambda d: st.tuples(
+                arrays(np.uint8, (n, d)), arrays(np.int8, (d, 2), elements=st.integers(-128, 127))
+            )
+        )
+    )
+)
+def test_the_integer_product_is_exact(pair: tuple[np.ndarray, np.ndarray]) -> None:
+    codes, columns = pair
+    expected = (codes.astype(np.int64) - 128) @ columns.astype(np.int64)
+    assert np.array_equal(int8_product(codes, columns), expected)
+
+
+def test_a_product_of_mismatched_shapes_names_both() -> None:
+    with pytest.raises(ValueError, match=r"\(3, 4\) and \(5, 2\)"):
+        int8_product(np.zeros((3, 4), np.uint8), np.zeros((5, 2), np.int8))
+
+
+@given(rows, st.integers(0, 2**32 - 1))
+def test_quantized_dot_products_stay_within_half_a_step_of_each_coordinate(
+    vectors: np.ndarray, seed: int
+) -> None:
+    codes, scales = quantize(vectors)
+    draw = np.random.default_rng(seed).standard_normal((vectors.shape[1],), dtype=np.float32)
+    query = draw / np.float32(np.linalg.norm(draw))
+    # Each coordinate of a row is off by at most half its step (scale / 2), each of the
+    # query by half of its second step; the other side's 1-norm bounds what that does.
+    restored = scales[:, None] * (codes.astype(np.float32) - 128)
+    _, parts = split_query(query)
+    bound = scales / 2 * np.abs(query).sum() + np.abs(restored).sum(axis=1) * parts[1] / 2
+    found = dot(codes, scales, query)
+    assert np.all(np.abs(found - vectors @ query) <= bound + 1e-5)
+
+
+def test_a_large_matrix_is_read_whole() -> None:
     vectors = np.random.default_rng(0).standard_normal((3000, 384)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     codes, scales = quantize(vectors)

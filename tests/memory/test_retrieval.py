@@ -163,3 +163,28 @@ async def test_retrieval_and_additions_are_logged_with_their_scores(tmp_path: Pa
         "relevance": found[0].relevance,
         "total": found[0].total,
     }
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(texts, min_size=1, max_size=5), st.lists(texts, max_size=30), texts)
+def test_a_kind_filter_scores_as_a_stream_of_that_kind_alone(
+    plans: list[str], observations: list[str], query: str
+) -> None:
+    # Few plans among many observations, or many among few: both ways of reading the rows.
+    mixed = MemoryStream("ada", HashingEmbedder(), importance="rule")
+    alone = MemoryStream("ada", HashingEmbedder(), importance="rule")
+
+    async def fill() -> None:
+        await mixed.add_many("observation", observations, NOW - timedelta(hours=5))
+        for hours, text in enumerate(plans):
+            moment = NOW - timedelta(hours=hours)
+            await mixed.add("plan", text, moment, importance=1 + hours)
+            await alone.add("plan", text, moment, importance=1 + hours)
+
+    asyncio.run(fill())
+    filtered = mixed.retrieve(query, NOW, k=10, kinds=["plan"])
+    expected = alone.retrieve(query, NOW, k=10)
+    scores = [(r.record.text, r.recency, r.importance, r.relevance, r.total) for r in filtered]
+    assert scores == [
+        (r.record.text, r.recency, r.importance, r.relevance, r.total) for r in expected
+    ]

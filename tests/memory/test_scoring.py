@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from simulacra.memory import Weights, approx_tokens, min_max, recency, score
-from simulacra.memory.scoring import fit_budget, top_k
+from simulacra.memory.scoring import Span, fit_budget, ranking_key, top_k
 
 # The seed's teaching table: memory -> (recency, importance, relevance, total).
 SOURCE_TABLE = {
@@ -56,6 +56,28 @@ def test_min_max_ignores_the_scale_and_offset_of_a_component(
 ) -> None:
     if np.ptp(values) > 1e-6:
         assert np.allclose(min_max(values * factor + offset), min_max(values), atol=1e-6)
+
+
+@given(
+    st.integers(1, 40).flatmap(
+        lambda n: st.tuples(*(arrays(np.float64, n, elements=finite) for _ in range(3)))
+    ),
+    weight,
+    weight,
+    weight,
+)
+def test_the_ranking_key_is_the_total_less_the_weight_of_flat_components(
+    parts: tuple[np.ndarray, np.ndarray, np.ndarray], a: float, b: float, c: float
+) -> None:
+    w = Weights(a, b, c)
+    spans = [Span.of(part) for part in parts]
+    key = ranking_key(parts, spans, w)
+    rec, imp, rel = (min_max(part) for part in parts)
+    totals = score(rec, imp, rel, w)
+    flat = sum(weight for span, weight in zip(spans, w, strict=True) if not span.width)
+    assert np.allclose(key + flat, totals, atol=1e-9 * (1 + a + b + c))
+    for span, part in zip(spans, parts, strict=True):
+        assert np.array_equal(span.apply(part[::-1]), min_max(part)[::-1])
 
 
 @given(st.floats(0, 1), st.floats(0, 1), st.floats(0, 1), weight, weight, weight, weight)

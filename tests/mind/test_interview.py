@@ -108,5 +108,7 @@ async def test_the_day_plan_is_shown_to_a_planning_mind_and_withheld_without_pla
         )
         await agent.interview("What will you do at 17:00?", NOON)
     full, ablated = prompts
-    assert "plan for today:\n07:00 open the cafe; 17:00 the party" in full
+    # Shown once, above the memories, though it is a memory too.
+    assert full.count("07:00 open the cafe; 17:00 the party") == 1
+    assert full.index("17:00 the party") < full.index("memories:")
     assert "17:00 the party" not in ablated

@@ -46,6 +46,7 @@ def sites(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
             "model.spec=scripted",
             "memory.embedder=hashing",
             "clock.duration=20m",
+            "world.attendance=null",
             "interventions=[]",
             "interviews=null",
             f"output.root={root}",

@@ -64,6 +64,7 @@ _CALLS = {
     "model": "string",
     "prompt_tokens": "int64",
     "completion_tokens": "int64",
+    "cached_prompt_tokens": "Int64",  # NA in runs written before it was counted
     "latency_s": "float64",
     "cached": "bool",
     "attempts": "int64",
@@ -183,8 +184,9 @@ def retrievals_table(events: Iterable[Event]) -> pd.DataFrame:
 
 
 def calls_table(events: Iterable[Event]) -> pd.DataFrame:
-    """Every model call: `purpose` (plan.daily, react ...), `model`, tokens, `latency_s`
-    (wall clock), whether the cache answered, the attempts and whether the declared
+    """Every model call: `purpose` (plan.daily, react ...), `model`, tokens (of the prompt's,
+    `cached_prompt_tokens` came from the server's prompt cache), `latency_s` (wall clock),
+    whether the response cache answered, the attempts and whether the declared
     fallback stood in."""
     names = list(_CALLS)[3:]
     rows = [

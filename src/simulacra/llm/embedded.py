@@ -69,6 +69,10 @@ class Repetition(BaseModel):
     dry_multiplier: float = Field(0.0, ge=0.0, le=5.0, description="0: off; 0.8 is usual")
     dry_base: float = Field(1.75, ge=1.0, le=4.0, description="growth per repeated token")
     dry_allowed_length: int = Field(2, ge=1, le=20, description="repeats this long go free")
+    dry_sequence_breakers: tuple[str, ...] = Field(
+        ("\n", ":", '"', "*"),
+        description="strings that end a sequence for the DRY sampler (llama.cpp's default)",
+    )
 
     def body(self) -> dict[str, Any]:
         """The request fields llama.cpp's server reads."""
@@ -78,6 +82,7 @@ class Repetition(BaseModel):
             "dry_multiplier": self.dry_multiplier,
             "dry_base": self.dry_base,
             "dry_allowed_length": self.dry_allowed_length,
+            "dry_sequence_breakers": list(self.dry_sequence_breakers),
         }
 
 

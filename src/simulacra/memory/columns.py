@@ -9,8 +9,9 @@ import numpy as np
 import numpy.typing as npt
 
 from simulacra.embed import Vectors
-from simulacra.memory.quantized import Int8s, Scales, dot, quantize
-from simulacra.memory.scoring import Floats
+from simulacra.memory.int8_product import UInt8s
+from simulacra.memory.quantized import Scales, dot, quantize
+from simulacra.memory.scoring import Floats, Indices
 
 Bools = npt.NDArray[np.bool_]
 Codes = npt.NDArray[np.int16]
@@ -24,7 +25,7 @@ class Columns:
     def __init__(self, dim: int, capacity: int = 16) -> None:
         self.dim = dim
         self.size = 0
-        self.codes: Int8s = np.zeros((capacity, dim), dtype=np.int8)
+        self.codes: UInt8s = np.zeros((capacity, dim), dtype=np.uint8)
         self.scales: Scales = np.ones(capacity, dtype=np.float32)
         self.accessed_h: Floats = np.zeros(capacity)
         self.importance: Floats = np.zeros(capacity)
@@ -55,9 +56,16 @@ class Columns:
         """Embeddings of rows appended before they were embedded."""
         self.codes[rows], self.scales[rows] = quantize(vectors)
 
-    def relevance(self, query: Vectors) -> Vectors:
-        """Every row's cosine with a unit `query` (rows are unit vectors too)."""
-        return dot(self.codes[: self.size], self.scales[: self.size], query)
+    def relevance(self, query: Vectors, rows: Indices | None = None) -> Vectors:
+        """The cosine of each of `rows` (all if None) with a unit `query`, rows being unit
+        vectors too."""
+        if rows is None:
+            return dot(self.codes[: self.size], self.scales[: self.size], query)
+        # Gathering scattered rows costs more than reading them in order: past about a
+        # quarter of the matrix, one pass over all of it is faster (measured at 100,000).
+        if 4 * rows.size <= self.size:
+            return dot(self.codes[rows], self.scales[rows], query)
+        return dot(self.codes[: self.size], self.scales[: self.size], query)[rows]
 
     def invalidate(self, row: int) -> None:
         if self.valid[row]:

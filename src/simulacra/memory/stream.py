@@ -26,10 +26,12 @@ from simulacra.memory.reflection import ReflectionConfig, reflect
 from simulacra.memory.scoring import (
     Floats,
     Indices,
+    Span,
+    Weights,
     WeightsLike,
     as_weights,
     fit_budget,
-    min_max,
+    ranking_key,
     recency,
     score,
     sim_hours,
@@ -288,34 +290,29 @@ class MemoryStream:
         query: str,
         now: datetime,
         k: int,
-        weights: WeightsLike,
+        weights: Weights,
         candidates: Indices | None,
         token_budget: int | None,
     ) -> list[Retrieved]:
         self._embed_written()
         size = self._columns.size
         q = np.asarray(self.embedder.embed([query])[0], dtype=np.float32)
-        # One pass over the matrix; the candidate subset is taken from the scores, not the rows.
-        relevance: Floats = self._columns.relevance(q).astype(np.float64)
+        relevance: Floats = self._columns.relevance(q, candidates).astype(np.float64)
         accessed = self._columns.accessed_h[:size]
         importance = self._columns.importance[:size]
         if candidates is not None:
-            relevance, accessed, importance = (
-                relevance[candidates],
-                accessed[candidates],
-                importance[candidates],
-            )
+            accessed, importance = accessed[candidates], importance[candidates]
         now_h = sim_hours(now)
-        rec = min_max(recency(now_h - accessed, self.decay))
-        imp = min_max(importance)
-        rel = min_max(relevance)
+        parts = (recency(now_h - accessed, self.decay), importance, relevance)
+        spans = [Span.of(part) for part in parts]
+        best = top_k(ranking_key(parts, spans, weights), k)
+        rec, imp, rel = (span.apply(part[best]) for span, part in zip(spans, parts, strict=True))
         totals = score(rec, imp, rel, weights)
-        best = top_k(totals, k)
         rows = best if candidates is None else candidates[best]
         if token_budget is not None:
             texts = self._store.texts(self.agent, [row + 1 for row in rows.tolist()])
             keep = fit_budget(texts, token_budget)
-            best, rows = best[:keep], rows[:keep]
+            rows = rows[:keep]
         # A retrieval "in the past" (an interview about yesterday) never moves access back.
         later = rows[self._columns.accessed_h[rows] < now_h] if self.record_access else rows[:0]
         self._columns.accessed_h[later] = now_h
@@ -329,7 +326,7 @@ class MemoryStream:
                 relevance=float(rel[i]),
                 total=float(totals[i]),
             )
-            for r, i in zip(self._records(rows), best.tolist(), strict=True)
+            for i, r in enumerate(self._records(rows))
         ]
         if len(self._touched) >= _TOUCH_BATCH:
             self._save_touched()

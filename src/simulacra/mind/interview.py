@@ -22,11 +22,13 @@ from pydantic import BaseModel, Field, create_model
 
 from simulacra.core import InterviewAnswer
 from simulacra.llm import MaxChars
-from simulacra.memory import PLAN
+from simulacra.memory import PLAN, MemoryRecord
 from simulacra.mind.context import MindContext, memory_lines
 from simulacra.runlog.events import Interviewed
 
-INTERVIEW_MEMORIES = 12
+# Twelve memories made an interview prompt of about 1,000 tokens, half of all the prompt
+# tokens the embedded model processed on the demo day; eight keep the answers grounded.
+INTERVIEW_MEMORIES = 8
 DAY_PLAN_LEVELS = ("day", "replan")
 
 
@@ -68,24 +70,26 @@ def closed_output(choices: tuple[str, ...]) -> type[InterviewOutput]:
     return model
 
 
-def day_plan(ctx: MindContext[Any], now: datetime) -> str:
+def day_plan(ctx: MindContext[Any], now: datetime) -> MemoryRecord | None:
     """The plan the agent holds for today, if it plans at all."""
     if not ctx.ablation.plans:
-        return ""
+        return None
     for record in reversed(ctx.memory.recent(len(ctx.memory))):
         same_day = record.created_at.date() == now.date() and record.created_at <= now
         if record.kind == PLAN and record.meta.get("level") in DAY_PLAN_LEVELS and same_day:
-            return record.text
-    return ""
+            return record
+    return None
 
 
 async def interview(
     ctx: MindContext[Any], question: str, now: datetime, choices: Sequence[str] = ()
 ) -> InterviewAnswer:
-    found = ctx.recall(question, now, k=INTERVIEW_MEMORIES)
     plan = day_plan(ctx, now)
+    # The plan is shown once, above the memories (it titles itself: "<name>'s plan for ...").
+    recalled = ctx.recall(question, now, k=INTERVIEW_MEMORIES + 1)
+    found = [r for r in recalled if plan is None or r.record.id != plan.id][:INTERVIEW_MEMORIES]
     user = INTERVIEW_USER.format(
-        plan=f"{ctx.persona.name}'s plan for today:\n{plan}\n\n" if plan else "",
+        plan=f"{plan.text}\n\n" if plan else "",
         name=ctx.persona.name,
         memories=memory_lines(found, with_ids=True),
         question=question,
@@ -98,7 +102,7 @@ async def interview(
         {**FALLBACK.model_dump(), **({"choice": closed[-1]} if closed else {})}
     )
     answer = await ctx.ask("interview.answer", now, system, user, output, fallback, max_tokens=120)
-    shown = [r.record.id for r in found]
+    shown = [r.record.id for r in found] + ([plan.id] if plan else [])
     cited = [i for i in dict.fromkeys(answer.value.memory_ids) if i in shown]
     ids = tuple(cited or shown)
     text = answer.value.answer.strip() or FALLBACK.answer

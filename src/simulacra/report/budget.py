@@ -14,8 +14,9 @@ class BudgetLine:
     calls: int
     prompt_tokens: int
     completion_tokens: int
+    cached_prompt_tokens: int  # of prompt_tokens, served from the server's prompt cache
     latency_s: float
-    cached: int
+    cached: int  # calls the response cache answered
     fallbacks: int
     errors: int
 
@@ -34,12 +35,13 @@ def budget_lines(
             continue
         name = key(event) or "(none)"
         data = event.data
-        row = sums.setdefault(name, [0.0] * 7)
+        row = sums.setdefault(name, [0.0] * 8)
         for i, value in enumerate(
             (
                 1,
                 _number(data.get("prompt_tokens")),
                 _number(data.get("completion_tokens")),
+                _number(data.get("cached_prompt_tokens")),
                 _number(data.get("latency_s")),
                 1 if data.get("cached") else 0,
                 1 if data.get("fallback") else 0,
@@ -48,8 +50,8 @@ def budget_lines(
         ):
             row[i] += value
     lines = [
-        BudgetLine(name, int(c), int(p), int(o), round(lat, 3), int(h), int(f), int(e))
-        for name, (c, p, o, lat, h, f, e) in sums.items()
+        BudgetLine(name, int(c), int(p), int(o), int(k), round(lat, 3), int(h), int(f), int(e))
+        for name, (c, p, o, k, lat, h, f, e) in sums.items()
     ]
     return tuple(sorted(lines, key=lambda line: (-line.calls, line.key)))
 
@@ -61,6 +63,7 @@ def total(lines: Iterable[BudgetLine]) -> BudgetLine:
         calls=sum(line.calls for line in lines),
         prompt_tokens=sum(line.prompt_tokens for line in lines),
         completion_tokens=sum(line.completion_tokens for line in lines),
+        cached_prompt_tokens=sum(line.cached_prompt_tokens for line in lines),
         latency_s=round(sum(line.latency_s for line in lines), 3),
         cached=sum(line.cached for line in lines),
         fallbacks=sum(line.fallbacks for line in lines),

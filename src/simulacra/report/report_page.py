@@ -164,6 +164,7 @@ _BUDGET_FIELDS = (
     "calls",
     "prompt_tokens",
     "completion_tokens",
+    "cached_prompt_tokens",
     "latency_s",
     "cached",
     "fallbacks",

@@ -10,8 +10,8 @@ they come from (each can be overridden in the scenario):
   commercial speed, typical of a European city bus; fare 1.50 EUR (a single urban ticket).
 - taxis: 64 (source 5.3); 25 km/h in town; 1 minute of dispatch and boarding; fare 4.00 EUR
   flag-fall plus 1.15 EUR/km (a typical Spanish urban day tariff); after a drop-off a taxi
-  drives back to its stand and can be dispatched on the way ("return"), or waits where it is
-  ("stay", what SUMO's default idle algorithm does).
+  drives back to its stand and can be dispatched on the way ("return"; on SUMO, parking-area
+  stands with the taxistand idle algorithm), or waits where it is ("stay"; SUMO's "stop").
 - walking: 5 km/h (1.39 m/s, the usual design walking speed), always available, free.
 - on time: arrival within the 5 minutes before the deadline; earlier is early, later is late.
   The source does not state its window; its Table 5 has 2.4-3.6% on time against 59-81%
@@ -70,7 +70,7 @@ class TaxiFleet(BaseModel):
     rank_km: float = Field(
         default=RANK_KM,
         ge=0,
-        description="how far off the corridor, by road, the taxi ranks lie (builtin executor)",
+        description="how far off the corridor, by road, the taxi ranks lie (both executors)",
     )
 
 

@@ -102,7 +102,9 @@ class Walkable:
         samples = max(1, math.ceil(length / (self.cell / 2)))
         last = (x, y)
         for k in range(1, samples + 1):
-            px, py = x + dx * k / samples, y + dy * k / samples
+            # Kept to 0.1 mm, as poses are: the point checked is the point the agent stands on
+            # (unrounded, a point just short of a cell's edge could round onto it).
+            px, py = round(x + dx * k / samples, 4), round(y + dy * k / samples, 4)
             if not self.is_free(px, py):
                 moved = length * (k - 1) / samples
                 blocked, by = self._what_blocks(px, py)

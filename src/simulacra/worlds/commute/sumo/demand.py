@@ -11,10 +11,14 @@ from simulacra.core.times import format_hhmm
 from simulacra.worlds.commute.city import Direction
 from simulacra.worlds.commute.outcomes import Trip
 from simulacra.worlds.commute.sumo.network import CorridorNet
+from simulacra.worlds.commute.sumo.stands import rerouter_id, stand_node, stand_place
 
 # Buses may run a little faster than the timetable's cruise speed so that acceleration does
 # not make them late; they then wait for the scheduled departure ("until") at each stop.
 BUS_SPEED_MARGIN = 1.15
+# Taxis drive at their speed as the builtin's do, without the driver imperfection of SUMO's
+# car-following model (sigma 0.5 by default; docs/commute.md says what it costs).
+TAXI_SIGMA = 0.0
 # Vehicles and taxis are placed five minutes before the day starts.
 LEAD_S = 300.0
 
@@ -30,8 +34,12 @@ def _types(net: CorridorNet) -> list[str]:
         f'  <vType id="bus" vClass="bus" maxSpeed="{bus_ms:.3f}" speedFactor="1" '
         f'personCapacity="{cfg.bus.capacity}" length="12"/>',
         f'  <vType id="taxi" vClass="taxi" maxSpeed="{cfg.taxi.speed_kmh / 3.6:.3f}" '
-        'speedFactor="1" personCapacity="4">',
+        f'speedFactor="1" personCapacity="4" sigma="{TAXI_SIGMA:g}">',
         '    <param key="has.taxi.device" value="true"/>',
+        # The builtin's minute to dispatch and board, spent at the pickup (SUMO counts it in
+        # the rider's wait), and no time at the drop-off (SUMO's default is 60 s).
+        f'    <param key="device.taxi.pickUpDuration" value="{cfg.taxi.dispatch_min * 60:.0f}"/>',
+        '    <param key="device.taxi.dropOffDuration" value="0"/>',
         "  </vType>",
         f'  <vType id="walker" vClass="pedestrian" maxSpeed="{cfg.walk.speed_kmh / 3.6:.4f}" '
         'speedFactor="1"/>',
@@ -58,19 +66,25 @@ def _bus(net: CorridorNet, direction: Direction, departure_min: float) -> tuple[
 
 
 def _taxi(net: CorridorNet, number: int, begin_s: float) -> tuple[float, str]:
-    place = net.place(net.city.taxi_stand(number))
-    return begin_s, (
+    """A taxi starts the day at its rank, queueing in from the rank's start; with `idle:
+    return` it drives back there after each drop-off (SUMO's taxistand idling)."""
+    node = stand_node(net, number)
+    place = stand_place(net, node)
+    lines = [
         f'  <vehicle id="taxi_{number}" type="taxi" depart="{begin_s:.2f}" '
-        f'departPos="{place.pos:.2f}" line="taxi">\n'
-        f'    <route edges="{place.edge}"/>\n  </vehicle>'
-    )
+        f'departPos="{place.pos:.2f}" line="taxi">',
+        f'    <route edges="{place.edge}"/>',
+    ]
+    if net.city.config.taxi.idle == "return":
+        lines.append(f'    <param key="device.taxi.stands-rerouter" value="{rerouter_id(node)}"/>')
+    return begin_s, "\n".join([*lines, "  </vehicle>"])
 
 
 def _person(net: CorridorNet, trip: Trip) -> tuple[float, str]:
     city = net.city
     x0, x1 = city.position(trip.origin), city.position(trip.destination)
     direction: Direction = "east" if x1 >= x0 else "west"
-    start, end = net.place(x0, direction), net.place(x1, direction)
+    start, end = net.place(x0, direction), net.place(x1, direction, arriving=True)
     depart = trip.departure_min * 60
     head = (
         f'  <person id={quoteattr(trip.agent)} type="walker" depart="{depart:.2f}" '

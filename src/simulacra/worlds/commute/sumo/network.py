@@ -1,5 +1,6 @@
 """The corridor city as a SUMO network: nodes at the bus stops, a two-way edge between each
-pair, bus stops on both sides, built with netconvert from plain node and edge files."""
+pair, bus stops on both sides, and a street `taxi.rank_km` long from each node to the taxi
+ranks there, built with netconvert from plain node and edge files."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from simulacra.worlds.commute.city import City, Direction
 # Edges are fast enough that the vehicle types, not the network, set the speeds.
 _EDGE_SPEED_MS = 13.89
 STOP_LENGTH_M = 15.0
+# The shortest street to the taxi ranks netconvert builds cleanly (junctions take ~10 m).
+MIN_RANK_M = 100.0
 
 
 def sumo_binary(name: str) -> str:
@@ -57,12 +60,17 @@ class CorridorNet:
         order = range(count) if direction == "east" else range(count - 1, -1, -1)
         return [self.edge(direction, k) for k in order]
 
-    def place(self, km: float, direction: Direction = "east") -> Place:
-        """Where a point at `km` lies on the edge of `direction` that contains it."""
+    def place(self, km: float, direction: Direction = "east", arriving: bool = False) -> Place:
+        """Where a point at `km` lies on the edge of `direction` that contains it. A point on a
+        node lies on the edge that leaves the node, or with `arriving` on the edge that reaches
+        it: a taxi that drops a rider off there can then turn at that node."""
         count = len(self.city.stops) - 1
         metres = km * 1000.0
         segment = min(count - 1, int(metres // self.segment_m))
         offset = metres - segment * self.segment_m
+        # Eastbound edges leave their node at their start, westbound ones reach it at their end.
+        if offset < 1e-6 and segment > 0 and (direction == "east") == arriving:
+            segment, offset = segment - 1, self.segment_m
         if direction == "west":
             offset = self.segment_m - offset
         return Place(self.edge(direction, segment), min(max(offset, 0.1), self.segment_m - 0.1))
@@ -83,6 +91,39 @@ class CorridorNet:
         return self.edge("west", 0), self.segment_m - STOP_LENGTH_M, self.segment_m
 
 
+def rank_m(city: City) -> float:
+    return city.config.taxi.rank_km * 1000.0
+
+
+def spur_nodes(city: City) -> list[str]:
+    """The far ends of the streets to the taxi ranks, one beside each bus stop's node (none
+    when the ranks lie on the corridor)."""
+    if rank_m(city) <= 0:
+        return []
+    if rank_m(city) < MIN_RANK_M:
+        raise ValueError(
+            f"world.city.taxi.rank_km is {city.config.taxi.rank_km:g}; the SUMO executor needs "
+            f"0 (ranks on the corridor) or at least {MIN_RANK_M / 1000:g} km for its streets"
+        )
+    return [
+        f'  <node id="r{i}" x="{km * 1000.0:.2f}" y="{rank_m(city):.2f}" type="priority"/>'
+        for i, km in enumerate(city.stops)
+    ]
+
+
+def spur_edges(city: City) -> list[str]:
+    """A two-way street from each bus stop's node `rank_km` off the corridor, where that
+    node's taxis have their rank; the corridor keeps the right of way (priority 2 to 1)."""
+    if rank_m(city) <= 0:
+        return []
+    street = f'numLanes="1" speed="{_EDGE_SPEED_MS}" priority="1"'
+    edges = []
+    for k in range(len(city.stops)):
+        edges.append(f'  <edge id="up{k}" from="n{k}" to="r{k}" {street}/>')
+        edges.append(f'  <edge id="down{k}" from="r{k}" to="n{k}" {street}/>')
+    return edges
+
+
 def build_network(city: City, workdir: Path) -> CorridorNet:
     """Write the plain files and run netconvert; reuse the network if it is already there."""
     workdir.mkdir(parents=True, exist_ok=True)
@@ -92,14 +133,14 @@ def build_network(city: City, workdir: Path) -> CorridorNet:
     nodes = [
         f'  <node id="n{i}" x="{km * 1000.0:.2f}" y="0.00" type="priority"/>'
         for i, km in enumerate(city.stops)
-    ]
-    edges = []
+    ] + spur_nodes(city)
+    edges = spur_edges(city)
     for k in range(len(city.stops) - 1):
         pairs: tuple[tuple[Direction, int, int], ...] = (("east", k, k + 1), ("west", k + 1, k))
         for direction, a, b in pairs:
             edges.append(
                 f'  <edge id={quoteattr(net.edge(direction, k))} from="n{a}" to="n{b}" '
-                f'numLanes="2" speed="{_EDGE_SPEED_MS}"/>'
+                f'numLanes="2" speed="{_EDGE_SPEED_MS}" priority="2"/>'
             )
     (workdir / "corridor.nod.xml").write_text("<nodes>\n" + "\n".join(nodes) + "\n</nodes>\n")
     (workdir / "corridor.edg.xml").write_text("<edges>\n" + "\n".join(edges) + "\n</edges>\n")
@@ -110,6 +151,11 @@ def build_network(city: City, workdir: Path) -> CorridorNet:
             str(workdir / "corridor.nod.xml"),
             "--edge-files",
             str(workdir / "corridor.edg.xml"),
+            # U-turns at every node, also where netconvert sees a bend or a straight road (the
+            # terminals, and every node when the ranks lie on the corridor): a taxi on the
+            # wrong carriageway turns at the next node, not at the end of the line.
+            "--no-turnarounds.geometry",
+            "false",
             "--output-file",
             str(net.path),
             "--no-warnings",

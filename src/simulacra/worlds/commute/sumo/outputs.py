@@ -32,7 +32,8 @@ class PersonInfo:
 
 @dataclass(frozen=True)
 class StopEvent:
-    """A vehicle's stop at a bus stop (stop-output)."""
+    """A vehicle's stop (stop-output): at a bus stop, at a taxi rank (a parking area), or in
+    the lane to pick up or drop off. `ended` is -1 for a stop still going on at the day's end."""
 
     vehicle: str
     bus_stop: str
@@ -40,6 +41,7 @@ class StopEvent:
     ended: float
     loaded: int
     unloaded: int
+    parking_area: str = ""
 
 
 def _float(element: ET.Element, key: str, default: float = -1.0) -> float:
@@ -75,6 +77,7 @@ def read_stop_events(path: Path) -> list[StopEvent]:
             ended=_float(stop, "ended"),
             loaded=int(stop.get("loadedPersons", "0")),
             unloaded=int(stop.get("unloadedPersons", "0")),
+            parking_area=stop.get("parkingArea", ""),
         )
         for stop in ET.parse(path).getroot().iter("stopinfo")
     ]
