@@ -5,7 +5,8 @@ anyio (90% of the client's time, profiled with bench/llm_gateway.py); an API cal
 of its cookies, redirects, proxies or streaming. aiohttp, measured the same way (1,280 calls
 at 128 in flight, 0.2 s answers), spent 0.22-0.25 ms a call and reached 0.84-0.90 of the
 ideal rate on this 2-core machine. Here each connection is an asyncio Protocol that reads one
-response at a time (Content-Length, chunked, or until close): 0.05-0.08 ms a call, 0.94. The caller bounds the time a call may take (the gateway's timeout).
+response at a time (Content-Length, chunked, or until close): 0.05-0.08 ms a call, 0.94.
+The caller bounds the time a call may take (the gateway's timeout).
 """
 
 from __future__ import annotations
