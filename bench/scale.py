@@ -33,7 +33,7 @@ public place would gather all of them in one room), and every commute profile's 
 is the city centre (the plan's schema lists the one destination an identity may name), and
 everyone walks. Importance is by rule and embeddings are hashed: the model-facing path is
 what is measured. It takes about an hour on a 2-core machine, most of it the commute month
-(about 480,000 calls at 256 a second).
+(490,000 calls, about 40 minutes).
 
     python bench/scale.py                       # all three figure sets
     python bench/scale.py --only town --town-agents 200 --town-hours 2
