@@ -29,7 +29,7 @@ class EmbodiedKind(WorldKind):
     minds = ("caption", "vlm", "seeker", "oracle", "random")
     baselines = ("seeker", "oracle", "random")
     memory_modes = ("bounded",)  # the prompt's recent history: memory.recall decisions
-    reads = frozenset({"run", "world", "decision"})
+    reads = frozenset({"run", "world", "decision", "llm.call"})
 
     def roster(self, scenario: Scenario) -> list[str]:
         count = scenario.agents.count or 1
