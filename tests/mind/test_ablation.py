@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from simulacra.core import Observation
 from simulacra.llm import ScriptedModel
 from simulacra.mind import Ablation, Agent, converse
-from simulacra.worlds.base import Observation
 
 from .conftest import KLAUS, MONDAY, MakeAgent, calls
 

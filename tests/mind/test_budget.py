@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from simulacra.core import Observation
 from simulacra.llm import Request, ScriptedModel
 from simulacra.mind import Agent, converse
-from simulacra.worlds.base import Observation
 
 from .conftest import KLAUS, MONDAY, MakeAgent
 

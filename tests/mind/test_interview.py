@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 
+from simulacra.core import Observation
 from simulacra.llm import Request, ScriptedModel
 from simulacra.mind import Ablation, converse
 from simulacra.runlog import EventWriter, read_events
-from simulacra.worlds.base import Observation
 
 from .conftest import KLAUS, MONDAY, MakeAgent
 from .test_converse import _party_chat

@@ -8,11 +8,11 @@ from itertools import pairwise
 from hypothesis import given
 from hypothesis import strategies as st
 
+from simulacra.core import Observation
 from simulacra.llm import Request, ScriptedModel
 from simulacra.mind import PlanStep
 from simulacra.mind.schedule import fit_durations
 from simulacra.runlog import EventWriter, read_events
-from simulacra.worlds.base import Observation
 
 from .conftest import ISABELLA_DAY, MONDAY, MakeAgent, calls, day_plan
 

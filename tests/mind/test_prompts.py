@@ -7,10 +7,10 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
+from simulacra.core import Observation
 from simulacra.llm import Request, ScriptedModel
 from simulacra.mind import Ablation, converse
 from simulacra.mind.context import CHARACTER_SYSTEM
-from simulacra.worlds.base import Observation
 
 from .conftest import ISABELLA, ISABELLA_DAY, KLAUS, MONDAY, MakeAgent
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from simulacra.core import Observation
 from simulacra.llm import Request, ScriptedModel
 from simulacra.mind import converse
 from simulacra.runlog import EventWriter, read_events
-from simulacra.worlds.base import Observation
 
 from .conftest import ISABELLA_DAY, KLAUS, MONDAY, MakeAgent, calls
 

@@ -1,5 +1,1 @@
-"""Worlds agents live in, behind one protocol."""
-
-from simulacra.worlds.base import Action, Observation, Outcome, World, WorldEvent
-
-__all__ = ["Action", "Observation", "Outcome", "World", "WorldEvent"]
+"""The worlds agents live in: each implements `simulacra.core.World` and holds no prompts."""
