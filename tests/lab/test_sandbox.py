@@ -124,6 +124,27 @@ def test_a_module_in_an_open_folder_of_tmp_is_importable(sandbox: Sandbox) -> No
         shutil.rmtree(folder)
 
 
+def test_a_link_in_tmp_inside_another_needed_folder_is_bound_once(sandbox: Sandbox) -> None:
+    # As a virtual environment in /tmp and its bin/python3, a link out of /tmp, are both
+    # needed: the link comes with the folder, and binding it again into the read-only copy
+    # failed ("Can't create file at .../bin/python3").
+    folder = Path(tempfile.mkdtemp(prefix="simulacra-lab-"))
+    try:
+        folder.chmod(0o755)
+        (folder / "outer_module.py").write_text("A = 1\n")
+        link = folder / "python-stdlib"
+        link.symlink_to(Path(os.__file__).parent)
+        result = sandbox.run(
+            "python -c 'import outer_module; print(outer_module.A)'",
+            name="nested",
+            pythonpath=[str(folder), str(link)],
+        )
+        assert result.ok, result.stderr.read_text()
+        assert result.stdout.read_text().strip() == "1"
+    finally:
+        shutil.rmtree(folder)
+
+
 def test_the_sandbox_tmp_is_private(sandbox: Sandbox, tmp_path: Path) -> None:
     result = sandbox.run(f"echo x > /tmp/{tmp_path.name}-private", name="tmp")
     assert result.ok

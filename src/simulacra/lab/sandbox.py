@@ -255,7 +255,9 @@ class Sandbox:
         args: list[str] = []
         for path in paths:
             top = next((t for t in _PRIVATE_TMP if t in path.parents), None)
-            if top is None:
+            # A path inside another one bound here comes with it (binding it again would
+            # write into a read-only bind: a venv's bin/python3 inside the venv).
+            if top is None or any(other in path.parents for other in paths):
                 continue
             for folder in reversed(path.parents):
                 if top in folder.parents:
