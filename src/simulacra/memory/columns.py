@@ -35,16 +35,18 @@ class Columns:
 
     def append(
         self,
-        vectors: Vectors,
+        vectors: Vectors | None,
         accessed_h: Floats,
         importance: Floats,
         valid: Bools,
         kind: Codes,
     ) -> None:
-        count = vectors.shape[0]
+        """Rows for new records; `vectors` None: not embedded yet (see `set_vectors`)."""
+        count = accessed_h.shape[0]
         self._reserve(self.size + count)
         rows = slice(self.size, self.size + count)
-        self.codes[rows], self.scales[rows] = quantize(vectors)
+        if vectors is not None:
+            self.codes[rows], self.scales[rows] = quantize(vectors)
         self.accessed_h[rows] = accessed_h
         self.importance[rows] = importance
         self.valid[rows] = valid

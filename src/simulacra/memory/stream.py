@@ -173,7 +173,7 @@ class MemoryStream:
         for i, text in enumerate(texts):
             self._unembedded[first - 1 + i] = text
         self._columns.append(
-            np.zeros((len(texts), self._columns.dim), dtype=np.float32),
+            None,  # embedded in one batch when next needed (_embed_written)
             np.asarray(hours),
             np.asarray([r.importance for r in records]),
             np.ones(len(records), dtype=np.bool_),
