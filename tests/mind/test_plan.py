@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from simulacra.core import Observation
 from simulacra.llm import Request, ScriptedModel
-from simulacra.mind import PlanStep
+from simulacra.mind import Agent, PlanStep
 from simulacra.mind.schedule import fit_durations
 from simulacra.runlog import EventWriter, read_events
 
@@ -27,6 +27,16 @@ def _hourly(request: Request) -> dict[str, object]:
 
 def _actions(request: Request) -> dict[str, object]:
     return {"actions": ["greeting a customer", "brewing at the coffee machine", "wiping up"]}
+
+
+async def _planned_day(model: ScriptedModel, make_agent: MakeAgent) -> Agent:
+    """Isabella with Monday planned, its hours and actions answered by the responders above."""
+    model.on("plan.daily", lambda r: ISABELLA_DAY)
+    model.on("plan.hourly", _hourly)
+    model.on("plan.actions", _actions)
+    agent = make_agent()
+    await agent.plan_day(MONDAY)
+    return agent
 
 
 async def test_daily_plan_has_5_to_8_contiguous_blocks_until_midnight(
@@ -61,11 +71,7 @@ async def test_fallback_daily_plan_is_the_persona_routine(
 async def test_lazy_decomposition_yields_contiguous_5_to_15_minute_actions_covering_the_block(
     model: ScriptedModel, make_agent: MakeAgent
 ) -> None:
-    model.on("plan.daily", lambda r: ISABELLA_DAY)
-    model.on("plan.hourly", _hourly)
-    model.on("plan.actions", _actions)
-    agent = make_agent()
-    await agent.plan_day(MONDAY)
+    agent = await _planned_day(model, make_agent)
     block = agent.planner.schedule.blocks[2]  # 07:00-12:00 at the cafe
     first = await agent.current_action(block.start)
     # Only the hour about to run is decomposed into actions.
@@ -90,11 +96,7 @@ async def test_lazy_decomposition_yields_contiguous_5_to_15_minute_actions_cover
 async def test_an_hour_is_shared_among_its_actions_and_an_action_naming_an_object_uses_it(
     model: ScriptedModel, make_agent: MakeAgent
 ) -> None:
-    model.on("plan.daily", lambda r: ISABELLA_DAY)
-    model.on("plan.hourly", _hourly)
-    model.on("plan.actions", _actions)
-    agent = make_agent()
-    await agent.plan_day(MONDAY)
+    agent = await _planned_day(model, make_agent)
     start = agent.planner.schedule.blocks[2].start  # 07:00 at the cafe
     here = Observation("isabella", "Hobbs Cafe", facts={"objects": ["counter", "coffee machine"]})
     await agent.perceive(start, here)

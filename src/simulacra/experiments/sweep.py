@@ -82,7 +82,7 @@ def variants(scenario: Scenario) -> dict[str, dict[str, Any]]:
 def plan_jobs(scenario: Scenario) -> list[SweepJob]:
     """Validate every variant and model; the jobs in replicate, variant, model order."""
     plan = scenario.sweep
-    models = plan.models or [scenario.model.spec]
+    models = _models(scenario)
     resolved: dict[tuple[str, str], dict[str, Any]] = {}
     for variant, overrides in variants(scenario).items():
         for model in models:
