@@ -111,11 +111,12 @@ class MemoryStream:
         now: datetime,
         importance: float | Sequence[float | None] | None = None,
         evidence: Iterable[str] = (),
-        meta: dict[str, Any] | None = None,
+        meta: dict[str, Any] | Sequence[dict[str, Any]] | None = None,
     ) -> list[MemoryRecord]:
         """Write several records of one kind at once: one embedding batch, one transaction.
 
-        `importance` is one value for all, one per text, or None to rate (None items too).
+        `importance` is one value for all, one per text, or None to rate (None items too);
+        `meta` is one mapping for all or one per text.
         """
         if not kind:
             raise ValueError("memory kind must be a non-empty string such as 'observation'")
@@ -130,7 +131,7 @@ class MemoryStream:
             )
             if before is not None and not before.done():
                 await before
-            return self._write(kind, texts, now, ratings, cited, meta or {})
+            return self._write(kind, texts, now, ratings, cited, _metas(meta, len(texts)))
         finally:
             mine.set_result(None)
 
@@ -141,7 +142,7 @@ class MemoryStream:
         now: datetime,
         ratings: list[tuple[float, str]],
         cited: tuple[str, ...],
-        meta: dict[str, Any],
+        metas: list[dict[str, Any]],
     ) -> list[MemoryRecord]:
         if not texts:
             return []
@@ -160,7 +161,9 @@ class MemoryStream:
                 evidence_ids=cited,
                 meta=dict(meta),
             )
-            for i, (text, (value, source)) in enumerate(zip(texts, ratings, strict=True))
+            for i, (text, (value, source), meta) in enumerate(
+                zip(texts, ratings, metas, strict=True)
+            )
         ]
         since = self.since_reflection
         if kind != REFLECTION:
@@ -423,3 +426,14 @@ class MemoryStream:
         for record_id, evidence in self._store.citations(self.agent):
             for source_id in evidence:
                 self._citers[source_id].append(record_id)
+
+
+def _metas(
+    meta: dict[str, Any] | Sequence[dict[str, Any]] | None, count: int
+) -> list[dict[str, Any]]:
+    if meta is None or isinstance(meta, dict):
+        return [meta or {}] * count
+    given = list(meta)
+    if len(given) != count:
+        raise ValueError(f"add_many got {count} texts but {len(given)} meta mappings")
+    return given

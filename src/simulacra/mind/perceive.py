@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -54,18 +53,16 @@ class Perception:
         )
 
 
-def _names(agent_id: str, facts: dict[str, Any]) -> list[str]:
+@functools.lru_cache(maxsize=65536)
+def _names(agent_id: str, given: str | None) -> tuple[str, ...]:
     """How a text may name an agent: its id, the id as words, or the name the world gave."""
-    given = facts.get("names", {})
     words = re.sub(r"[_\-.]+", " ", agent_id).strip()
-    names = [agent_id, words, words.split(" ")[0]]
-    if isinstance(given, dict) and isinstance(given.get(agent_id), str):
-        names.append(given[agent_id])
-    return [n.lower() for n in names if n]
+    names = [agent_id, words, words.split(" ")[0], given or ""]
+    return tuple(n.lower() for n in names if n)
 
 
-def _mentions(text: str, names: Sequence[str]) -> bool:
-    return bool(names) and _word_pattern(tuple(names)).search(text.lower()) is not None
+def _mentions(lowered: str, names: tuple[str, ...]) -> bool:
+    return bool(names) and _word_pattern(names).search(lowered) is not None
 
 
 @functools.lru_cache(maxsize=8192)
@@ -103,26 +100,31 @@ async def perceive(
     # Only the last half hour matters: forgetting older sightings keeps the state small.
     seen.last_seen = {t: at for t, at in seen.last_seen.items() if now - at <= SEEN_FOR}
     seen.last_seen.update(dict.fromkeys(texts, now))
-    if not ctx.ablation.remembers:
+    if not ctx.ablation.remembers or not fresh:
         return []
-    me = _names(ctx.id, {"names": {ctx.id: ctx.persona.name}})
-    others = {a: _names(a, observation.facts) for a in observation.nearby_agents if a != ctx.id}
-    salient: list[MemoryRecord] = []
+    given = observation.facts.get("names", {})
+    given = given if isinstance(given, dict) else {}
+    me = _names(ctx.id, ctx.persona.name)
+    others = {
+        a: _names(a, n if isinstance(n := given.get(a), str) else None)
+        for a in observation.nearby_agents
+        if a != ctx.id
+    }
+    mine_too = (own_object.lower(),) if own_object else ()
+    importance: list[float | None] = []
+    metas: list[dict[str, Any]] = []
+    news_of: list[bool] = []
     for text in fresh:
-        about = [a for a, names in others.items() if _mentions(text, names)]
-        mine = not about and (
-            _mentions(text, me) or (own_object is not None and _mentions(text, [own_object]))
-        )
+        lowered = text.lower()
+        about = [a for a, names in others.items() if _mentions(lowered, names)]
+        mine = not about and (_mentions(lowered, me) or _mentions(lowered, mine_too))
         is_event = text in events
         news = is_event or bool(appeared & set(about)) or (stayed and not about and not mine)
-        record = await ctx.memory.add(
-            "observation",
-            text,
-            now,
-            importance=None if news else SCENERY_IMPORTANCE,
-            meta={"place": observation.place, "about": about, "event": is_event},
-        )
+        importance.append(None if news else SCENERY_IMPORTANCE)
+        metas.append({"place": observation.place, "about": about, "event": is_event})
+        news_of.append(news)
+    # One write for the whole look: a busy place shows many people at once.
+    records = await ctx.memory.add_many("observation", fresh, now, importance, meta=metas)
+    for text, news in zip(fresh, news_of, strict=True):
         ctx.emit(Observed(text=text, salient=news), now)
-        if news:
-            salient.append(record)
-    return salient
+    return [r for r, news in zip(records, news_of, strict=True) if news]

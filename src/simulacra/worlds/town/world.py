@@ -82,6 +82,10 @@ class TownWorld:
             (p.name, t.name): a.name for p in town.places for a in p.areas for t in a.objects
         }
         self.objects: dict[tuple[str, str], str] = dict(self._resting)
+        # Each place's objects by name, so a look reads only the place it is at.
+        self._things_at: dict[str, list[str]] = {
+            p.name: sorted(t.name for a in p.areas for t in a.objects) for p in town.places
+        }
         self._users: dict[tuple[str, str], str] = {}
         self._rects = {p.name: area_rects(p) for p in town.places}
         self._news: dict[str, list[str]] = {}
@@ -202,13 +206,11 @@ class TownWorld:
             )
         others = [(i, w) for i, w in self.agents.present(me.place) if i != agent_id]
         texts = [f"{w.name} is at {w.place} ({w.area}): {w.action}" for _, w in others]
-        texts += [
-            f"the {name} in the {me.area} of {me.place} is {state}"
-            for (place, name), state in sorted(self.objects.items())
-            if place == me.place
-            and self._area_of[(place, name)] == me.area
-            and state != self._resting[(place, name)]
-        ]
+        for name in self._things_at[me.place]:
+            key = (me.place, name)
+            state = self.objects[key]
+            if self._area_of[key] == me.area and state != self._resting[key]:
+                texts.append(f"the {name} in the {me.area} of {me.place} is {state}")
         spec = self.town.place(me.place)
         assert spec is not None
         return Observation(
