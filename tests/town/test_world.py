@@ -198,9 +198,9 @@ def test_a_tick_plans_at_the_day_start_and_sums_up_at_its_end_but_the_last(
     world: TownWorld,
 ) -> None:
     names = lambda t: [p.name for p in world.phases(t)]  # noqa: E731
-    assert names(tick()) == ["perceive", "decide", "act", "reflect"]
-    assert names(tick(start=True)) == ["plan", "perceive", "decide", "act", "reflect"]
-    assert names(tick(end=True)) == ["perceive", "decide", "act", "reflect", "summarize"]
+    assert names(tick()) == ["decide", "act", "reflect"]
+    assert names(tick(start=True)) == ["plan", "decide", "act", "reflect"]
+    assert names(tick(end=True)) == ["decide", "act", "reflect", "summarize"]
     assert names(tick(end=True, last=True))[-1] == "reflect"
     assert {p.name: p.order for p in world.phases(tick())}["act"] == "seeded"
 

@@ -2,8 +2,8 @@
 generative agent's mind.
 
 The engine drives it through `decide`, once per phase of the town's tick: `plan` (the day, at
-its first tick), `perceive`, `decide` (react, and the step to take now), `act`, `reflect`
-(when due) and `summarize` (the day, at its last tick). A "react" decision inserts a short
+its first tick), `decide` (perceive, react, and the step to take now), `act`, `reflect` (when
+due) and `summarize` (the day, at its last tick). A "react" decision inserts a short
 reaction step here; "replan" rebuilds the rest of the day here; "talk" goes to the world,
 which pairs talkers, and the engine holds the conversation through `converse`.
 
@@ -75,19 +75,17 @@ class Agent:
         self.current: PlanStep | None = None
         self.interruption: PlanStep | None = None
         self.yesterday: str | None = None
-        self._salient: list[MemoryRecord] = []
 
     async def decide(self, phase: str, observation: Observation, now: datetime) -> Action | None:
         """One phase of the town's tick (see the module's docstring)."""
         if phase == "plan":
             await self.plan_day(now, self.yesterday)
-        elif phase == "perceive":
-            travelling = bool(observation.facts.get("travelling"))  # on the way, one sees nothing
-            self._salient = [] if travelling else await self.perceive(now, observation)
         elif phase == "decide":
+            travelling = bool(observation.facts.get("travelling"))  # on the way, one sees nothing
+            salient = [] if travelling else await self.perceive(now, observation)
             decision = None
-            if self._salient:
-                decision = await self.react(now, self._salient, observation.nearby_agents)
+            if salient:
+                decision = await self.react(now, salient, observation.nearby_agents)
             await self.current_action(now)
             if decision is not None and decision.choice == "talk" and decision.target:
                 return Action("talk", decision.reason, target=decision.target)

@@ -68,12 +68,11 @@ class RoutineAgent:
 
     async def decide(self, phase: str, observation: Observation, now: datetime) -> Action | None:
         facts = observation.facts
-        if phase == "perceive":
+        if phase == "decide":
             for text in facts.get("events", ()):
                 if text and text not in self.heard_events:
                     self.heard_events.append(text)
                     await self._keep(f"the town at {observation.place}", str(text), now)
-        elif phase == "decide":
             for other in observation.nearby_agents:
                 if self._untold(other):
                     return Action("talk", "passing on news", target=other)

@@ -34,9 +34,8 @@ from simulacra.worlds.town.map import TownMap
 from simulacra.worlds.town.presence import Roster
 from simulacra.worlds.town.roads import RoadGraph
 
-PLAN, PERCEIVE, DECIDE, ACT = (
+PLAN, DECIDE, ACT = (
     Phase("plan"),
-    Phase("perceive"),
     Phase("decide", order="seeded"),
     Phase("act", order="seeded"),
 )
@@ -108,7 +107,7 @@ class TownWorld:
     def phases(self, tick: Tick) -> Sequence[Phase]:
         first = [PLAN] if tick.starts_day else []
         last = [SUMMARIZE] if tick.ends_day and not tick.last else []
-        return [*first, PERCEIVE, DECIDE, ACT, REFLECT, *last]
+        return [*first, DECIDE, ACT, REFLECT, *last]
 
     def observe(self, agent: str, phase: str, tick: Tick) -> Observation:
         if phase == ACT.name:
@@ -120,7 +119,7 @@ class TownWorld:
             return Observation(
                 agent, here.place, facts={"talking_with": partner, "partner_name": name}
             )
-        if phase in (PERCEIVE.name, DECIDE.name):
+        if phase == DECIDE.name:
             return self.look(agent)
         return Observation(agent, self.agents[agent].place)
 
