@@ -1,3 +1,4 @@
+import gc
 import hashlib
 import json
 import subprocess
@@ -289,3 +290,12 @@ def test_each_simulated_day_is_planned_and_the_night_is_skipped(tmp_path: Path) 
         ("2024-02-14T20:30:00", "marta_okafor"),
         ("2024-02-14T20:30:00", "theo_brandt"),
     }
+
+
+def test_a_run_collects_garbage_less_often_and_restores_the_settings(tmp_path: Path) -> None:
+    before = gc.get_threshold()
+    seen: list[tuple[int, int, int]] = []
+    run(tmp_path, on_progress=lambda _: seen.append(gc.get_threshold()))
+    assert seen and all(t[0] > before[0] for t in seen)
+    assert gc.get_threshold() == before
+    assert gc.get_freeze_count() == 0

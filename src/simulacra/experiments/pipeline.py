@@ -33,6 +33,7 @@ from simulacra.engine import (
     console_progress,
 )
 from simulacra.errors import UserError, explain_os_error
+from simulacra.experiments.heap import fewer_collections
 from simulacra.experiments.kinds import Cast, Services, kind_of
 from simulacra.experiments.load import load_scenario
 from simulacra.experiments.measures import budget, diffusion, fallbacks
@@ -237,7 +238,8 @@ def _play(session: _Session, progress: bool, on_progress: ProgressHook | None) -
     try:
         with _progress_hooks(scenario, clock, progress, on_progress) as hook:
             session.engine.on_progress = hook
-            asyncio.run(session.engine.run())
+            with fewer_collections():
+                asyncio.run(session.engine.run())
         session.cast.close()
         cast = None
         metrics = _measure(run_dir, scenario, writer, clock)
