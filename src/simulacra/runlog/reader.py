@@ -81,7 +81,7 @@ class LogTail:
 
 def _parse(line: bytes, path: Path, number: int) -> Event:
     try:
-        return Event.from_json(line.decode("utf-8"))
+        return Event.from_json(line)
     except (ValueError, KeyError, TypeError) as exc:
         raise LogError(
             f"{path}, line {number}: not an event ({type(exc).__name__}: {exc}); the "

@@ -75,7 +75,7 @@ class EventWriter:
         assert hashed is not None  # the file was just cut to `size`
         self._hash = hashed
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
-        self._buffer: list[str] = []
+        self._buffer: list[bytes] = []
         self.seq = lines
         self.offset = size
 
@@ -89,14 +89,14 @@ class EventWriter:
         stamp = t.isoformat() if isinstance(t, datetime) else t
         event = Event(self.seq, stamp, time.time(), payload.KIND, agent, payload.to_data())
         self.seq += 1
-        self._buffer.append(event.to_json() + "\n")
+        self._buffer.append(event.to_line())
         return event
 
     def write(self) -> int:
         """Append buffered events to the file, where readers (a live viewer) see them, without
         waiting for the disk; return the log's size in bytes afterwards."""
         if self._buffer:
-            blob = "".join(self._buffer).encode()
+            blob = b"".join(self._buffer)
             self._buffer.clear()
             self._write_all(blob)
             self._hash.update(blob)

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
+import orjson
+
 from simulacra.runlog.events.agents import (
     Acted,
     ConversationHeld,
@@ -89,8 +91,10 @@ class Event:
             raise ValueError(f"event {self.seq}: unknown kind {self.kind!r}")
         return cls.from_data(self.data)
 
-    def to_json(self) -> str:
-        return json.dumps(
+    def to_line(self) -> bytes:
+        """The event as one line of the log: compact UTF-8 JSON ending in a newline. What JSON
+        has no type for is written as its str()."""
+        return orjson.dumps(
             {
                 "seq": self.seq,
                 "t": self.t,
@@ -99,14 +103,19 @@ class Event:
                 "agent": self.agent,
                 "data": self.data,
             },
-            ensure_ascii=False,
-            separators=(",", ":"),
             default=str,
+            option=_LINE,
         )
 
+    def to_json(self) -> str:
+        return self.to_line()[:-1].decode()
+
     @classmethod
-    def from_json(cls, line: str) -> Event:
-        raw = json.loads(line)
+    def from_json(cls, line: str | bytes) -> Event:
+        try:
+            raw = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            raw = json.loads(line)  # NaN or Infinity, which logs written by json.dumps held
         return cls(
             seq=int(raw["seq"]),
             t=raw.get("t"),
@@ -115,6 +124,15 @@ class Event:
             agent=raw.get("agent"),
             data=dict(raw.get("data") or {}),
         )
+
+
+# Datetimes and dataclasses go through str() as json.dumps(default=str) wrote them.
+_LINE = (
+    orjson.OPT_APPEND_NEWLINE
+    | orjson.OPT_NON_STR_KEYS
+    | orjson.OPT_PASSTHROUGH_DATETIME
+    | orjson.OPT_PASSTHROUGH_DATACLASS
+)
 
 
 class EventSink(Protocol):
