@@ -19,6 +19,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from simulacra.errors import UserError
 from simulacra.llm import Ledger, Tally
 from simulacra.runlog import prefix_digest
@@ -66,7 +68,9 @@ class Checkpoints:
             copy_database(self.memory_db, self.folder / name)
         path = self.folder / f"state-{step:06d}.json"
         tmp = path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps({**state, "memory": name}), encoding="utf-8")  # roster order
+        tmp.write_bytes(
+            orjson.dumps({**state, "memory": name}, option=orjson.OPT_NON_STR_KEYS)
+        )  # roster order
         tmp.replace(path)
         kept = self._states()[:KEEP]
         for old in self._states()[KEEP:]:

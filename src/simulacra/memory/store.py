@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import orjson
 
 from simulacra.embed import Vectors
 from simulacra.memory.record import MemoryRecord
@@ -281,7 +282,7 @@ def _stamp(stamps: dict[tuple[datetime, timedelta | None], str], moment: datetim
 
 def _meta_json(record: MemoryRecord) -> str:
     try:
-        return json.dumps(record.meta, sort_keys=True, ensure_ascii=False)
+        return orjson.dumps(record.meta, option=orjson.OPT_SORT_KEYS).decode()
     except TypeError as exc:
         raise ValueError(
             f"memory {record.id}: meta must hold JSON values (str, number, bool, list, dict): {exc}"
@@ -301,5 +302,5 @@ def _record(row: tuple[Any, ...], accessed: datetime | None) -> MemoryRecord:
         importance_source=source,
         evidence_ids=tuple(json.loads(evidence)) if evidence != "[]" else (),
         valid=bool(valid),
-        meta=json.loads(meta) if meta != "{}" else {},
+        meta=orjson.loads(meta) if meta != "{}" else {},
     )
