@@ -83,6 +83,9 @@ class Store:
             # Several agents' streams share the file; WAL lets them interleave cheaply.
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
+            # 64 MiB of page cache (SQLite's default is 2): a big town's streams insert and
+            # embed rows all over the file every tick.
+            self._db.execute("PRAGMA cache_size=-65536")
         self._db.executescript(_SCHEMA)
         self._db.commit()
 

@@ -62,7 +62,10 @@ def _names(agent_id: str, given: str | None) -> tuple[str, ...]:
 
 
 def _mentions(lowered: str, names: tuple[str, ...]) -> bool:
-    return bool(names) and _word_pattern(names).search(lowered) is not None
+    # The substring test first: most texts name none of the people around.
+    if not any(n in lowered for n in names):
+        return False
+    return _word_pattern(names).search(lowered) is not None
 
 
 @functools.lru_cache(maxsize=8192)

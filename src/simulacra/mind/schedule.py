@@ -68,7 +68,9 @@ def _cut(steps: list[PlanStep], now: datetime) -> list[PlanStep]:
 
 
 def _at(steps: Sequence[PlanStep], now: datetime) -> PlanStep | None:
-    return next((s for s in steps if s.covers(now)), None)
+    # Steps are contiguous and in time order, and the finer levels end at the present: search
+    # from the end.
+    return next((s for s in reversed(steps) if s.covers(now)), None)
 
 
 @dataclass

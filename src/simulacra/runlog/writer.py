@@ -76,6 +76,8 @@ class EventWriter:
         self._hash = hashed
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
         self._buffer: list[bytes] = []
+        self._time: datetime | None = None
+        self._stamp = ""
         self.seq = lines
         self.offset = size
 
@@ -86,7 +88,12 @@ class EventWriter:
         t: datetime | str | None = None,
         agent: str | None = None,
     ) -> Event:
-        stamp = t.isoformat() if isinstance(t, datetime) else t
+        if isinstance(t, datetime):
+            if t != self._time:  # a tick's many events share one time: format it once
+                self._time, self._stamp = t, t.isoformat()
+            stamp: str | None = self._stamp
+        else:
+            stamp = t
         event = Event(self.seq, stamp, time.time(), payload.KIND, agent, payload.to_data())
         self.seq += 1
         self._buffer.append(event.to_line())

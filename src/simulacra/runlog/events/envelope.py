@@ -4,6 +4,7 @@ of kinds, and the sink that writers and tests implement."""
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
@@ -94,28 +95,26 @@ class Event:
     def to_line(self) -> bytes:
         """The event as one line of the log: compact UTF-8 JSON ending in a newline. What JSON
         has no type for is written as its str()."""
-        return orjson.dumps(
-            {
-                "seq": self.seq,
-                "t": self.t,
-                "wall": round(self.wall, 6),
-                "kind": self.kind,
-                "agent": self.agent,
-                "data": self.data,
-            },
-            default=str,
-            option=_LINE,
-        )
+        envelope = {
+            "seq": self.seq,
+            "t": self.t,
+            "wall": round(self.wall, 6),
+            "kind": self.kind,
+            "agent": self.agent,
+            "data": self.data,
+        }
+        try:
+            return orjson.dumps(envelope, default=str, option=_LINE)
+        except orjson.JSONEncodeError:  # an integer beyond 64 bits, which only json writes
+            compact = json.dumps(envelope, ensure_ascii=False, separators=(",", ":"), default=str)
+            return f"{compact}\n".encode()
 
     def to_json(self) -> str:
         return self.to_line()[:-1].decode()
 
     @classmethod
     def from_json(cls, line: str | bytes) -> Event:
-        try:
-            raw = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            raw = json.loads(line)  # NaN or Infinity, which logs written by json.dumps held
+        raw = _loads(line.encode() if isinstance(line, str) else line)
         return cls(
             seq=int(raw["seq"]),
             t=raw.get("t"),
@@ -126,6 +125,18 @@ class Event:
         )
 
 
+def _loads(line: bytes) -> Any:
+    # orjson reads an integer beyond 64 bits as a float, and refuses NaN and Infinity (which
+    # json.dumps wrote in older logs): json reads those lines exactly.
+    if _LONG_DIGITS.search(line) is None:
+        try:
+            return orjson.loads(line)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(line)
+
+
+_LONG_DIGITS = re.compile(rb"\d{19}")
 # Datetimes and dataclasses go through str() as json.dumps(default=str) wrote them.
 _LINE = (
     orjson.OPT_APPEND_NEWLINE

@@ -18,12 +18,12 @@ class Payload:
 
     def to_data(self) -> dict[str, Any]:
         data: dict[str, Any] = {}
-        for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
-            if f.name == "extra":
+        for name, required in _fields(type(self)):
+            value = getattr(self, name)
+            if name == "extra":
                 data.update(value)
-            elif value is not None or f.default is dataclasses.MISSING:
-                data[f.name] = value
+            elif value is not None or required:
+                data[name] = value
         return data
 
     @classmethod
@@ -33,3 +33,16 @@ class Payload:
         if "extra" in names:
             known["extra"] = {k: v for k, v in data.items() if k not in names}
         return cls(**known)
+
+
+_FIELDS: dict[type[Payload], tuple[tuple[str, bool], ...]] = {}
+
+
+def _fields(cls: type[Payload]) -> tuple[tuple[str, bool], ...]:
+    """Each field's name and whether it has no default (written even when None), read once
+    per kind: `dataclasses.fields` costs more than the rest of an event."""
+    found = _FIELDS.get(cls)
+    if found is None:
+        fields = dataclasses.fields(cls)
+        found = _FIELDS[cls] = tuple((f.name, f.default is dataclasses.MISSING) for f in fields)
+    return found
