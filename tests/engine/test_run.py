@@ -103,9 +103,7 @@ def test_interventions_fire_at_their_time(reference: RunDir) -> None:
     replans = [e for e in events(reference, "plan") if e.data["level"] == "replan"]
     assert [(e.t, e.agent) for e in replans][:1] == [("2024-02-14T07:30:00", "marta_okafor")]
     alarm = [e for e in events(reference, "observation") if "smoke alarm" in e.data["text"]]
-    assert [(e.t, e.agent, e.data["salient"]) for e in alarm] == [
-        ("2024-02-14T07:40:00", "theo_brandt", True)
-    ]
+    assert [(e.t, e.agent) for e in alarm] == [("2024-02-14T07:40:00", "theo_brandt")]
     frame = next(e for e in events(reference, "world") if e.t == "2024-02-14T07:40:00")
     assert frame.data["objects"]["Grove Dormitory: stove"] == "smoking"
     calls = [e for e in events(reference, "conversation") if e.t == "2024-02-14T08:00:00"]

@@ -56,6 +56,11 @@ async def test_a_salient_observation_gives_a_decision(
     (logged,) = [e for e in read_events(events.path) if e.kind == "decision"]
     assert logged.data["choice"] == "talk" and logged.data["raw"]
     assert logged.agent == "isabella"
+    # Only the news is an observation event; the scenery is in the log as its memory alone.
+    noticed = [e.data["text"] for e in read_events(events.path, {"observation"})]
+    assert noticed == [KLAUS_ARRIVES]
+    stored = [e.data["text"] for e in read_events(events.path, {"memory.add"})]
+    assert SCENERY[0] in stored and KLAUS_ARRIVES in stored
 
 
 async def test_someone_talked_to_recently_is_not_worth_a_call(

@@ -42,7 +42,7 @@ def test_event_round_trips_through_one_json_line(kind, agent, data):
 def test_events_are_written_only_when_flushed_and_in_order(tmp_path):
     path = tmp_path / "events.jsonl"
     writer = EventWriter(path)
-    seen = Observed(text="the stove is on", salient=True)
+    seen = Observed(text="the stove is on")
     writer.emit(seen, t=datetime(2023, 2, 13, 8), agent="a")
     assert path.read_text() == ""
     writer.emit(Acted(step=1, phase="act", ok=True, description="cooks"), agent="a")

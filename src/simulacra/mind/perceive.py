@@ -128,6 +128,7 @@ async def perceive(
         news_of.append(news)
     # One write for the whole look: a busy place shows many people at once.
     records = await ctx.memory.add_many("observation", fresh, now, importance, meta=metas)
-    for text, news in zip(fresh, news_of, strict=True):
-        ctx.emit(Observed(text=text, salient=news), now)
-    return [r for r, news in zip(records, news_of, strict=True) if news]
+    salient = [r for r, news in zip(records, news_of, strict=True) if news]
+    for record in salient:  # scenery is in the log as its memory.add alone
+        ctx.emit(Observed(text=record.text), now)
+    return salient

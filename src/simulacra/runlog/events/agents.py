@@ -11,12 +11,13 @@ from simulacra.runlog.events.payload import Payload
 
 @dataclass(frozen=True, kw_only=True)
 class Observed(Payload):
-    """Something an agent perceived, and whether it was news to it."""
+    """Something new an agent noticed: a person arriving, an event, a change in front of it.
+    Everything it saw, news or scenery, is its `memory.add` of kind observation (scenery with
+    importance_source "given")."""
 
     KIND = "observation"
     AGENT = "id"
     text: str
-    salient: bool
 
 
 @dataclass(frozen=True, kw_only=True)
