@@ -61,6 +61,7 @@ def _names(agent_id: str, given: str | None) -> tuple[str, ...]:
     return tuple(n.lower() for n in names if n)
 
 
+@functools.lru_cache(maxsize=1 << 16)  # everyone at a place sees the same sentences
 def _mentions(lowered: str, names: tuple[str, ...]) -> bool:
     # The substring test first: most texts name none of the people around.
     if not any(n in lowered for n in names):
