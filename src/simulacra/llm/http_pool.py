@@ -12,12 +12,13 @@ The caller bounds the time a call may take (the gateway's timeout).
 from __future__ import annotations
 
 import asyncio
-import json
 import ssl
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
+
+import orjson
 
 _HEAD_END = b"\r\n\r\n"
 _NO_BODY = (204, 304)
@@ -219,7 +220,7 @@ class HttpPool:
         """The response to a JSON POST, read in full. Raises TransportError for transport
         faults (ConnectError when no connection opens)."""
         origin, head = self._head(url)
-        payload = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        payload = orjson.dumps(body)  # compact UTF-8, as json.dumps would write it, 10x faster
         data = head + b"Content-Length: %d\r\n\r\n" % len(payload) + payload
         async with self._limit(origin):
             connection = self._take(origin)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-import json
 import os
 import re
 import ssl
@@ -16,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+import orjson
 from pydantic import BaseModel
 
 from simulacra.llm.http_pool import ConnectError, HttpPool, TransportError
@@ -204,9 +204,9 @@ def message_json(message: Message) -> dict[str, Any]:
 def read_chat_completion(content: bytes, url: str) -> RawReply:
     """The message text and token counts of a chat-completion body."""
     try:
-        data = json.loads(content)
+        data = orjson.loads(content)
         text = data["choices"][0]["message"]["content"]
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except orjson.JSONDecodeError as exc:  # invalid UTF-8 included
         raise EndpointError(f"{url}: the body is not JSON: {content[:200]!r}") from exc
     except (KeyError, IndexError, TypeError) as exc:
         raise EndpointError(f"{url}: no choices[0].message.content in {content[:200]!r}") from exc
