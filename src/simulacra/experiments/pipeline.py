@@ -40,7 +40,7 @@ from simulacra.experiments.measures import budget, diffusion, fallbacks
 from simulacra.experiments.models import cache_in_run, load_run_model
 from simulacra.experiments.scenario import Scenario
 from simulacra.llm import Gateway, Ledger
-from simulacra.runlog import EventWriter, RunDir, RunLock, read_events
+from simulacra.runlog import Event, EventWriter, RunDir, RunLock, read_events
 from simulacra.runlog.events import Measured, RunEnded, RunStarted
 
 log = logging.getLogger(__name__)
@@ -328,10 +328,18 @@ def _measure(
     writer.flush()
     kind = kind_of(scenario)
     agents = len(kind.roster(scenario))
-    # The calls are summed as they are read: a 10,000-agent month logs 490,000 of them.
-    calls = read_events(run_dir.events_path, {"llm.call"})
-    spent = budget(calls, agents, clock.ticks, clock.calendar.tick)
-    events = list(read_events(run_dir.events_path, {"interview"} | kind.reads))
+    # One pass over the log (a 1,000-agent day writes 170 MB): the calls are summed as they
+    # are read (a 10,000-agent month logs 490,000 of them), the rest kept for the measures.
+    events: list[Event] = []
+
+    def calls() -> Iterator[Event]:
+        for event in read_events(run_dir.events_path, {"llm.call", "interview"} | kind.reads):
+            if event.kind == "llm.call":
+                yield event
+            else:
+                events.append(event)
+
+    spent = budget(calls(), agents, clock.ticks, clock.calendar.tick)
     metrics: dict[str, Any] = {"budget": spent, "fallbacks": fallbacks(spent)}
     plan = scenario.interviews
     if plan is not None and plan.aware_when:
