@@ -16,7 +16,6 @@ import json
 import shutil
 import sqlite3
 from collections.abc import Callable
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -150,10 +149,12 @@ class Checkpoints:
 
 
 def ledger_state(ledger: Ledger) -> dict[str, Any]:
+    # A tally holds numbers only: a shallow copy is what asdict's deep one would give, at a
+    # tenth of the cost for a thousand agents' tallies.
     return {
-        "total": asdict(ledger.total),
-        "by_purpose": {k: asdict(v) for k, v in ledger.by_purpose.items()},
-        "by_agent": {k: asdict(v) for k, v in ledger.by_agent.items()},
+        "total": vars(ledger.total).copy(),
+        "by_purpose": {k: vars(v).copy() for k, v in ledger.by_purpose.items()},
+        "by_agent": {k: vars(v).copy() for k, v in ledger.by_agent.items()},
     }
 
 

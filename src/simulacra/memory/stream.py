@@ -269,10 +269,12 @@ class MemoryStream:
 
     # --- housekeeping ----------------------------------------------------------------------
 
-    def flush(self) -> None:
-        """Save the last-access times retrieval changed, and commit."""
+    def flush(self, commit: bool = True) -> None:
+        """Save the last-access times retrieval changed, and commit (unless the owner of a
+        shared store commits once for all its streams)."""
         self._save_touched()
-        self._store.commit()
+        if commit:
+            self._store.commit()
 
     def _save_touched(self) -> None:
         if self._touched:

@@ -91,7 +91,9 @@ class Services:
     def flush(self) -> None:
         """Commit every record written so far (a checkpoint then copies the database)."""
         for stream in self.streams:
-            stream.flush()
+            stream.flush(commit=False)
+        if self._store is not None:
+            self._store.commit()
 
 
 @dataclass
