@@ -4,6 +4,7 @@ pose, the caption agent drives a scripted model, and scenarios are checked befor
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,8 @@ from typing import Any
 import pytest
 
 from simulacra.experiments import ScenarioError, load_scenario, run
+from simulacra.experiments.models import load_run_model
+from simulacra.llm import RawReply, Request
 from simulacra.worlds.embodied import soft_spl, spl
 from simulacra.worlds.embodied.shipped import SHIPPED
 
@@ -67,6 +70,34 @@ def test_the_caption_agent_reads_its_view_in_words(tmp_path: Path, renders: None
     assert measures["episodes"]["agent"]["success"]
     calls = _events(path, "llm.call")
     assert {c["purpose"] for c in calls} == {"embodied.decide.caption"}
+
+
+class _Slow:
+    """A backend that takes 20 ms a call: a model time the episode's 3-decimal figure shows."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner, self.name = inner, inner.name
+
+    async def generate(self, request: Request, schema: Any, seed: int) -> RawReply:
+        await asyncio.sleep(0.02)
+        reply: RawReply = await self.inner.generate(request, schema, seed)
+        return reply
+
+
+def test_an_episode_s_model_time_is_read_from_its_calls(tmp_path: Path, renders: None) -> None:
+    scenario = load_scenario(
+        "scenarios/embodied-suite.yaml",
+        [*SMALL, f"output.root={tmp_path}", "world.task=armchair_near", "agents.mind=caption",
+         "model.spec=scripted", "clock.ticks=2"],
+    )  # fmt: skip
+    model = load_run_model(scenario)  # scripted, with the world's responders
+    model.backend = _Slow(model.backend)
+    run_dir = run(scenario, model=model, progress=False)
+    calls = _events(run_dir.path, "llm.call")
+    model_time = round(sum(c["latency_s"] for c in calls), 3)
+    metrics = json.loads((run_dir.path / "metrics.json").read_text())
+    assert model_time >= 0.02 * len(calls) > 0
+    assert metrics["embodied"]["episodes"]["agent"]["latency_s"] == model_time
 
 
 def test_a_decision_record_keeps_reply_command_notes_poses_and_effects(

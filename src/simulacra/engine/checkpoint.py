@@ -84,9 +84,8 @@ class Checkpoints:
             snapshot_database(self.memory_db, self.folder / name)
         path = self.folder / f"state-{step:06d}.json"
         tmp = path.with_suffix(".json.tmp")
-        tmp.write_bytes(
-            orjson.dumps({**state, "memory": name}, option=orjson.OPT_NON_STR_KEYS)
-        )  # roster order
+        # Keys stay in insertion order: minds in roster order.
+        tmp.write_bytes(orjson.dumps({**state, "memory": name}, option=orjson.OPT_NON_STR_KEYS))
         tmp.replace(path)
         kept = self._states()[:KEEP]
         for old in self._states()[KEEP:]:

@@ -329,15 +329,17 @@ def _measure(
     kind = kind_of(scenario)
     agents = len(kind.roster(scenario))
     # One pass over the log (a 1,000-agent day writes 170 MB): the calls are summed as they
-    # are read (a 10,000-agent month logs 490,000 of them), the rest kept for the measures.
+    # are read (a 10,000-agent month logs 490,000 of them); what the measures read is kept
+    # (the embodied world's read the calls too).
+    wanted = {"interview"} | kind.reads
     events: list[Event] = []
 
     def calls() -> Iterator[Event]:
-        for event in read_events(run_dir.events_path, {"llm.call", "interview"} | kind.reads):
+        for event in read_events(run_dir.events_path, {"llm.call"} | wanted):
+            if event.kind in wanted:
+                events.append(event)
             if event.kind == "llm.call":
                 yield event
-            else:
-                events.append(event)
 
     spent = budget(calls(), agents, clock.ticks, clock.calendar.tick)
     metrics: dict[str, Any] = {"budget": spent, "fallbacks": fallbacks(spent)}
