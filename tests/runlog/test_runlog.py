@@ -6,7 +6,7 @@ import subprocess
 import sys
 import textwrap
 import time
-from datetime import datetime
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -160,3 +160,12 @@ def test_a_line_with_nan_written_by_json_dumps_is_still_read():
     line = '{"seq":0,"t":null,"wall":1.0,"kind":"metric","agent":null,"data":{"value":NaN}}'
     event = Event.from_json(line)
     assert event.kind == "metric" and math.isnan(event.data["value"])
+
+
+def test_the_same_instant_in_another_zone_keeps_its_own_stamp(tmp_path):
+    writer = EventWriter(tmp_path / "events.jsonl")
+    utc = datetime(2023, 2, 13, 8, tzinfo=UTC)
+    paris = utc.astimezone(timezone(timedelta(hours=1)))
+    assert utc == paris
+    stamps = [writer.emit(RunEnded(status="completed"), t=t).t for t in (utc, paris, utc)]
+    assert stamps == [utc.isoformat(), paris.isoformat(), utc.isoformat()]

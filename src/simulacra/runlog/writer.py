@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from simulacra.runlog.events import Event, Payload
@@ -76,7 +76,7 @@ class EventWriter:
         self._hash = hashed
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
         self._buffer: list[bytes] = []
-        self._time: datetime | None = None
+        self._time: tuple[datetime, timedelta | None] | None = None
         self._stamp = ""
         self.seq = lines
         self.offset = size
@@ -89,8 +89,11 @@ class EventWriter:
         agent: str | None = None,
     ) -> Event:
         if isinstance(t, datetime):
-            if t != self._time:  # a tick's many events share one time: format it once
-                self._time, self._stamp = t, t.isoformat()
+            # A tick's many events share one time: format it once. Equal instants in other
+            # zones print differently, so the offset is part of the key.
+            key = (t, t.utcoffset())
+            if key != self._time:
+                self._time, self._stamp = key, t.isoformat()
             stamp: str | None = self._stamp
         else:
             stamp = t
