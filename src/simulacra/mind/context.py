@@ -55,7 +55,7 @@ def call_seed(agent_seed: int, purpose: str, now: datetime, salt: str = "") -> i
 
 
 def clock(moment: datetime) -> str:
-    return moment.strftime("%H:%M")
+    return f"{moment.hour:02d}:{moment.minute:02d}"  # strftime costs ten times as much
 
 
 def end_of_day(now: datetime) -> datetime:

@@ -6,6 +6,7 @@ when its time comes, so the finer lists cover the past and the present, not the 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
@@ -133,17 +134,21 @@ def resolve_place(text: str, places: Sequence[str], home: str) -> tuple[str, boo
     """The known place a model's text names, or home; the flag says whether it was known."""
     if not places:
         return (text.strip() or home), bool(text.strip())
-    wanted = text.strip().lower().removeprefix("the ").strip()
-    for place in places:
-        if place.lower() == wanted:
-            return place, True
-    named = sorted((p for p in places if p.lower() in wanted), key=len, reverse=True)
+    found = _known_place(text.strip().lower().removeprefix("the ").strip(), tuple(places))
+    return (home, False) if found is None else (found, True)
+
+
+@functools.lru_cache(maxsize=4096)  # a big town's agents name the same few places of one map
+def _known_place(wanted: str, places: tuple[str, ...]) -> str | None:
+    lowered = [(p.lower(), p) for p in places]
+    exact = next((p for low, p in lowered if low == wanted), None)
+    if exact is not None:
+        return exact
+    named = sorted((p for low, p in lowered if low in wanted), key=len, reverse=True)
     if named:
-        return named[0], True
-    within = [p for p in places if wanted and wanted in p.lower()]
-    if len(within) == 1:
-        return within[0], True
-    return home, False
+        return named[0]
+    within = [p for low, p in lowered if wanted and wanted in low]
+    return within[0] if len(within) == 1 else None
 
 
 def _parse_clock(day: datetime, text: str) -> datetime:
