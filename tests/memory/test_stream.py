@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
 
-from simulacra.embed import HashingEmbedder
+from simulacra.embed import HashingEmbedder, Vectors
 from simulacra.llm import Completion, LanguageModel, Request, ScriptedModel
 from simulacra.memory import ImportancePolicy, MemoryStream, rule_importance
 
@@ -47,6 +49,15 @@ async def test_concurrent_adds_are_numbered_in_call_order_not_answer_order() -> 
     )
     assert (first.id, second.id) == ("ada-00001", "ada-00002")
     assert [r.text for r in stream.recent(2)] == ["first thing", "second thing"]
+
+
+async def test_recent_statements_are_the_latest_valid_records_text_and_importance() -> None:
+    stream = MemoryStream("ada", HashingEmbedder(), importance="rule")
+    written = await stream.add_many("observation", ["a", "b", "c", "d"], NOW, [1, 2, 3, 4])
+    stream.invalidate(written[2].id, "it did not happen")
+    assert stream.recent_statements(2) == [("b", 2.0), ("d", 4.0)]
+    assert stream.recent_statements(10) == [(r.text, r.importance) for r in stream.recent(10)]
+    assert stream.recent_statements(0) == []
 
 
 async def test_importance_records_who_rated_it() -> None:
@@ -126,6 +137,40 @@ async def test_a_shared_database_reopens_each_agents_stream_as_it_was(tmp_path: 
     assert [r.text for r in MemoryStream("bob", HashingEmbedder(), db=db).recent(5)] == [
         "Bob reads"
     ]
+
+
+async def test_embeddings_are_stored_as_codes_and_older_float32_files_still_load(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "memory.sqlite"
+    embedder = HashingEmbedder(dim=64)
+    texts = ["the bakery opens at seven", "Bob waters the roses", "the bus is late again"]
+    stream = MemoryStream("ada", embedder, db=db, importance=3)
+    await stream.add_many("observation", texts, NOW)
+    expected = [r.record.id for r in stream.retrieve("roses", NOW, k=3)]
+    stream.close()
+    with sqlite3.connect(db) as con:
+        sizes = {n for (n,) in con.execute("SELECT length(embedding) FROM memories")}
+        assert sizes == {64 + 4}  # codes and a float32 scale
+        # As a file written before codes were stored holds them: float32 vectors.
+        con.executemany(
+            "UPDATE memories SET embedding = ? WHERE text = ?",
+            [(v.tobytes(), t) for t, v in zip(texts, embedder.embed(texts), strict=True)],
+        )
+    counted = CountingEmbedder(embedder)
+    reopened = MemoryStream("ada", counted, db=db)
+    assert [r.record.id for r in reopened.retrieve("roses", NOW, k=3)] == expected
+    assert counted.texts == ["roses"]  # the stored vectors were read, not embedded again
+
+
+class CountingEmbedder:
+    def __init__(self, inner: HashingEmbedder) -> None:
+        self.inner, self.dim, self.name = inner, inner.dim, inner.name
+        self.texts: list[str] = []
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        self.texts += texts
+        return self.inner.embed(texts)
 
 
 async def test_reopening_with_another_embedder_is_refused(tmp_path: Path) -> None:

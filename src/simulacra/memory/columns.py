@@ -35,18 +35,19 @@ class Columns:
 
     def append(
         self,
-        vectors: Vectors | None,
+        quantized: tuple[UInt8s, Scales] | None,
         accessed_h: Floats,
         importance: Floats,
         valid: Bools,
         kind: Codes,
     ) -> None:
-        """Rows for new records; `vectors` None: not embedded yet (see `set_vectors`)."""
+        """Rows for new records, with their embeddings' codes and scales (`quantize`);
+        None: not embedded yet (see `set_vectors`)."""
         count = accessed_h.shape[0]
         self._reserve(self.size + count)
         rows = slice(self.size, self.size + count)
-        if vectors is not None:
-            self.codes[rows], self.scales[rows] = quantize(vectors)
+        if quantized is not None:
+            self.codes[rows], self.scales[rows] = quantized
         self.accessed_h[rows] = accessed_h
         self.importance[rows] = importance
         self.valid[rows] = valid
@@ -54,9 +55,11 @@ class Columns:
         self.invalid_count += int(count - np.count_nonzero(valid))
         self.size += count
 
-    def set_vectors(self, rows: list[int], vectors: Vectors) -> None:
-        """Embeddings of rows appended before they were embedded."""
-        self.codes[rows], self.scales[rows] = quantize(vectors)
+    def set_vectors(self, rows: list[int], vectors: Vectors) -> tuple[UInt8s, Scales]:
+        """Embeddings of rows appended before they were embedded; returns them as kept."""
+        codes, scales = quantize(vectors)
+        self.codes[rows], self.scales[rows] = codes, scales
+        return codes, scales
 
     def relevance(self, query: Vectors, rows: Indices | None = None) -> Vectors:
         """The cosine of each of `rows` (all if None) with a unit `query`, rows being unit

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 OBSERVATION = "observation"
 REFLECTION = "reflection"
@@ -45,3 +45,10 @@ class Retrieved:
     importance: float
     relevance: float
     total: float
+
+
+class Statement(NamedTuple):
+    """What reflection reads of a recent record: its text and its importance."""
+
+    text: str
+    importance: float

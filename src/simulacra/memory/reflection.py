@@ -18,7 +18,7 @@ from simulacra.memory.prompts import (
     insights_request,
     questions_request,
 )
-from simulacra.memory.record import REFLECTION, MemoryRecord, Retrieved
+from simulacra.memory.record import REFLECTION, MemoryRecord, Retrieved, Statement
 from simulacra.memory.scoring import fit_budget
 from simulacra.runlog.events import Reflected
 
@@ -31,7 +31,7 @@ class Reflective(Protocol):
     seed: int
     reflection: ReflectionConfig
 
-    def recent(self, n: int) -> list[MemoryRecord]: ...
+    def recent_statements(self, n: int) -> list[Statement]: ...
 
     def retrieve(
         self, query: str, now: datetime, k: int = 30, *, token_budget: int | None = None
@@ -96,7 +96,7 @@ class ReflectionOutcome:
 async def reflect(stream: Reflective, now: datetime) -> ReflectionOutcome:
     """One reflection over `stream`, as the source describes it; see ReflectionConfig."""
     config = stream.reflection
-    latest = stream.recent(config.recent)
+    latest = stream.recent_statements(config.recent)
     # The newest of them that fit the budget, still oldest first.
     fits = fit_budget([r.text for r in reversed(latest)], config.token_budget)
     latest = latest[len(latest) - max(1, fits) :]

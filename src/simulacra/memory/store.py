@@ -1,5 +1,7 @@
 """Memory records in SQLite: one `memories` table keyed by (agent, seq), shared by every
-agent's stream, with the embedding kept as a float32 blob so that reopening embeds nothing."""
+agent's stream, with the embedding kept so that reopening embeds nothing: as the streams keep
+it, 8-bit codes and their float32 scale (dim + 4 bytes; a quarter of float32's, which older
+files hold and which are still read)."""
 
 from __future__ import annotations
 
@@ -14,7 +16,8 @@ from typing import Any
 import numpy as np
 import orjson
 
-from simulacra.embed import Vectors
+from simulacra.memory.int8_product import UInt8s
+from simulacra.memory.quantized import Scales, quantize
 from simulacra.memory.record import MemoryRecord
 from simulacra.memory.scoring import sim_hours
 
@@ -66,7 +69,8 @@ class Loaded:
     accessed_h: list[float]
     importance: list[float]
     valid: list[bool]
-    vectors: Vectors
+    codes: UInt8s  # embeddings as `quantized.quantize` gives them
+    scales: Scales
     unembedded: list[int]  # positions in this chunk whose text is not embedded yet
 
 
@@ -129,19 +133,28 @@ class Store:
             (agent,),
         )
         while rows := cursor.fetchmany(chunk):
-            vectors = np.zeros((len(rows), dim), dtype=np.float32)
-            unembedded = []
+            codes = np.zeros((len(rows), dim), dtype=np.uint8)
+            scales = np.ones(len(rows), dtype=np.float32)
+            unembedded, older = [], []
             for i, row in enumerate(rows):
-                if row[4]:
-                    vectors[i] = np.frombuffer(row[4], dtype=np.float32)
+                blob = row[4]
+                if len(blob) == dim + 4:
+                    codes[i] = np.frombuffer(blob, dtype=np.uint8, count=dim)
+                    scales[i] = np.frombuffer(blob, dtype=np.float32, offset=dim)[0]
+                elif blob:
+                    older.append(i)
                 else:
                     unembedded.append(i)
+            if older:  # float32 rows, from files written before codes were kept
+                vectors = np.stack([np.frombuffer(rows[i][4], dtype=np.float32) for i in older])
+                codes[older], scales[older] = quantize(vectors)
             yield Loaded(
                 kinds=[row[0] for row in rows],
                 accessed_h=[row[1] for row in rows],
                 importance=[row[2] for row in rows],
                 valid=[bool(row[3]) for row in rows],
-                vectors=vectors,
+                codes=codes,
+                scales=scales,
                 unembedded=unembedded,
             )
 
@@ -223,11 +236,14 @@ class Store:
                 (agent, *part),
             )
 
-    def embed(self, agent: str, seqs: Sequence[int], vectors: Vectors) -> None:
+    def embed(self, agent: str, seqs: Sequence[int], codes: UInt8s, scales: Scales) -> None:
         """Store the embeddings of records written before they were needed."""
         self._db.executemany(
             "UPDATE memories SET embedding = ? WHERE agent = ? AND seq = ?",
-            [(v.tobytes(), agent, seq) for seq, v in zip(seqs, vectors, strict=True)],
+            [
+                (row.tobytes() + scale.tobytes(), agent, seq)
+                for seq, row, scale in zip(seqs, codes, scales, strict=True)
+            ],
         )
         self._done()
 
