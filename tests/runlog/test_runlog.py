@@ -14,7 +14,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from simulacra.runlog import Event, EventWriter, RunDir, RunDirError, read_events
-from simulacra.runlog.events import PAYLOADS, Acted, Observed, RunEnded, WorldState, reference
+from simulacra.runlog.events import (
+    PAYLOADS,
+    Acted,
+    MemoryAdded,
+    Observed,
+    RunEnded,
+    WorldState,
+    reference,
+)
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "events.md"
 
@@ -52,6 +60,32 @@ def test_events_are_written_only_when_flushed_and_in_order(tmp_path):
     assert events[0].t == "2023-02-13T08:00:00"
     assert offset == path.stat().st_size
     writer.close()
+
+
+def test_reading_some_kinds_goes_by_the_events_kind_not_a_kind_in_its_data(tmp_path):
+    path = tmp_path / "events.jsonl"
+    with EventWriter(path) as writer:
+        writer.emit(Observed(text="the stove is on"), agent="a")
+        # A memory of kind "observation": its data holds "kind":"observation" too.
+        writer.emit(
+            MemoryAdded(
+                id="a-00001",
+                kind="observation",
+                text="the stove is on",
+                importance=2.0,
+                importance_source="given",
+                evidence_ids=[],
+                created_at="2023-02-13T08:00:00",
+            ),
+            agent="a",
+        )
+        writer.emit(RunEnded(status="completed"))
+    assert [e.kind for e in read_events(path, {"observation"})] == ["observation"]
+    assert [e.kind for e in read_events(path, {"memory.add", "run.end"})] == [
+        "memory.add",
+        "run.end",
+    ]
+    assert [e.kind for e in read_events(path, {"conversation"})] == []
 
 
 def test_reopening_appends_and_continues_the_sequence(tmp_path):

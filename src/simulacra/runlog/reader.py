@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
 from simulacra.errors import UserError
 from simulacra.runlog.events import Event
+
+_KIND = re.compile(rb'"kind":"([^"]*)"')
 
 
 class LogError(UserError, ValueError):
@@ -17,9 +20,9 @@ def read_events(path: str | Path, kinds: set[str] | None = None) -> Iterator[Eve
     """The events of a log in order, or only those of `kinds`. A missing log or a line that
     is not an event raises LogError naming the file and the line."""
     path = Path(path)
-    # The writer puts `"kind":"<kind>"` in every line: lines of other kinds are skipped
-    # without parsing them.
-    marks = None if kinds is None else tuple(f'"kind":"{kind}"'.encode() for kind in kinds)
+    # Lines of other kinds are skipped without parsing them: the writer puts the envelope's
+    # `"kind":"<kind>"` before the data, so its first such pair is the line's kind.
+    wanted = None if kinds is None else {kind.encode() for kind in kinds}
     try:
         fh = path.open("rb")
     except FileNotFoundError:
@@ -31,8 +34,10 @@ def read_events(path: str | Path, kinds: set[str] | None = None) -> Iterator[Eve
         for number, line in enumerate(fh, start=1):
             if not line.endswith(b"\n"):
                 return  # a torn line from a killed writer: not an event
-            if marks is not None and not any(mark in line for mark in marks):
-                continue
+            if wanted is not None:
+                found = _KIND.search(line)
+                if found is None or found[1] not in wanted:
+                    continue
             event = _parse(line, path, number)
             if kinds is None or event.kind in kinds:
                 yield event
