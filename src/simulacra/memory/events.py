@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from simulacra.memory.record import MemoryRecord, Retrieved
 from simulacra.runlog.events import MemoryAdded
 from simulacra.runlog.events import Retrieval as RetrievalEvent
+from simulacra.runlog.stamp import stamp
 
 
 def added(record: MemoryRecord) -> MemoryAdded:
@@ -18,7 +19,7 @@ def added(record: MemoryRecord) -> MemoryAdded:
         importance=record.importance,
         importance_source=record.importance_source,
         evidence_ids=list(record.evidence_ids),
-        created_at=record.created_at.isoformat(),
+        created_at=stamp(record.created_at),
     )
 
 

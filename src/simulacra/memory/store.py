@@ -9,7 +9,7 @@ import json
 import sqlite3
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ from simulacra.memory.int8_product import UInt8s
 from simulacra.memory.quantized import Scales, quantize
 from simulacra.memory.record import MemoryRecord
 from simulacra.memory.scoring import sim_hours
+from simulacra.runlog.stamp import stamp
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS memories (
@@ -176,8 +177,6 @@ class Store:
         state: StreamState,
     ) -> None:
         """Add records (not embedded yet) and the stream's new state in one transaction."""
-        # A batch shares one or two times: format each once.
-        stamps: dict[tuple[datetime, timedelta | None], str] = {}
         rows = [
             (
                 r.agent,
@@ -185,8 +184,8 @@ class Store:
                 r.id,
                 r.kind,
                 r.text,
-                _stamp(stamps, r.created_at),
-                _stamp(stamps, r.last_accessed_at),
+                stamp(r.created_at),
+                stamp(r.last_accessed_at),
                 hours,
                 r.importance,
                 r.importance_source,
@@ -251,7 +250,7 @@ class Store:
         """Save last-access times: seq -> (time, simulated hours)."""
         self._db.executemany(
             "UPDATE memories SET last_accessed_at = ?, accessed_h = ? WHERE agent = ? AND seq = ?",
-            [(at.isoformat(), hours, agent, seq) for seq, (at, hours) in accessed.items()],
+            [(stamp(at), hours, agent, seq) for seq, (at, hours) in accessed.items()],
         )
         self._done()
 
@@ -289,14 +288,6 @@ class Store:
     def close(self) -> None:
         self.commit()
         self._db.close()
-
-
-def _stamp(stamps: dict[tuple[datetime, timedelta | None], str], moment: datetime) -> str:
-    key = (moment, moment.utcoffset())  # equal instants in other zones print differently
-    found = stamps.get(key)
-    if found is None:
-        found = stamps[key] = moment.isoformat()
-    return found
 
 
 def _meta_json(record: MemoryRecord) -> str:

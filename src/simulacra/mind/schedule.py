@@ -28,7 +28,7 @@ class PlanStep:
     object: str | None = None
     object_state: str | None = None
 
-    @property
+    @functools.cached_property  # asked of every step, every tick, by every agent
     def end(self) -> datetime:
         return self.start + timedelta(minutes=self.duration_min)
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 
 from simulacra.runlog.events import Event, Payload
+from simulacra.runlog.stamp import stamp
 
 _CHUNK = 1 << 20
 
@@ -76,8 +77,6 @@ class EventWriter:
         self._hash = hashed
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
         self._buffer: list[bytes] = []
-        self._time: tuple[datetime, timedelta | None] | None = None
-        self._stamp = ""
         self.seq = lines
         self.offset = size
 
@@ -88,16 +87,8 @@ class EventWriter:
         t: datetime | str | None = None,
         agent: str | None = None,
     ) -> Event:
-        if isinstance(t, datetime):
-            # A tick's many events share one time: format it once. Equal instants in other
-            # zones print differently, so the offset is part of the key.
-            key = (t, t.utcoffset())
-            if key != self._time:
-                self._time, self._stamp = key, t.isoformat()
-            stamp: str | None = self._stamp
-        else:
-            stamp = t
-        event = Event(self.seq, stamp, time.time(), payload.KIND, agent, payload.to_data())
+        at = stamp(t) if isinstance(t, datetime) else t
+        event = Event(self.seq, at, time.time(), payload.KIND, agent, payload.to_data())
         self.seq += 1
         self._buffer.append(event.to_line())
         return event
