@@ -148,6 +148,25 @@ async def test_the_concurrency_limit_is_honoured(fault_server: FaultServerFactor
     assert server.peak_in_flight == 4
 
 
+async def test_a_waiting_call_goes_out_before_the_caller_of_the_finished_one_resumes(
+    fault_server: FaultServerFactory,
+) -> None:
+    # One slot: the second call waits for the first's. The first's caller then works without
+    # yielding (an agent's memory work between two calls); the second call is out by then.
+    server = fault_server("ok", latency_s=0.01)
+    model = served(server.url, concurrency=1, timeout_s=5.0)
+    sent_while_working: list[int] = []
+
+    async def first() -> None:
+        await model.complete(ask(1))
+        time.sleep(0.2)  # blocking on purpose: the server counts what reached it meanwhile
+        sent_while_working.append(server.requests)
+
+    await asyncio.gather(first(), model.complete(ask(2)))
+    await model.aclose()
+    assert sent_while_working == [2]
+
+
 async def test_the_server_runs_in_a_child_process_too() -> None:
     from simulacra.llm.fault_server import FaultServer
 

@@ -122,6 +122,11 @@ class Gateway:
             if reply is None:
                 try:
                     reply = await self._generate(sent, schema, seed)
+                    # Let the call that was waiting for this slot go out before the caller's
+                    # own work resumes: otherwise a burst of replies is handled, and its
+                    # callers run, before any waiting call is sent (a phase's CPU adds to
+                    # its wall time instead of overlapping the model's).
+                    await asyncio.sleep(0)
                 except ModelFailure:
                     raise
                 except Exception as exc:  # a backend fault is retried, then falls back
