@@ -201,5 +201,8 @@ def test_the_same_instant_in_another_zone_keeps_its_own_stamp(tmp_path):
     utc = datetime(2023, 2, 13, 8, tzinfo=UTC)
     paris = utc.astimezone(timezone(timedelta(hours=1)))
     assert utc == paris
-    stamps = [writer.emit(RunEnded(status="completed"), t=t).t for t in (utc, paris, utc)]
+    for t in (utc, paris, utc):
+        writer.emit(RunEnded(status="completed"), t=t)
+    writer.close()
+    stamps = [e.t for e in read_events(tmp_path / "events.jsonl")]
     assert stamps == [utc.isoformat(), paris.isoformat(), utc.isoformat()]

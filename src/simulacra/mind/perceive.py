@@ -21,6 +21,7 @@ from simulacra.memory import MemoryRecord
 from simulacra.mind.context import MindContext
 from simulacra.mind.persona import Persona
 from simulacra.runlog.events import Observed
+from simulacra.runlog.stamp import stamp
 
 SEEN_FOR = timedelta(minutes=30)
 SCENERY_IMPORTANCE = 2.0
@@ -40,7 +41,7 @@ class Perception:
             "place": self.place,
             "previous": sorted(self.previous),
             "nearby": sorted(self.nearby),
-            "last_seen": {text: at.isoformat() for text, at in self.last_seen.items()},
+            "last_seen": {text: stamp(at) for text, at in self.last_seen.items()},
         }
 
     @classmethod

@@ -36,6 +36,10 @@ class PlanStep:
         return self.start <= now < self.end
 
     def to_dict(self) -> dict[str, Any]:
+        return dict(self._data)
+
+    @functools.cached_property  # every checkpoint writes every agent's whole day again
+    def _data(self) -> dict[str, Any]:
         return {
             "start": self.start.isoformat(),
             "duration_min": self.duration_min,

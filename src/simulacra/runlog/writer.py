@@ -8,7 +8,7 @@ import time
 from datetime import datetime
 from pathlib import Path
 
-from simulacra.runlog.events import Event, Payload
+from simulacra.runlog.events import Payload, event_line
 from simulacra.runlog.stamp import stamp
 
 _CHUNK = 1 << 20
@@ -86,12 +86,12 @@ class EventWriter:
         *,
         t: datetime | str | None = None,
         agent: str | None = None,
-    ) -> Event:
+    ) -> None:
         at = stamp(t) if isinstance(t, datetime) else t
-        event = Event(self.seq, at, time.time(), payload.KIND, agent, payload.to_data())
+        self._buffer.append(
+            event_line(self.seq, at, time.time(), payload.KIND, agent, payload.to_data())
+        )
         self.seq += 1
-        self._buffer.append(event.to_line())
-        return event
 
     def write(self) -> int:
         """Append buffered events to the file, where readers (a live viewer) see them, without

@@ -23,7 +23,7 @@ from simulacra.runlog.events.agents import (
     Reflected,
     Retrieval,
 )
-from simulacra.runlog.events.envelope import KINDS, PAYLOADS, Event, EventSink
+from simulacra.runlog.events.envelope import KINDS, PAYLOADS, Event, EventSink, event_line
 from simulacra.runlog.events.lab import (
     LabAttempt,
     LabCommand,
@@ -73,5 +73,6 @@ __all__ = [
     "RunEnded",
     "RunStarted",
     "WorldState",
+    "event_line",
     "reference",
 ]

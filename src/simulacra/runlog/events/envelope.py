@@ -93,21 +93,8 @@ class Event:
         return cls.from_data(self.data)
 
     def to_line(self) -> bytes:
-        """The event as one line of the log: compact UTF-8 JSON ending in a newline. What JSON
-        has no type for is written as its str()."""
-        envelope = {
-            "seq": self.seq,
-            "t": self.t,
-            "wall": round(self.wall, 6),
-            "kind": self.kind,
-            "agent": self.agent,
-            "data": self.data,
-        }
-        try:
-            return orjson.dumps(envelope, default=str, option=_LINE)
-        except orjson.JSONEncodeError:  # an integer beyond 64 bits, which only json writes
-            compact = json.dumps(envelope, ensure_ascii=False, separators=(",", ":"), default=str)
-            return f"{compact}\n".encode()
+        """The event as one line of the log (see `line`)."""
+        return event_line(self.seq, self.t, self.wall, self.kind, self.agent, self.data)
 
     def to_json(self) -> str:
         return self.to_line()[:-1].decode()
@@ -125,15 +112,35 @@ class Event:
         )
 
 
-def _loads(line: bytes) -> Any:
+def event_line(
+    seq: int, t: str | None, wall: float, kind: str, agent: str | None, data: dict[str, Any]
+) -> bytes:
+    """An event as one line of the log: compact UTF-8 JSON ending in a newline. What JSON has
+    no type for is written as its str(). The writer calls it without building an Event."""
+    envelope = {
+        "seq": seq,
+        "t": t,
+        "wall": round(wall, 6),
+        "kind": kind,
+        "agent": agent,
+        "data": data,
+    }
+    try:
+        return orjson.dumps(envelope, default=str, option=_LINE)
+    except orjson.JSONEncodeError:  # an integer beyond 64 bits, which only json writes
+        compact = json.dumps(envelope, ensure_ascii=False, separators=(",", ":"), default=str)
+        return f"{compact}\n".encode()
+
+
+def _loads(text: bytes) -> Any:
     # orjson reads an integer beyond 64 bits as a float, and refuses NaN and Infinity (which
     # json.dumps wrote in older logs): json reads those lines exactly.
-    if _LONG_DIGITS.search(line) is None:
+    if _LONG_DIGITS.search(text) is None:
         try:
-            return orjson.loads(line)
+            return orjson.loads(text)
         except orjson.JSONDecodeError:
             pass
-    return json.loads(line)
+    return json.loads(text)
 
 
 _LONG_DIGITS = re.compile(rb"\d{19}")
