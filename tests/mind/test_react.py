@@ -9,7 +9,7 @@ from simulacra.llm import Request, ScriptedModel
 from simulacra.mind import converse
 from simulacra.runlog import EventWriter, read_events
 
-from .conftest import ISABELLA_DAY, KLAUS, MONDAY, MakeAgent, calls
+from .conftest import ISABELLA, ISABELLA_DAY, KLAUS, MONDAY, MakeAgent, calls
 
 NOON = MONDAY + timedelta(hours=12)
 CAFE = "Hobbs Cafe"
@@ -97,3 +97,26 @@ async def test_a_replan_decision_rebuilds_the_rest_of_the_day(
     assert decision.choice == "replan"
     assert calls(model, "plan.replan") == 1
     assert agent.planner.schedule.block_at(NOON) is not None
+
+
+async def test_each_viewer_of_a_shared_sight_records_whom_it_names_but_itself(
+    make_agent: MakeAgent,
+) -> None:
+    # Both see the same sentences at one place; the names each agent goes by come from the
+    # world (`names`), as the town gives them.
+    isabella, klaus = make_agent(ISABELLA), make_agent(KLAUS)
+    waving = "Klaus Mueller is at Hobbs Cafe (counter): waving at Isabella Rodriguez"
+    kettle = "the kettle in the kitchen of Hobbs Cafe is boiling"
+    for agent, other in ((isabella, KLAUS), (klaus, ISABELLA)):
+        seen = Observation(
+            agent.id, CAFE, (waving, kettle), (other.id,), {"names": {other.id: other.name}}
+        )
+        await agent.perceive(NOON, seen)
+    about = {
+        agent.id: {r.text: r.meta["about"] for r in agent.memory.recent(10)}
+        for agent in (isabella, klaus)
+    }
+    assert about == {
+        "isabella": {waving: ["klaus"], kettle: []},
+        "klaus": {waving: ["isabella"], kettle: []},
+    }

@@ -63,6 +63,11 @@ def _names(agent_id: str, given: str | None) -> tuple[str, ...]:
 
 
 @functools.lru_cache(maxsize=1 << 16)  # everyone at a place sees the same sentences
+def _named(lowered: str, people: frozenset[tuple[str, tuple[str, ...]]]) -> frozenset[str]:
+    """Which of the people (id, the names it goes by) the sentence names."""
+    return frozenset(agent for agent, names in people if _mentions(lowered, names))
+
+
 def _mentions(lowered: str, names: tuple[str, ...]) -> bool:
     # The substring test first: most texts name none of the people around.
     if not any(n in lowered for n in names):
@@ -115,16 +120,20 @@ async def perceive(
         for a in observation.nearby_agents
         if a != ctx.id
     }
+    # Everyone here, me included: everyone at the place then asks the same question of each
+    # sentence, and the cache answers all but the first of them.
+    here = frozenset({(ctx.id, me), *others.items()})
     mine_too = (own_object.lower(),) if own_object else ()
     importance: list[float | None] = []
     metas: list[dict[str, Any]] = []
     news_of: list[bool] = []
     for text in fresh:
         lowered = text.lower()
-        about = [a for a, names in others.items() if _mentions(lowered, names)]
-        mine = not about and (_mentions(lowered, me) or _mentions(lowered, mine_too))
+        named = _named(lowered, here)
+        about = [a for a in others if a in named]
+        mine = not about and (ctx.id in named or _mentions(lowered, mine_too))
         is_event = text in events
-        news = is_event or bool(appeared & set(about)) or (stayed and not about and not mine)
+        news = is_event or not appeared.isdisjoint(about) or (stayed and not about and not mine)
         importance.append(None if news else SCENERY_IMPORTANCE)
         metas.append({"place": observation.place, "about": about, "event": is_event})
         news_of.append(news)
