@@ -238,17 +238,12 @@ class MemoryStream:
 
     def recent(self, n: int) -> list[MemoryRecord]:
         """The n latest valid records, oldest first."""
-        if n <= 0:
-            return []
-        rows = np.flatnonzero(self._columns.valid[: self._columns.size])[-n:]
-        return self._records(rows)
+        return self._records(self._recent_rows(n))
 
     def recent_statements(self, n: int) -> list[Statement]:
         """The text and importance of the n latest valid records, oldest first: without
         building whole records, a quarter of recent's cost (reflection reads a hundred)."""
-        if n <= 0:
-            return []
-        rows = np.flatnonzero(self._columns.valid[: self._columns.size])[-n:]
+        rows = self._recent_rows(n)
         texts = self._store.texts(self.agent, [row + 1 for row in rows.tolist()])
         importance = self._columns.importance[rows].tolist()
         return [Statement(t, i) for t, i in zip(texts, importance, strict=True)]
@@ -356,6 +351,10 @@ class MemoryStream:
         codes, scales = self._columns.set_vectors(rows, vectors)
         self._store.embed(self.agent, [row + 1 for row in rows], codes, scales)
         self._unembedded = {}
+
+    def _recent_rows(self, n: int) -> Indices:
+        valid = np.flatnonzero(self._columns.valid[: self._columns.size])
+        return valid[-n:] if n > 0 else valid[:0]  # [-0:] would be all of them
 
     def _candidates(self, kinds: Iterable[str] | None) -> Indices | None:
         """Rows that may be retrieved; None means all of them (no copy needed)."""
