@@ -28,7 +28,7 @@ class Payload:
 
     @classmethod
     def from_data(cls: type[P], data: dict[str, Any]) -> P:
-        names = {f.name for f in dataclasses.fields(cls)}
+        names = {name for name, _ in _fields(cls)}
         known = {k: v for k, v in data.items() if k in names and k != "extra"}
         if "extra" in names:
             known["extra"] = {k: v for k, v in data.items() if k not in names}
