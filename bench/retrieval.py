@@ -38,6 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from simulacra.memory import MemoryStream
+from simulacra.memory.int8_product import kernel_name
 from simulacra.memory.quantized import dot, quantize
 
 SIZES = (1_000, 10_000, 100_000, 1_000_000)
@@ -238,6 +239,15 @@ def _stored_bytes(dim: int) -> int:
     return int(codes.nbytes + scales.nbytes)
 
 
+def _cpu_has(*flags: str) -> bool | None:
+    """Whether /proc/cpuinfo lists any of `flags` (None where there is no such file)."""
+    try:
+        listed = set(Path("/proc/cpuinfo").read_text().split())
+    except OSError:
+        return None
+    return any(flag in listed for flag in flags)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
@@ -256,6 +266,10 @@ def main() -> None:
         "sizes": sizes,
         "cpus": os.cpu_count(),
         "blas_threads": os.environ["OPENBLAS_NUM_THREADS"],
+        # The 8-bit product's path and the CPU features that decide MLAS's kernel.
+        "product_kernel": kernel_name(),
+        "cpu_vnni": _cpu_has("avx512_vnni", "avx_vnni"),
+        "cpu_avx512": _cpu_has("avx512bw"),
         "load_avg_1min_at_start": round(os.getloadavg()[0], 2),
         "vector_bytes_per_record": _stored_bytes(args.dim),
         "float32_bytes_per_record": 4 * args.dim,

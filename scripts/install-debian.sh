@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # A Debian package that some tests need, installed when its command is missing:
-#   install-debian.sh PACKAGE COMMAND WHAT
-# Without root or apt-get it says which tests will be skipped and succeeds, so that
-# `make install-dev` goes on.
+#   install-debian.sh PACKAGE COMMAND WHAT [OUTCOME]
+# Without root or apt-get it says what happens to the tests that need it (OUTCOME, "skipped"
+# unless given) and succeeds, so that `make install-dev` goes on.
 set -euo pipefail
-package=$1 command=$2 what=$3
+package=$1 command=$2 what=$3 outcome=${4:-skipped}
 if command -v "$command" >/dev/null; then
   exit 0
 fi
 if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null; then
   echo "$command is missing and cannot be installed here (needs root and apt-get);" \
-       "$what will be skipped. Install Debian's $package package to run them." >&2
+       "$what will be $outcome. Install Debian's $package package to run them." >&2
   exit 0
 fi
 apt-get update -qq

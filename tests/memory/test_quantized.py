@@ -13,7 +13,12 @@ from hypothesis.extra.numpy import arrays
 from simulacra.embed import default_embedder
 from simulacra.embed.retrieval_check import PLANTED_FACTS, planted_fact_hits, routine_observations
 from simulacra.memory import MemoryStream
-from simulacra.memory.int8_product import int8_product
+from simulacra.memory.int8_product import (
+    COLUMN_LIMIT,
+    int8_product,
+    kernel_is_exact,
+    numpy_product,
+)
 from simulacra.memory.quantized import dot, quantize, split_query
 
 NOW = datetime(2024, 2, 14, 9, 0)
@@ -37,28 +42,82 @@ def test_codes_take_a_quarter_of_the_bytes_and_stay_within_half_a_step(
 
 
 @given(arrays(np.float32, st.integers(1, 64), elements=st.floats(-1, 1, width=32)))
-def test_a_query_split_in_two_bytes_keeps_about_fifteen_bits(query: np.ndarray) -> None:
+def test_a_query_split_in_two_bytes_keeps_about_thirteen_bits(query: np.ndarray) -> None:
     columns, parts = split_query(query)
     assert columns.dtype == np.int8 and columns.shape == (query.size, 2)
+    assert np.abs(columns.astype(np.int16)).max() <= COLUMN_LIMIT
     restored = columns.astype(np.float32) @ parts
     assert np.all(np.abs(restored - query) <= parts[1] / 2 + 1e-7)
-    # The second byte's step is at most 1/254 of the first's (1 where nothing remains).
-    assert parts[1] == 1 or parts[1] <= parts[0] / 254 * (1 + 1e-5)
+    # The second byte's step is at most 1/128 of the first's (1 where nothing remains).
+    assert parts[1] == 1 or parts[1] <= parts[0] / (2 * COLUMN_LIMIT) * (1 + 1e-5)
 
 
-@given(
-    st.integers(0, 30).flatmap(
-        lambda n: st.integers(1, 50).flatmap(
-            lambda d: st.tuples(
-                arrays(np.uint8, (n, d)), arrays(np.int8, (d, 2), elements=st.integers(-128, 127))
-            )
+products = st.integers(0, 30).flatmap(
+    lambda n: st.integers(1, 50).flatmap(
+        lambda d: st.tuples(
+            arrays(np.uint8, (n, d)),
+            arrays(np.int8, (d, 2), elements=st.integers(-COLUMN_LIMIT, COLUMN_LIMIT)),
         )
     )
 )
+
+
+def _exact(codes: np.ndarray, columns: np.ndarray) -> np.ndarray:
+    return (codes.astype(np.int64) - 128) @ columns.astype(np.int64)
+
+
+@given(products)
 def test_the_integer_product_is_exact(pair: tuple[np.ndarray, np.ndarray]) -> None:
     codes, columns = pair
-    expected = (codes.astype(np.int64) - 128) @ columns.astype(np.int64)
-    assert np.array_equal(int8_product(codes, columns), expected)
+    assert np.array_equal(int8_product(codes, columns), _exact(codes, columns))
+
+
+@given(products)
+def test_the_numpy_fallback_is_exact(pair: tuple[np.ndarray, np.ndarray]) -> None:
+    codes, columns = pair
+    assert np.array_equal(numpy_product(codes, columns), _exact(codes, columns))
+
+
+@pytest.mark.parametrize("fill", [0, 255])
+@pytest.mark.parametrize("sign", [1, -1])
+def test_the_product_is_exact_at_the_ends_of_its_range(fill: int, sign: int) -> None:
+    # The cases where a kernel with 16-bit pair sums would saturate first, at d = 384.
+    codes = np.full((64, 384), fill, np.uint8)
+    codes[::2, ::2] = 255 - fill
+    columns = np.full((384, 2), sign * COLUMN_LIMIT, np.int8)
+    columns[::3, 1] = -sign * COLUMN_LIMIT
+    assert np.array_equal(int8_product(codes, columns), _exact(codes, columns))
+
+
+def test_columns_beyond_the_exact_range_are_refused() -> None:
+    with pytest.raises(ValueError, match=r"within \+-64 .* up to 65"):
+        int8_product(np.zeros((3, 4), np.uint8), np.full((4, 2), 65, np.int8))
+
+
+def _saturating_pairs(rows: np.ndarray, columns: np.ndarray, lane: int) -> np.ndarray:
+    """What a kernel that adds products in pairs, each pair clipped to +-lane, computes
+    (with lane = 32767 it is AVX2's vpmaddubsw; raw uint8 rows, the zero point taken out
+    after, as MLAS does)."""
+    raw = rows.astype(np.int64)[:, :, None] * columns.astype(np.int64)[None, :, :]
+    if raw.shape[1] % 2:
+        raw = np.concatenate([raw, np.zeros_like(raw[:, :1])], axis=1)
+    pairs = np.clip(raw[:, 0::2] + raw[:, 1::2], -lane - 1, lane).sum(axis=1)
+    return (pairs - 128 * columns.astype(np.int64).sum(axis=0)).astype(np.int32)
+
+
+def test_the_probe_refuses_kernels_that_are_wrong_in_the_range() -> None:
+    assert kernel_is_exact(numpy_product)
+    assert kernel_is_exact(lambda r, c: _saturating_pairs(r, c, 32767))  # +-64 fits its lanes
+    assert not kernel_is_exact(lambda r, c: _saturating_pairs(r, c, 16383))
+    assert not kernel_is_exact(lambda r, c: numpy_product(r, c) + (r[:, :1] == 255))
+    assert not kernel_is_exact(lambda r, c: r.astype(np.int32) @ c.astype(np.int32))
+
+
+def test_the_full_int8_range_would_saturate_16_bit_pairs() -> None:
+    # Why the range is +-64: at +-127 the same pair sums overflow (the bug on CPUs without VNNI).
+    codes = np.full((2, 384), 255, np.uint8)
+    columns = np.full((384, 1), 127, np.int8)
+    assert not np.array_equal(_saturating_pairs(codes, columns, 32767), _exact(codes, columns))
 
 
 def test_a_product_of_mismatched_shapes_names_both() -> None:
