@@ -24,7 +24,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from simulacra.llm import Request, chat, load_model
-from simulacra.llm.embedded import default_threads
+from simulacra.llm.embedded import DEFAULT_THREADS
 from simulacra.llm.fault_server import FaultServer
 
 LATENCY_S = 0.2
@@ -107,7 +107,7 @@ async def main() -> dict[str, Any]:
         "ratio": ratios,
         "ratio_at_128": ratios["128"],
         "client_cpu_ms_per_call": cpu_ms,
-        "embedded_threads": default_threads(),
+        "embedded_threads": DEFAULT_THREADS,
         "embedded_answer_s": round(answer_s, 3),
         "embedded_tokens_per_s": round(tokens_per_s, 1),
         "embedded_2_threads_answer_s": round(answer_2_s, 3),

@@ -80,17 +80,25 @@ async def test_the_embedded_model_gives_a_schema_valid_answer_off_the_event_loop
     assert ticks >= 3  # the loop kept running while the model loaded and answered
 
 
-def test_each_agent_keeps_its_own_slot() -> None:
+def test_each_agent_keeps_its_own_slot_and_the_rest_share_one_without_the_cache() -> None:
     backend = load_model("embedded?parallel=3").backend
     agents = ("ada", "bob", "cy", "dee", "ada", "bob")
     slots = [backend.slot(a) for a in agents]  # type: ignore[attr-defined]
-    assert slots == [0, 1, 2, 0, 0, 1]  # the fourth agent shares the first slot
-    assert backend.slot(None) == -1  # type: ignore[attr-defined]
+    assert slots == [(0, True), (1, True), (2, False), (2, False), (0, True), (1, True)]
+    assert backend.slot(None) == (2, False)  # type: ignore[attr-defined]
+    alone = load_model("embedded?parallel=1").backend
+    assert [alone.slot(a) for a in ("ada", None)] == [(0, True), (0, True)]  # type: ignore[attr-defined]
+
+
+def test_a_slot_for_every_call_in_flight_and_one_to_share() -> None:
+    assert load_model("embedded", concurrency=5).backend.settings.parallel == 6  # type: ignore[attr-defined]
+    assert load_model("embedded", concurrency=1).backend.settings.parallel == 1  # type: ignore[attr-defined]
+    assert load_model("embedded", concurrency=64).backend.settings.parallel == 16  # type: ignore[attr-defined]
 
 
 @pytest.mark.slow
 async def test_an_agents_second_call_reads_its_shared_prefix_from_the_slots_cache() -> None:
-    model = load_model("embedded?parallel=2", timeout_s=120)
+    model = load_model("embedded?parallel=3")
     persona = (
         "Isabella Rodriguez, 34, runs Hobbs Cafe in Willow Bend. She is warm, organised and "
         "loves bringing people together; she lives above the cafe and opens it at seven."
@@ -109,8 +117,37 @@ async def test_an_agents_second_call_reads_its_shared_prefix_from_the_slots_cach
     other = await model.complete(ask("klaus", "Plan his next hour at the library."))
     again = await model.complete(ask("isabella", "Plan her evening."))
     assert first.usage.cached_prompt_tokens == 0
-    # Klaus's call went to the other slot, so Isabella's prefix was still in hers.
+    # Klaus's call went to a slot of his own, so Isabella's prefix was still in hers.
     shared = again.usage.cached_prompt_tokens
     assert shared > 0.6 * first.usage.prompt_tokens, (shared, first.usage)
     assert shared < again.usage.prompt_tokens
     assert other.usage.prompt_tokens > 0
+
+
+async def test_a_wall_clock_timeout_never_cuts_an_embedded_call() -> None:
+    # The call takes far longer than a millisecond: it ends by its max_tokens, not by the
+    # clock, so how busy the machine is cannot change its answer (nor set off a retry).
+    model = load_model("embedded", timeout_s=0.001)
+    request = Request(chat("You plan a day.", "What next?"), output=Step, max_tokens=24, seed=3)
+    completion = await model.complete(request)
+    assert completion.attempts == 1
+    assert not completion.fallback
+    assert completion.latency_s > 0.001
+
+
+@pytest.mark.slow
+async def test_a_new_backend_starts_from_empty_slots_and_repeats_the_same_answers() -> None:
+    # A prompt processed after a cached prefix comes out different (measured: another reply
+    # at temperature 0.8), so each backend loads its own model and the second sequence of
+    # calls sees what the first one saw: nothing.
+    def ask(task: str) -> Request:
+        persona = "Anna bakes bread in Willow Bend and opens her shop at six. " * 8
+        return Request(chat(persona, task), max_tokens=40, seed=5, temperature=0.8, agent="anna")
+
+    tasks = ("What do you eat for breakfast?", "List what you do today, hour by hour.")
+    answers = []
+    for _ in range(2):
+        model = load_model("embedded", concurrency=1)
+        answers.append([(await model.complete(ask(task))).text for task in tasks])
+        await model.aclose()
+    assert answers[0] == answers[1]

@@ -21,7 +21,12 @@ class ModelConfig(BaseModel):
         "embedded",
         description='"embedded", "openai:<base_url>?model=<name>", "scripted" or "replay:<dir>"',
     )
-    timeout_s: float = Field(60.0, gt=0, description="seconds before one attempt is abandoned")
+    timeout_s: float = Field(
+        60.0,
+        gt=0,
+        description="seconds before one attempt at a served model is abandoned; the embedded "
+        "model has none (a call ends within its max_tokens, however busy the machine)",
+    )
     attempts: int = Field(3, ge=1, le=10, description="tries before the declared fallback")
     concurrency: int = Field(8, ge=1, le=4096, description="calls in flight at once")
     cache: Path | None = Field(None, description="SQLite response cache; none to always ask")

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
-import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,21 +34,23 @@ class ImagesRefused(ModelFailure):
     the gateway passes it on instead of falling back."""
 
 
-def default_threads() -> int:
-    """Half the cores, 1 to 4. llama.cpp's threads spin-wait on each other: when other work
-    takes a core they share, a token costs 50 times more (measured on 2 busy cores: 2 threads
-    0.4 tokens/s, 1 thread 27 tokens/s), so the model leaves room for the simulation."""
-    return max(1, min(4, (os.cpu_count() or 2) // 2))
+# Threads that run the model unless a spec says `threads=N`: one on every machine, not a share
+# of its cores, because the thread count changes the answers (llama.cpp splits its sums by
+# thread: a run on 2 threads wrote another plan than on 1, measured here) and the same seed
+# should give the same run everywhere. One also keeps clear of spin-waits: when other work
+# takes a core that llama.cpp's threads share, a token costs 50 times more (2 busy cores:
+# 2 threads 0.4 tokens/s, 1 thread 27 tokens/s).
+DEFAULT_THREADS = 1
 
 
 @dataclass(frozen=True)
 class EmbeddedSettings:
-    """What the process-wide model instance is keyed by. `parallel` is the number of slots:
-    each keeps the KV cache of its last prompt, and an agent's calls always go to the same
-    slot (see EmbeddedBackend)."""
+    """How the backend's model is loaded. `parallel` is the number of slots: each keeps the
+    KV cache of its last prompt; agents get a slot each while slots last, and the last slot
+    is shared by the rest (see EmbeddedBackend)."""
 
     path: Path
-    threads: int = field(default_factory=default_threads)
+    threads: int = DEFAULT_THREADS
     parallel: int = 2
     context_per_slot: int = 2048
 
@@ -123,26 +124,6 @@ def embedded_name(name: str = DEFAULT_GGUF) -> str:
     return f"embedded:{stem}"
 
 
-class _Models:
-    """One loaded model per settings for the whole process: loading costs a second and
-    100 MB, and every Gateway built on the same file shares it."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._servers: dict[EmbeddedSettings, Any] = {}
-
-    def get(self, settings: EmbeddedSettings) -> Any:
-        with self._lock:
-            server = self._servers.get(settings)
-            if server is None:
-                server = _load(settings)
-                self._servers[settings] = server
-            return server
-
-
-_MODELS = _Models()  # process-wide on purpose: the model is loaded once per process
-
-
 def _load(settings: EmbeddedSettings) -> Any:
     import xllamacpp
 
@@ -153,6 +134,10 @@ def _load(settings: EmbeddedSettings) -> Any:
     params.cpuparams.n_threads = settings.threads
     params.cpuparams_batch.n_threads = settings.threads
     params.verbosity = 0
+    # No prompt cache in RAM across slots: which prompt it restores would depend on the order
+    # in which slots finished, and a prompt resumed from another prefix comes out different.
+    params.cache_ram_mib = 0
+    params.cache_idle_slots = False
     try:
         return xllamacpp.Server(params)
     except Exception as exc:
@@ -184,12 +169,22 @@ def _closed(node: Any) -> Any:
 class EmbeddedBackend:
     """Runs chat completions in-process; calls go to worker threads so the loop stays free.
 
-    Each agent's calls go to one slot (agents take slots in the order they first call), with
-    `cache_prompt`: the slot keeps the KV cache of the agent's last prompt, and a prompt that
-    begins as that one did (system message, persona) is processed only from where it
-    differs. llama.cpp's server also keeps prompts it evicts from a slot in a RAM cache and
-    restores the best match, so agents sharing a slot still find their own prefix.
+    A llama.cpp prompt processed after a cached prefix comes out slightly different from the
+    same prompt processed whole, so what a slot held before changes an answer. The same seed
+    gives the same answers only if each slot sees the same calls in the same order; hence:
+    each backend loads its own model (a new run starts from empty slots); an agent, in the
+    order agents first call, gets a slot of its own with `cache_prompt`, so its calls reuse
+    the prefix its last call left there (system message, persona); and the last slot is
+    shared by agents beyond those and by calls of no agent, without the prompt cache, so the
+    order in which they reach it changes nothing. With one slot there is nothing to share
+    it with: calls take it one at a time, cache and all.
+
+    `in_process`: the gateway sets no wall-clock timeout on these calls. Generation stops at
+    the request's max_tokens and a prompt cannot outgrow the slot's context, so a call always
+    ends, and how long it takes (which the machine's load decides) never changes its answer.
     """
+
+    in_process = True
 
     def __init__(
         self, settings: EmbeddedSettings, name: str, repetition: Repetition | None = None
@@ -198,16 +193,22 @@ class EmbeddedBackend:
         self.name = name
         self.repetition = repetition or Repetition()
         self._slots: dict[str, int] = {}
+        self._server: Any = None
+        self._loading = threading.Lock()
         # Its own threads: waiting on the model must not starve asyncio's default executor.
         self._executor = ThreadPoolExecutor(
             max_workers=settings.parallel, thread_name_prefix="embedded-model"
         )
 
-    def slot(self, agent: str | None) -> int:
-        """The slot an agent's calls go to; -1 (any free slot) for calls of no agent."""
-        if agent is None:
-            return -1
-        return self._slots.setdefault(agent, len(self._slots) % self.settings.parallel)
+    def slot(self, agent: str | None) -> tuple[int, bool]:
+        """The slot an agent's calls go to, and whether they may reuse its prompt cache."""
+        shared = self.settings.parallel - 1
+        if shared == 0:
+            return 0, True
+        own = self._slots.get(agent) if agent is not None else None
+        if own is None and agent is not None and len(self._slots) < shared:
+            own = self._slots[agent] = len(self._slots)
+        return (shared, False) if own is None else (own, True)
 
     async def generate(
         self, request: Request, schema: dict[str, Any] | None, seed: int
@@ -219,13 +220,14 @@ class EmbeddedBackend:
                 "e.g. llama.cpp's server with a vision GGUF, vLLM or Ollama), or use a mind "
                 "that describes the view in words (embodied: agents.mind=caption)"
             )
+        slot, cached = self.slot(request.agent)
         body: dict[str, Any] = {
             "messages": [{"role": m.role, "content": m.text} for m in request.messages],
             "max_tokens": request.max_tokens,
             "temperature": request.temperature,
             "seed": seed,
-            "id_slot": self.slot(request.agent),
-            "cache_prompt": True,
+            "id_slot": slot,
+            "cache_prompt": cached,
             **self.repetition.body(),
         }
         if schema is not None:
@@ -235,11 +237,19 @@ class EmbeddedBackend:
         return _read_reply(reply)
 
     def _complete(self, body: dict[str, Any]) -> Any:
-        server = _MODELS.get(self.settings)
+        with self._loading:  # loaded once, on the first call (a second and 100 MB)
+            if self._server is None:
+                self._server = _load(self.settings)
+            server = self._server
         try:
             return server.handle_chat_completions(body)
         except ValueError as exc:  # xllamacpp raises for bad schemas and templates
             raise EmbeddedModelError(f"the embedded model refused the request: {exc}") from exc
+
+    async def aclose(self) -> None:
+        """Release the model and its worker threads."""
+        self._executor.shutdown(wait=True)
+        self._server = None
 
 
 def _read_reply(reply: Any) -> RawReply:

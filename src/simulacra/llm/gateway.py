@@ -19,7 +19,9 @@ from simulacra.llm.types import Completion, RawReply, Request, Unreachable, Usag
 
 
 class Backend(Protocol):
-    """Turns a request into raw text. `schema` is the JSON schema to constrain decoding to."""
+    """Turns a request into raw text. `schema` is the JSON schema to constrain decoding to.
+    A backend that runs in the caller's process (`in_process = True`) is bounded by the
+    request's max_tokens, and the gateway puts no wall-clock limit on it."""
 
     name: str
 
@@ -83,6 +85,9 @@ class Gateway:
         self.name = backend.name
         self.attempts = attempts
         self.timeout_s = timeout_s
+        # A model in this process has no network to wait for: each call ends within its
+        # max_tokens, and a wall-clock limit would make what agents do depend on the load.
+        self._timeout_s = None if getattr(backend, "in_process", False) else timeout_s
         self.concurrency = concurrency
         self.cache = cache
         self.ledger = ledger if ledger is not None else Ledger()
@@ -178,7 +183,7 @@ class Gateway:
         self, request: Request, schema: dict[str, Any] | None, seed: int
     ) -> RawReply:
         # asyncio.timeout, unlike wait_for, costs no extra task per call.
-        async with self._limit(), asyncio.timeout(self.timeout_s):
+        async with self._limit(), asyncio.timeout(self._timeout_s):
             return await self.backend.generate(request, schema, seed)
 
     async def aclose(self) -> None:

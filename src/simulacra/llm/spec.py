@@ -93,10 +93,11 @@ def _split(spec: str) -> tuple[str, str]:
 def _backend(spec: str, options: dict[str, Any], repetition: Repetition | None) -> Backend:
     kind, rest = _split(spec)
     if kind == "embedded":
-        # A slot for every call in flight, unless the spec says otherwise: calls that run
-        # together are decoded together (1.7 times the tokens a second of one call at a time,
-        # 5 calls on one thread, measured here).
-        slots = min(int(options.get("concurrency", 8)), MAX_SLOTS)
+        # A slot for every call in flight and one shared (EmbeddedBackend), unless the spec
+        # says otherwise: calls that run together are decoded together (1.7 times the tokens
+        # a second of one call at a time, 5 calls on one thread, measured here).
+        concurrency = int(options.get("concurrency", 8))
+        slots = 1 if concurrency == 1 else min(concurrency + 1, MAX_SLOTS)
         name, settings = _embedded(spec, rest, slots)
         return EmbeddedBackend(settings, name, repetition)
     if kind == "openai":
