@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from pathlib import Path
 from typing import Annotated, Any
@@ -80,6 +81,14 @@ app.add_typer(scenario_app, name="scenario")
 app.add_typer(lab_app, name="lab")
 
 
+class _Warnings(logging.Handler):
+    """The library's warnings (a scenario trimmed to its clock, a checkpoint passed over) as
+    `warning: ` lines on stderr."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        errors.print(f"[bold yellow]warning:[/] {escape(record.getMessage())}")
+
+
 @app.callback()
 def _options(
     debug: Annotated[
@@ -88,6 +97,10 @@ def _options(
     ] = False,
 ) -> None:
     """Options for every command (the help text is the app's)."""
+    library = logging.getLogger("simulacra")
+    if not any(isinstance(h, _Warnings) for h in library.handlers):
+        library.addHandler(_Warnings(logging.WARNING))
+        library.propagate = False
 
 
 class _CheckAnswer(BaseModel):

@@ -79,11 +79,11 @@ def test_an_intervention_for_an_agent_not_taking_part_is_refused() -> None:
     load_scenario(TOWN, ["interventions.0.agent=daniel_okafor", "agents.count=6"])
 
 
-def test_an_intervention_outside_the_schedule_is_refused() -> None:
-    (line,) = problems(['interventions.0.at="23:00"'])
+def test_an_intervention_before_the_first_tick_is_refused() -> None:
+    (line,) = problems(['interventions.0.at="06:30"'])
     assert line.startswith(
-        "scenario.interventions[0].at: 2024-02-14 23:00 is outside the run's ticks "
-        "(2024-02-14 07:00 to 2024-02-14 20:50)"
+        "scenario.interventions[0].at: 2024-02-14 06:30 is before the run's first tick "
+        "(2024-02-14 07:00)"
     )
 
 

@@ -8,6 +8,7 @@ the minds have). Every fault names its field path and what is allowed.
 from __future__ import annotations
 
 import copy
+import logging
 import types
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -21,6 +22,9 @@ from simulacra.errors import UserError
 from simulacra.experiments.kinds import KINDS, kind_of
 from simulacra.experiments.kinds.base import CORRECT, INTERVIEW, TALK, THINK
 from simulacra.experiments.scenario import WORLD_CONFIGS, Scenario
+from simulacra.experiments.trim import dropped_line, within_the_clock
+
+log = logging.getLogger(__name__)
 
 # Fields whose value may be the path of a YAML file (relative to the scenario's folder), and
 # the key such a file may keep its content under.
@@ -121,11 +125,15 @@ def load_scenario(
 
 
 def validate_scenario(raw: dict[str, Any], source: str) -> Scenario:
-    """Validate a raw mapping whose named files are already read in."""
+    """Validate a raw mapping whose named files are already read in. What it sets after the
+    run's last tick is left out, with one warning naming it (experiments/trim.py)."""
     try:
         scenario = Scenario.model_validate(raw)
     except ValidationError as exc:
         raise ScenarioError(source, [_explain(e) for e in exc.errors()]) from None
+    scenario, dropped = within_the_clock(scenario)
+    if dropped:
+        log.warning("%s: %s", source, dropped_line(scenario, dropped))
     problems = cross_check(scenario)
     if problems:
         raise ScenarioError(source, problems)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -154,6 +155,11 @@ class WorldKind:
 
     def abilities(self, scenario: Scenario) -> set[Ability]:
         raise NotImplementedError
+
+    def trim(self, scenario: Scenario, last: datetime) -> tuple[Scenario, list[str]]:
+        """The scenario without what its world section sets after the last tick (`last`),
+        and each item left out, in words (experiments/trim.py does the other sections)."""
+        return scenario, []
 
     def build(self, scenario: Scenario, services: Services) -> Cast:
         raise NotImplementedError

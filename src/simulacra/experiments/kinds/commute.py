@@ -4,6 +4,7 @@ the classical baseline beside it (`agents.mind: logit`)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ValidationError
@@ -44,24 +45,29 @@ def _profiles(scenario: Scenario) -> dict[str, Profile]:
 
 
 def _days_problems(scenario: Scenario) -> list[str]:
-    """Working days named by the world (strikes, announcements) that the run never reaches."""
+    """Working days named by the world (strikes, announcements) before the first; those after
+    the last are left out of the run (`CommuteKind.trim`)."""
     config = _commute(scenario)
-    days = len(scenario.clock.calendar().times())
     problems = []
     for i, strike in enumerate(config.city.taxi_strikes):
-        outside = [d for d in strike.days if not 1 <= d <= days]
+        outside = [d for d in strike.days if d < 1]
         if outside:
             problems.append(
-                f"scenario.world.city.taxi_strikes[{i}].days: {outside} lie outside the run's "
-                f"working days 1..{days}"
+                f"scenario.world.city.taxi_strikes[{i}].days: {outside}: working days count from 1"
             )
     for day in config.environment:
-        if not 1 <= day <= days:
+        if day < 1:
             problems.append(
-                f"scenario.world.environment.{day}: day {day} lies outside the run's working "
-                f"days 1..{days}"
+                f"scenario.world.environment.{day}: day {day}: working days count from 1"
             )
     return problems
+
+
+def _days(days: list[int]) -> str:
+    """Working days as a reader writes them: 11-15, 12, or 3, 7."""
+    if len(days) > 1 and days == list(range(days[0], days[-1] + 1)):
+        return f"{days[0]}-{days[-1]}"
+    return ", ".join(map(str, days))
 
 
 class CommuteKind(WorldKind):
@@ -160,6 +166,27 @@ class CommuteKind(WorldKind):
                 "scenario.clock: a commute ticks one working day: tick: 1d, weekdays: true"
             )
         return problems
+
+    def trim(self, scenario: Scenario, last: datetime) -> tuple[Scenario, list[str]]:
+        config, days = _commute(scenario), len(scenario.clock.calendar().times())
+        said: list[str] = []
+        strikes = []
+        for i, strike in enumerate(config.city.taxi_strikes):
+            late = [d for d in strike.days if d > days]
+            if late:
+                said.append(f"world.city.taxi_strikes[{i}] on days {_days(late)}")
+            kept = tuple(d for d in strike.days if d <= days)
+            if kept:
+                strikes.append(strike.model_copy(update={"days": kept}))
+        late_news = sorted(d for d in config.environment if d > days)
+        if late_news:
+            said.append(f"world.environment on days {_days(late_news)}")
+        if not said:
+            return scenario, []
+        city = config.city.model_copy(update={"taxi_strikes": tuple(strikes)})
+        environment = {d: text for d, text in config.environment.items() if d <= days}
+        world = config.model_copy(update={"city": city, "environment": environment})
+        return scenario.model_copy(update={"world": world}), said
 
     def build(self, scenario: Scenario, services: Services) -> Cast:
         config = _commute(scenario)

@@ -4,6 +4,7 @@ agent beside it (`agents.mind: rule`, a classical baseline)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ValidationError
@@ -113,13 +114,6 @@ class GridKind(WorldKind):
             problems.append(
                 f"scenario.world.fires[{i}].position: {name} is outside the field -{h}..{h}"
             )
-        ticks = len(scenario.clock.calendar().times())
-        for i, fire in enumerate(grid.fires):
-            if fire.start_step > ticks:
-                problems.append(
-                    f"scenario.world.fires[{i}].start_step: {fire.name} starts at step "
-                    f"{fire.start_step}, after the run's last step ({ticks}); it would never burn"
-                )
         layout = layout_from_config(grid)
         cells = ((x, y) for x in range(-h, h + 1) for y in range(-h, h + 1))
         if not problems and all(layout.place_at(cell) is not None for cell in cells):
@@ -127,6 +121,16 @@ class GridKind(WorldKind):
                 "scenario.world.places: they cover the whole field; agents need cells outside them"
             )
         return problems
+
+    def trim(self, scenario: Scenario, last: datetime) -> tuple[Scenario, list[str]]:
+        grid, ticks = _grid(scenario), len(scenario.clock.calendar().times())
+        late = [fire for fire in grid.fires if fire.start_step > ticks]
+        if not late:
+            return scenario, []
+        fires = tuple(fire for fire in grid.fires if fire.start_step <= ticks)
+        world = grid.model_copy(update={"fires": fires})
+        said = [f"world.fires {fire.name} (from step {fire.start_step})" for fire in late]
+        return scenario.model_copy(update={"world": world}), said
 
     def build(self, scenario: Scenario, services: Services) -> Cast:
         world = self._world(scenario)

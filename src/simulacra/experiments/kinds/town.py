@@ -4,6 +4,7 @@ routine agent beside it (`agents.mind: routine`, a classical baseline)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any, ClassVar
 
 from pydantic import ValidationError
@@ -102,6 +103,14 @@ class TownKind(WorldKind):
                     f"scenario.interventions[{i}].change", item.change, scenario
                 )
         return problems
+
+    def trim(self, scenario: Scenario, last: datetime) -> tuple[Scenario, list[str]]:
+        party = _town(scenario).attendance
+        if party is None or scenario.when(party.start) <= last:
+            return scenario, []
+        world = _town(scenario).model_copy(update={"attendance": None})
+        window = f"{scenario.written(party.start)} to {scenario.written(party.end)}"
+        return scenario.model_copy(update={"world": world}), [f"world.attendance ({window})"]
 
     def build(self, scenario: Scenario, services: Services) -> Cast:
         town = _town(scenario).map
