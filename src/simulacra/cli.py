@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import sys
 import time
 from pathlib import Path
 from typing import Annotated, Any
@@ -22,15 +23,27 @@ from rich.markup import escape
 from rich.table import Table
 from typer.core import TyperGroup
 
-from simulacra.errors import UserError, explain_os_error
+from simulacra.errors import Interrupted, UserError, explain_os_error
 from simulacra.lab.commands import lab_app
 from simulacra.llm import Request, chat, load_model
-from simulacra.runlog import RunDir, compare_runs
+from simulacra.runlog import Difference, RunDir, compare_runs
+from simulacra.runlog.compare import METRICS, show_value
 
 DEFAULT_SPEC = "embedded"
 EXPECTED, BUG, INTERRUPTED = 2, 1, 130  # exit codes
-console = Console()
-errors = Console(stderr=True, soft_wrap=True)
+
+
+def _console(stderr: bool = False) -> Console:
+    """A terminal's width on a terminal; through a pipe or into a file no width at all, so
+    that hints, paths and table rows stay whole lines instead of wrapping at 80 columns."""
+    stream = sys.stderr if stderr else sys.stdout
+    wide = None if stream.isatty() else UNWRAPPED
+    return Console(stderr=stderr, soft_wrap=True, width=wide)
+
+
+UNWRAPPED = 10_000  # columns: more than any line the command prints
+console = _console()
+errors = _console(stderr=True)
 
 
 class _Boundary(TyperGroup):
@@ -41,10 +54,11 @@ class _Boundary(TyperGroup):
             return super().invoke(ctx)
         except (typer.Exit, typer.Abort, typer.TyperException):
             raise  # typer's own: help, usage errors, exit codes
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
             if ctx.params.get("debug"):
                 raise
-            errors.print("[bold red]interrupted[/] (a run stopped so resumes with --resume)")
+            said = escape(str(exc)) if isinstance(exc, Interrupted) else "stopped by Ctrl+C"
+            errors.print(f"[bold red]interrupted:[/] {said}")
             raise typer.Exit(INTERRUPTED) from None
         except Exception as exc:
             if ctx.params.get("debug"):
@@ -476,14 +490,45 @@ def diff(
     aside; print the first difference (exit 1) or that they agree (exit 0)."""
     first, second = RunDir.open(run_a), RunDir.open(run_b)
     found = compare_runs(first.path, second.path)
-    if found.difference is None:
+    if found.same:
         console.print(
             f"[bold green]same:[/] {found.events} events and metrics.json agree "
             "(wall-clock fields, latencies and byte offsets aside)"
         )
         return
-    console.print(f"[bold yellow]differ[/] at {escape(str(found.difference))}")
+    console.print(
+        f"[bold yellow]differ:[/] {escape(str(first.path))} and {escape(str(second.path))}"
+    )
+    if found.scenarios is not None:
+        a, b = found.scenarios
+        console.print(f"  different scenarios: {escape(a)} and {escape(b)}")
+    elif found.settings:
+        shown = "; ".join(_change(d) for d in found.settings[:DIFF_SHOWN])
+        more = len(found.settings) - DIFF_SHOWN
+        console.print(f"  settings: {escape(shown)}" + (f" (and {more} more)" if more > 0 else ""))
+    if found.first_event is not None:
+        console.print(f"  first event that differs: {escape(str(found.first_event))}")
+    elif found.difference is not None and found.difference.where != METRICS:
+        console.print(f"  events: only the run header differs: {escape(str(found.difference))}")
+    else:
+        console.print(f"  events: all {found.events} agree after the run header")
+    if found.metrics:
+        shown = "; ".join(_change(d) for d in found.metrics[:DIFF_SHOWN])
+        more = len(found.metrics) - DIFF_SHOWN
+        console.print(
+            f"  metrics that differ ({len(found.metrics)}): {escape(shown)}"
+            + (f" (and {more} more)" if more > 0 else "")
+        )
+    else:
+        console.print("  metrics: the same")
     raise typer.Exit(code=1)
+
+
+DIFF_SHOWN = 12  # settings or metrics a diff names before it counts the rest
+
+
+def _change(difference: Difference) -> str:
+    return f"{difference.field} {show_value(difference.a)} != {show_value(difference.b)}"
 
 
 @scenario_app.command("schema")
