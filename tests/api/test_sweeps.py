@@ -58,6 +58,8 @@ def test_the_summary_gives_each_variant_a_mean_inside_its_interval(swept):
         assert row["mean"] == pytest.approx(values.mean())
         assert row["n"] == 2
         assert row["low"] <= row["mean"] <= row["high"]
+    crowded = summary[summary["figure"] == "crowded_share"]
+    assert (crowded["low"] >= 0).all() and (crowded["high"] <= 1).all()  # a share's interval
 
 
 def test_sql_over_the_sweep_agrees_with_pandas(swept):

@@ -144,6 +144,9 @@ class WorldKind:
     # The headline figures that characterise a run of this world, in named groups: what a
     # sweep shows side by side across models and minds.
     signature: ClassVar[dict[str, tuple[str, ...]]] = {}
+    # Headline figures that are shares, with their full scale (1, or 100 for a percentage):
+    # their intervals are Wilson's, which stay inside the scale.
+    shares: ClassVar[dict[str, float]] = {}
 
     def roster(self, scenario: Scenario) -> list[str]:
         """The ids of the agents taking part, in order."""
@@ -184,6 +187,10 @@ class WorldKind:
     def headline(self, measures: dict[str, Any]) -> dict[str, float]:
         """The few numbers a sweep compares: logged as `metric` events at the end of a run."""
         return {}
+
+    def share_scales(self) -> dict[str, float]:
+        """The world's shares and every run's: the fallback rate and the share aware."""
+        return {**self.shares, "fallback_rate": 1.0, "aware_final": 1.0}
 
     def signature_groups(self) -> dict[str, tuple[str, ...]]:
         """The world's signature, and what every run adds: the model's fallbacks and calls."""

@@ -73,6 +73,10 @@ def _days(days: list[int]) -> str:
 class CommuteKind(WorldKind):
     name = "commute"
     reads = frozenset({"run", "action", "decision"})
+    # Table 5 and the modal split are percentages of trips.
+    shares: ClassVar[dict[str, float]] = dict.fromkeys(
+        (*TABLE5_COLUMNS, *(f"{mode}_share" for mode in MODES)), 100.0
+    )
     minds = ("commuter", "logit")
     baselines = ("logit",)
     options: ClassVar[dict[str, type[BaseModel]]] = {

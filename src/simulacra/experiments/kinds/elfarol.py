@@ -27,6 +27,7 @@ class ElFarolKind(WorldKind):
     minds = ("elfarol",)
     memory_modes = ("bounded",)  # an agent remembers what the world shows: world.memory_weeks
     reads = frozenset({"run", "world"})
+    shares: ClassVar[dict[str, float]] = {"crowded_share": 1.0}
     signature: ClassVar[dict[str, tuple[str, ...]]] = {
         "attendance": ("mean_attendance", "attendance_std", "crowded_share"),
     }

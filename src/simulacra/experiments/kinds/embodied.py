@@ -5,7 +5,7 @@ baselines `seeker`, `oracle` and `random`, which call no model."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from simulacra.core import Mind
 from simulacra.experiments.kinds.base import Ability, Cast, Services, WorldKind, agent_seed
@@ -30,6 +30,7 @@ class EmbodiedKind(WorldKind):
     baselines = ("seeker", "oracle", "random")
     memory_modes = ("bounded",)  # the prompt's recent history: memory.recall decisions
     reads = frozenset({"run", "world", "decision", "llm.call"})
+    shares: ClassVar[dict[str, float]] = {"success": 1.0, "spl": 1.0, "soft_spl": 1.0}
 
     def roster(self, scenario: Scenario) -> list[str]:
         count = scenario.agents.count or 1

@@ -49,6 +49,7 @@ def _people(scenario: Scenario) -> list[GridPerson]:
 class GridKind(WorldKind):
     name = "grid"
     reads = frozenset({"run", "message", "world"})
+    shares: ClassVar[dict[str, float]] = {"away_share": 1.0, "change_rate": 1.0}
     minds = ("grid", "rule")
     baselines = ("rule",)
     options: ClassVar[dict[str, type[BaseModel]]] = {"grid": GridOptions}
