@@ -73,13 +73,10 @@ def test_attendance_settles_near_the_threshold_as_arthur_found(tmp_path: Path) -
     [
         (
             "world.history=[0.4, 21]",
-            "scenario.world.history[1]: Input should be less than or equal to 1",
+            "scenario.world.history[1]: expected at most 1, got 21",
         ),
         ("world.threshold=0.01", "scenario.world.threshold: 0.01 of 20 agents leaves no room"),
-        (
-            "world.threshold=1.5",
-            "scenario.world.threshold: Input should be less than or equal to 1",
-        ),
+        ("world.threshold=1.5", "scenario.world.threshold: expected at most 1, got 1.5"),
         (
             "world.capacity=60",
             "scenario.world.capacity: unknown field; allowed fields: kind, threshold",

@@ -55,7 +55,7 @@ CASES = [
         "clock={start: 2024-02-17T07:00, duration: 1d, weekdays: true}",
         "scenario.clock: the clock has no tick",
     ),
-    ("town", "output.root=''", "scenario.output.root: String should have at least 1 character"),
+    ("town", "output.root=''", "scenario.output.root: expected at least 1 character, got ''"),
     # grid
     (
         "hazard",

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from simulacra.core import Mind, World, unknown
 from simulacra.embed import Embedder, build_embedder
 from simulacra.engine import EventRouter
+from simulacra.experiments.explain import explained
 from simulacra.experiments.scenario import Scenario
 from simulacra.llm import Gateway, ScriptedModel
 from simulacra.memory import MemoryStream
@@ -222,13 +223,12 @@ class WorldKind:
             try:
                 model.model_validate(raw)
             except ValidationError as exc:
-                for error in exc.errors():
-                    path = "".join(f".{p}" for p in error["loc"])
-                    allowed = ", ".join(model.model_fields) or "none"
-                    why = error["msg"]
-                    if error["type"] == "extra_forbidden":
-                        why = f"unknown setting; the {mind} mind takes: {allowed}"
-                    problems.append(f"{where}{path}: {why}")
+                allowed = ", ".join(model.model_fields) or "none"
+                unknown_setting = f"unknown setting; the {mind} mind takes: {allowed}"
+                for line in explained(exc.errors(), model, prefix=where):
+                    problems.append(
+                        line.replace("unknown field; allowed fields: " + allowed, unknown_setting)
+                    )
         return problems
 
     def ablation(self, scenario: Scenario) -> str | None:

@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ValidationError
 
 from simulacra.core import Mind, parse_hhmm, unknown
+from simulacra.experiments.explain import explained
 from simulacra.experiments.kinds.base import INTERVIEW, Ability, Cast, Services, WorldKind
 from simulacra.experiments.scenario import Scenario
 from simulacra.llm import ScriptedModel
@@ -109,9 +110,7 @@ class CommuteKind(WorldKind):
             try:
                 profile = Profile.model_validate(raw)
             except ValidationError as exc:
-                for error in exc.errors():
-                    path = "".join(f".{p}" for p in error["loc"])
-                    problems.append(f"{where}{path}: {error['msg']}")
+                problems += explained(exc.errors(), Profile, prefix=where)
                 continue
             profiles[name] = profile
             zones = list(city.config.zones)

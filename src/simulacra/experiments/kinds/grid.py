@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ValidationError
 
 from simulacra.core import Mind
+from simulacra.experiments.explain import explained
 from simulacra.experiments.kinds.base import INTERVIEW, Ability, Cast, Services, WorldKind
 from simulacra.experiments.scenario import Scenario
 from simulacra.llm import ScriptedModel
@@ -89,9 +90,9 @@ class GridKind(WorldKind):
             try:
                 person = GridPerson.model_validate(raw)
             except ValidationError as exc:
-                for error in exc.errors():
-                    path = "".join(f".{p}" for p in error["loc"])
-                    problems.append(f"scenario.agents.personas[{i}]{path}: {error['msg']}")
+                problems += explained(
+                    exc.errors(), GridPerson, prefix=f"scenario.agents.personas[{i}]"
+                )
                 continue
             if person.position is not None and max(map(abs, person.position)) > h:
                 problems.append(

@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 from pydantic import ValidationError
 
 from simulacra.core import Mind, unknown
+from simulacra.experiments.explain import explained
 from simulacra.experiments.kinds.base import (
     CORRECT,
     INTERVIEW,
@@ -68,9 +69,9 @@ class TownKind(WorldKind):
             try:
                 persona = Persona.model_validate(entry)
             except ValidationError as exc:
-                for error in exc.errors():
-                    path = "".join(f".{p}" for p in error["loc"])
-                    problems.append(f"scenario.agents.personas[{i}]{path}: {error['msg']}")
+                problems += explained(
+                    exc.errors(), Persona, prefix=f"scenario.agents.personas[{i}]"
+                )
                 continue
             if persona.home not in town.place_names:
                 where = f"scenario.agents.personas[{i}].home"
