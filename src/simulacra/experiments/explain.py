@@ -158,7 +158,7 @@ def _pattern(pattern: str) -> str:
     found = re.fullmatch(r"\^\[(.+)\]\+\$", pattern)
     if found is None:
         return f"text matching the pattern {pattern}"
-    rest, words = found.group(1), []
+    rest, words = found.group(1), list[str]()
     for span, word in (("A-Za-z", "letters"), ("a-zA-Z", "letters"), ("0-9", "digits")):
         if span in rest:
             rest, words = rest.replace(span, ""), [*words, word]
