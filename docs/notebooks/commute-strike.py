@@ -32,14 +32,14 @@ run = simulacra.run(
 run.summary()
 
 # %% [markdown]
-# The world's state after each day is a `world` event; its `data` (a dict) carries the day's
-# modal split and taxi wait, among the agents' positions.
+# The world's state after each day is a `world` event, at the day's end (the next morning);
+# its `data` (a dict) carries the day's modal split and taxi wait, among the agents' positions.
 
 # %%
 days = run.events("world")
 state = pd.json_normalize(days["data"].tolist()).drop(columns="step")
 state = state.loc[:, ~state.columns.str.startswith("agents.")]
-state.insert(0, "date", days["t"].dt.date.to_numpy())
+state.insert(0, "as of", days["t"].to_numpy())
 state.dropna(how="all", axis=1).tail(12)
 
 # %%

@@ -54,10 +54,20 @@ _LINE_INCHES = 0.22  # a line of the list of who is doing what
 
 @dataclass(frozen=True)
 class Painter:
-    """How one world's frames are drawn: the figure's size in inches, and the drawing."""
+    """How one world's frames are drawn: the figure's size in inches, and the drawing.
+
+    A painter whose frames share a backdrop (the town's map: its places and their names, the
+    costly part) also gives `backdrop`, drawn once, returning the axes frames draw on;
+    `overlay`, what a frame shows of its agents and extras on those axes; and `caption`, its
+    step and time. Frames are then drawn over a copy of the backdrop's pixels instead of from
+    nothing, and a frame whose agents and extras are those of the frame before (most of a
+    town's day: an action lasts several ticks) takes that frame's pixels and a new caption."""
 
     size: tuple[float, float]
     draw: Callable[[Figure, Frame], None]
+    backdrop: Callable[[Figure], Axes] | None = None
+    overlay: Callable[[Axes, Frame], None] | None = None
+    caption: Callable[[Figure, Frame], None] | None = None
 
 
 @dataclass(frozen=True)
@@ -76,17 +86,28 @@ def town_painter(replay: Replay) -> Painter:
     tall = min(max(_MAP_INCHES * h / w, 3.0), 9.0)
     height = tall + 0.8  # room for the title above and a margin below
 
-    def draw(fig: Figure, frame: Frame) -> None:
+    def backdrop(fig: Figure) -> Axes:
         ax = _map_axes(fig, (0.02, 0.2 / height, 0.63, tall / height), replay)
         ax.set_xticks([])  # a town is read by its places, not its coordinates
         ax.set_yticks([])
         _places(ax, replay, {}, fitted)
+        return ax
+
+    def overlay(ax: Axes, frame: Frame) -> None:
+        fig = ax.get_figure(root=True)
+        assert isinstance(fig, Figure)
         _extras(ax, replay, frame, {})
         _agents(ax, replay, frame, colours, dots)
         _who_does_what(fig, replay, frame, colours, height)
+
+    def caption(fig: Figure, frame: Frame) -> None:
         _title(fig, replay, frame)
 
-    return Painter((12.0, height), draw)
+    def draw(fig: Figure, frame: Frame) -> None:
+        overlay(backdrop(fig), frame)
+        caption(fig, frame)
+
+    return Painter((12.0, height), draw, backdrop, overlay, caption)
 
 
 def grid_painter(replay: Replay, layout: Mapping[str, Any]) -> Painter:
@@ -140,7 +161,9 @@ def _place_colour(kind: str) -> str:
 
 
 def title_of(replay: Replay, frame: Frame) -> str:
-    when = f" · {frame.t.replace('T', ' ')[:16]}" if frame.t else ""
+    # Seconds where the ticks are shorter than a minute (an embodied decision).
+    seconds = any(f.t is not None and f.t[17:19] not in ("", "00") for f in replay.frames)
+    when = f" · {frame.t.replace('T', ' ')[: 19 if seconds else 16]}" if frame.t else ""
     start = " (the start)" if frame.step == 0 else ""
     return f"{replay.run.scenario} · step {frame.step}{start}{when}"
 
@@ -312,10 +335,9 @@ def _who_does_what(
 
 
 def _title(fig: Figure, replay: Replay, frame: Frame) -> None:
+    # Figure text, not suptitle: suptitle keeps one text object from frame to frame.
     top = 1 - 0.12 / fig.get_figheight()
-    fig.suptitle(
-        title_of(replay, frame), x=0.02, y=top, ha="left", va="top", fontsize=11, color=_INK
-    )
+    fig.text(0.02, top, title_of(replay, frame), ha="left", va="top", fontsize=11, color=_INK)
 
 
 _Fitted = dict[tuple[str, float], tuple[str, float]]  # (label, width px) -> (text, size)
