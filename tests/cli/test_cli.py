@@ -185,7 +185,9 @@ def test_a_grid_agent_with_bounded_memory_says_it_cannot_be_interviewed(in_tmp):
     assert result.exit_code == 0, result.output
     answer = runner.invoke(app, ["interview", str(_run_dir(result.output)), "0", "Hello?"])
     assert answer.exit_code == 2
-    assert "keeps no memory stream" in answer.output
+    said = " ".join(answer.output.split())
+    assert "cannot be interviewed: its agents keep no memory stream (memory.mode: bounded)" in said
+    assert "--set memory.mode=stream" in said
 
 
 @pytest.mark.parametrize("name", ["town", "hazard", "commute"])

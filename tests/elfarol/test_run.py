@@ -82,8 +82,11 @@ def test_attendance_settles_near_the_threshold_as_arthur_found(tmp_path: Path) -
             "scenario.world.capacity: unknown field; allowed fields: kind, threshold",
         ),
         ("agents.personas=[{id: a}]", "scenario.agents.personas: El Farol takes no personas"),
-        ("memory.mode=stream", 'scenario.memory.mode: unknown mode "stream"'),
-        ("interviews={times: ['21:00'], question: Why}", "scenario.interviews: the elfarol world"),
+        ("memory.mode=notes", 'scenario.memory.mode: unknown mode "notes"'),
+        (
+            "interviews={times: ['21:00'], question: Why}",
+            "scenario.interviews: cannot be held: its agents keep no memory stream",
+        ),
     ],
 )
 def test_a_faulty_scenario_is_refused_naming_the_field(

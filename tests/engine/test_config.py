@@ -111,7 +111,10 @@ def test_interviews_need_minds_that_keep_a_memory_stream() -> None:
     hazard = TOWN.parent / "hazard.yaml"
     asked = 'interviews={times: ["02:00"], question: Where is the fire}'
     (line,) = problems([asked], hazard)
-    assert line.startswith("scenario.interviews: the grid world's minds cannot be interviewed")
+    assert line == (
+        "scenario.interviews: cannot be held: its agents keep no memory stream (memory.mode: "
+        "bounded); run the scenario with --set memory.mode=stream to interview them"
+    )
     load_scenario(hazard, [asked, "memory.mode=stream"])
 
 

@@ -93,7 +93,8 @@ def test_a_fire_outside_the_field_is_named() -> None:
 def test_interviews_need_the_memory_stream() -> None:
     interviews = '{times: ["2000-01-01T02:00"], question: "Any fire?"}'
     [problem] = problems([f"interviews={interviews}"])
-    assert problem.startswith("scenario.interviews: the grid world's minds cannot be interviewed")
+    assert problem.startswith("scenario.interviews: cannot be held: its agents keep no memory")
+    assert problem.endswith("run the scenario with --set memory.mode=stream to interview them")
     stream = load_scenario(HAZARD, ["memory.mode=stream", f"interviews={interviews}"])
     assert stream.interviews is not None and stream.memory.mode == "stream"
 

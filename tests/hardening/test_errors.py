@@ -148,7 +148,7 @@ def test_a_run_whose_log_is_missing_says_so(command: str, finished: RunDir, tmp_
     extra = ["0", "hello"] if command == "interview" else []
     said = fails(command, str(copy), *extra)
     if command == "interview":
-        assert "keeps no memory stream" in said
+        assert "keep no memory stream" in said
     else:
         assert f"{copy / 'events.jsonl'}: the event log is missing" in said
 

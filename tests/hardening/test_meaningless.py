@@ -113,7 +113,8 @@ CASES = [
     (
         "elfarol",
         'interviews={times: ["2000-01-13T21:00"], question: "Will you go?"}',
-        "scenario.interviews: the elfarol world's minds cannot be interviewed",
+        "scenario.interviews: cannot be held: its agents keep no memory stream (memory.mode: "
+        "bounded); run the scenario with --set memory.mode=stream",
     ),
 ]
 

@@ -252,8 +252,7 @@ def cross_check(scenario: Scenario) -> list[str]:
     if scenario.interviews is not None:
         if INTERVIEW not in abilities:
             problems.append(
-                f"scenario.interviews: the {kind.name} world's minds cannot be interviewed "
-                "(they keep no memory stream)"
+                f"scenario.interviews: cannot be held: {kind.why_no_interviews(scenario)}"
             )
         for i, moment in enumerate(scenario.interviews.times):
             off = scenario.off_the_clock(moment)
@@ -280,5 +279,5 @@ def _evaluation_problems(scenario: Scenario, roster: list[str], abilities: set[s
         if off:
             problems.append(f"{where}.{field}: {off}")
     if plan.questions is not None and INTERVIEW not in abilities:
-        problems.append(f"{where}: the {kind.name} world's minds cannot be interviewed")
+        problems.append(f"{where}: cannot be held: {kind.why_no_interviews(scenario)}")
     return problems

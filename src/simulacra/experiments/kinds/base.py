@@ -238,3 +238,21 @@ class WorldKind:
 
     def memory_mode(self, scenario: Scenario) -> str:
         return scenario.memory.mode or self.memory_modes[0]
+
+    def why_no_interviews(self, scenario: Scenario) -> str:
+        """Why this scenario's minds cannot be interviewed, and what to run instead."""
+        stream = "stream" in self.memory_modes and self.memory_mode(scenario) != "stream"
+        with_stream = " --set memory.mode=stream" if stream else ""
+        if self.is_baseline(scenario):
+            thinking = next(m for m in self.minds if m not in self.baselines)
+            return (
+                f"the {self.mind(scenario)} mind is a classical baseline that keeps no memory "
+                f"stream; run the scenario with --set agents.mind={thinking}{with_stream} to "
+                "interview its agents"
+            )
+        if stream:
+            return (
+                f"its agents keep no memory stream (memory.mode: {self.memory_mode(scenario)}); "
+                f"run the scenario with{with_stream} to interview them"
+            )
+        return f"the {self.name} world's minds keep no memory stream"

@@ -39,6 +39,13 @@ class EmbodiedKind(WorldKind):
     def abilities(self, scenario: Scenario) -> set[Ability]:
         return set()
 
+    def why_no_interviews(self, scenario: Scenario) -> str:
+        return (
+            "an embodied agent keeps only its last decisions (memory.recall), no memory "
+            "stream, so it cannot be interviewed yet; the minds that can are the town's, the "
+            "commuter, and the grid's and El Farol's with --set memory.mode=stream"
+        )
+
     def check(self, scenario: Scenario) -> list[str]:
         from simulacra.worlds.embodied.shipped import SHIPPED, tasks_of
 
