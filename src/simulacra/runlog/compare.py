@@ -213,9 +213,7 @@ def _at(path: str, key: str) -> str:
 
 
 def _changes(differences: tuple[Difference, ...]) -> str:
-    shown = "; ".join(
-        f"{d.field} {_show(d.a)} != {_show(d.b)}" for d in differences[:SHOWN]
-    )
+    shown = "; ".join(f"{d.field} {_show(d.a)} != {_show(d.b)}" for d in differences[:SHOWN])
     more = len(differences) - SHOWN
     return shown + (f" (and {more} more)" if more > 0 else "")
 
