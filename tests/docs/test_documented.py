@@ -87,6 +87,18 @@ class Workspace:
             timeout=timeout,
         )
 
+    def start(self, command: str) -> subprocess.Popen[str]:
+        """`command` started in a process group of its own, its output piped."""
+        return subprocess.Popen(
+            ["bash", "-c", command],
+            cwd=self.path,
+            env=self.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+
     def runs(self, name: str) -> list[Path]:
         """Run folders of scenario `name`, oldest first (town does not match town-2day)."""
         pattern = re.compile(rf"^{re.escape(name)}-\d{{8}}-\d{{6}}-[0-9a-f]+$")
@@ -172,15 +184,7 @@ def _run(item: Documented, workspace: Workspace) -> None:
 
 
 def _serve(command: str, workspace: Workspace) -> None:
-    child = subprocess.Popen(
-        ["bash", "-c", command],
-        cwd=workspace.path,
-        env=workspace.env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
+    child = workspace.start(command)
     try:
         said = _until_ready(child)
         url = _url(said)
@@ -241,15 +245,7 @@ def _parse(command: str) -> None:
 def test_the_served_model_page_works_against_simulacra_serve(workspace: Workspace) -> None:
     page = (ROOT / "docs" / "served-model.md").read_text()
     assert "simulacra serve" in page.split("```", 2)[1]  # the page starts from it
-    child = subprocess.Popen(
-        ["bash", "-c", "simulacra serve"],
-        cwd=workspace.path,
-        env=workspace.env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
+    child = workspace.start("simulacra serve")
     try:
         url = re.search(r" at (http://127\.0\.0\.1:\d+)/v1 ", "".join(_until_ready(child)))
         assert url and SERVED
