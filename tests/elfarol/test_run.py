@@ -82,7 +82,10 @@ def test_attendance_settles_near_the_threshold_as_arthur_found(tmp_path: Path) -
             "scenario.world.capacity: unknown field; allowed fields: kind, threshold",
         ),
         ("agents.personas=[{id: a}]", "scenario.agents.personas: El Farol takes no personas"),
-        ("memory.mode=notes", 'scenario.memory.mode: unknown mode "notes"'),
+        (
+            "memory.mode=notes",
+            'scenario.memory.mode: expected "stream" or "bounded", got \'notes\'',
+        ),
         (
             "interviews={times: ['21:00'], question: Why}",
             "scenario.interviews: cannot be held: its agents keep no memory stream",
