@@ -99,7 +99,7 @@ def _who(summary: Mapping[str, Any], variant: str, model: str) -> str:
     """The variant, its mind, and the model (or that a baseline calls none)."""
     mind = str(summary.get("minds", {}).get(variant, ""))
     if mind in summary.get("baselines", []):
-        model_cell = '<span class="badge">baseline: no model</span>'
+        model_cell = '<span class="badge">classical baseline: no model</span>'
     else:
         model_cell = escape(model)
     return f"<td>{escape(variant)}</td><td>{escape(mind)}</td><td>{model_cell}</td>"

@@ -504,6 +504,7 @@ def _resolve(latest: dict[str, _Mention]) -> Command:
             fields["pitch_deg"] = command.pitch_deg
         notes.extend(command.notes)
     order = tuple(m.category for m in moves)
-    if order[:2] == ("move", "turn"):
-        notes.append("the translation comes first, as said, then the turn")
-    return Command(**fields, notes=tuple(notes), order=order)  # type: ignore[arg-type]
+    command = Command(**fields, notes=tuple(notes), order=order)  # type: ignore[arg-type]
+    if command.turns_first:
+        return command
+    return _with_notes(command, (*notes, "the translation comes first, as said, then the turn"))
