@@ -5,13 +5,23 @@ baselines `seeker`, `oracle` and `random`, which call no model."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
+
+from pydantic import BaseModel
 
 from simulacra.core import Mind
 from simulacra.experiments.kinds.base import Ability, Cast, Services, WorldKind, agent_seed
 from simulacra.experiments.scenario import Scenario
 from simulacra.llm import ScriptedModel
-from simulacra.mind.embodied import EmbodiedAgent, Oracle, RandomWalker, Seeker, script_embodied
+from simulacra.mind.embodied import (
+    CaptionOptions,
+    EmbodiedAgent,
+    Oracle,
+    RandomWalker,
+    Seeker,
+    VlmOptions,
+    script_embodied,
+)
 from simulacra.runlog import Event
 from simulacra.worlds.embodied import EmbodiedConfig, embodied_metrics
 
@@ -29,7 +39,8 @@ class EmbodiedKind(WorldKind):
     minds = ("caption", "vlm", "seeker", "oracle", "random")
     baselines = ("seeker", "oracle", "random")
     memory_modes = ("bounded",)  # the prompt's recent history: memory.recall decisions
-    reads = frozenset({"run", "world", "decision", "llm.call"})
+    options: ClassVar[dict[str, type[BaseModel]]] = {"caption": CaptionOptions, "vlm": VlmOptions}
+    reads = frozenset({"run", "world", "decision", "action", "llm.call"})
 
     def roster(self, scenario: Scenario) -> list[str]:
         count = scenario.agents.count or 1
@@ -75,6 +86,11 @@ class EmbodiedKind(WorldKind):
         world = EmbodiedWorld(config, roster, workdir=services.workdir)
         mind = self.mind(scenario)
         history = DEFAULT_HISTORY if scenario.memory.recall is None else scenario.memory.recall
+        options = self.mind_options(scenario)
+        # A scenario's model.max_tokens stands for every request's own (the gateway's rule).
+        budget = scenario.model.max_tokens
+        if isinstance(options, CaptionOptions):
+            budget = budget or options.max_tokens
         minds: dict[str, Mind] = {}
         for agent in roster:
             seed = agent_seed(scenario.seed, agent)
@@ -87,6 +103,7 @@ class EmbodiedKind(WorldKind):
                     sight="vlm" if mind == "vlm" else "caption",
                     seed=seed,
                     history=history,
+                    max_tokens=budget or CaptionOptions.default_tokens,
                     talks=config.talk_radius_m is not None,
                     events=services.sink(agent),
                 )
