@@ -14,9 +14,8 @@ from pathlib import Path
 from simulacra.embed import EmbedderConfig, build_embedder
 from simulacra.lab.bench import interaction, run_bench, summary
 from simulacra.lab.checker import check_attempt
-from simulacra.lab.commands import SEED
 from simulacra.lab.config import CONDITIONS, LabConfig
-from simulacra.lab.library import Library
+from simulacra.lab.library import SEED, Library
 from simulacra.lab.loop import learn
 from simulacra.lab.retrieval import Entry, MetadataIndex
 from simulacra.lab.sandbox import Sandbox

@@ -17,13 +17,13 @@ import pytest
 
 from simulacra.lab.agent import Episode
 from simulacra.lab.checker import check_attempt
-from simulacra.lab.commands import SEED
 from simulacra.lab.config import LabConfig
-from simulacra.lab.library import Library
+from simulacra.lab.library import SEED, Library
 from simulacra.lab.loop import LearnOutcome, agent_for, learn, solve_frozen
 from simulacra.lab.sandbox import bwrap_path
 from simulacra.lab.scripted import script_lab
-from simulacra.lab.tasks import load_suite, verify
+from simulacra.lab.tasks import load_suite
+from simulacra.lab.verifier import run_verify
 from simulacra.llm import load_model
 from simulacra.runlog import RunDir, read_events
 
@@ -69,17 +69,8 @@ def test_the_check_command_prints_one_json_object(good: Episode) -> None:
 
     result = CliRunner().invoke(app, ["lab", "check", str(good.final)])
     data = json.loads(result.output)
+    assert result.exit_code == 0
     assert data["passed"] is True and data["findings"] == []
-
-
-def test_a_crashed_script_is_rejected(good: Episode, tmp_path: Path) -> None:
-    attempt = _copy(good, tmp_path)
-    lines = (attempt / "commands.jsonl").read_text().splitlines()
-    crashed = json.loads(lines[-1]) | {"exit_code": 1}
-    (attempt / "commands.jsonl").write_text("\n".join([*lines[:-1], json.dumps(crashed)]) + "\n")
-    report = check_attempt(attempt)
-    assert not report.passed
-    assert [f.check for f in report.findings] == ["commands exited 0"]
 
 
 def test_an_empty_tripinfo_is_rejected(good: Episode, tmp_path: Path) -> None:
@@ -97,8 +88,12 @@ def test_a_claim_that_disagrees_with_its_artifact_is_rejected(
     report["claims"][1]["value"] *= 1.5
     (attempt / "report.json").write_text(json.dumps(report))
     findings = check_attempt(attempt).findings
-    assert [f.check for f in findings] == ["claims match artifacts"]
-    assert report["claims"][1]["name"] in findings[0].message
+    # The report changed after the harness wrote it, and its claim no longer holds.
+    assert [f.check for f in findings] == [
+        "a recorded command wrote every output",
+        "claims match artifacts",
+    ]
+    assert report["claims"][1]["name"] in findings[1].message
 
 
 def test_a_missing_required_output_is_rejected(good: Episode, tmp_path: Path) -> None:
@@ -124,7 +119,7 @@ def test_a_signal_grid_verifies_with_one_phase_corners_and_not_with_a_light_neve
     attempt = _copy(episode, tmp_path / "broken")
     net = attempt / "outputs" / "grid.net.xml"
     net.write_text(net.read_text().replace('state="GG"', 'state="rr"'))
-    verdict = verify(SUITE["signal-grid"], attempt)
+    verdict = run_verify(SUITE["signal-grid"], attempt)  # verify.py alone, on the edited net
     failed = [c["check"] for c in verdict.checks if not c["passed"]]
     assert not verdict.passed and failed == ["every controlled link gets green"]
 
@@ -229,7 +224,7 @@ _LEARN = """
 import sys
 from pathlib import Path
 from simulacra.lab.config import LabConfig
-from simulacra.lab.library import Library
+from simulacra.lab.library import SEED, Library
 from simulacra.lab.loop import learn
 from simulacra.lab.scripted import script_lab
 from simulacra.llm import load_model

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from simulacra.lab.claims import Claim, Measure
+from simulacra.lab.claims import Claim, Measure, number
 from simulacra.lab.episode import Report
 from simulacra.lab.prompts import (
     ActionPlan,
@@ -76,7 +76,7 @@ def _report(request: Request) -> Report:
         claims.append(
             Claim(
                 name=name,
-                value=float(value),
+                value=value if number(value) is None else float(value),
                 artifact=artifact,
                 measure=Measure(measure),
                 element=extra.get("element"),
@@ -87,7 +87,12 @@ def _report(request: Request) -> Report:
     made = set(bullets(section(text, "Outputs")))
     required = bullets(section(text, "Required outputs"))
     done = all(r in made for r in required)
-    summary = f"Ran {text.count(chr(10) + '$ ')} commands; produced {len(made)} files."
+    # Figures belong in claims, where the checker recomputes them: the prose states none.
+    summary = (
+        "Ran the skills' commands; every required output was produced."
+        if done
+        else "Ran the skills' commands; some required outputs are missing."
+    )
     return Report(summary=summary, success=done, claims=claims[:20])
 
 
