@@ -97,3 +97,4 @@ def rewrite_record(attempt: Path, change: Mapping[int, Mapping[str, object]]) ->
         prev = hashlib.sha256(text.encode()).hexdigest()
         out.append(text)
     path.write_text("\n".join(out) + "\n")
+    (path.parent / "head").write_text(prev + "\n")

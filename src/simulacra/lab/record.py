@@ -4,6 +4,7 @@
 <episode>/attempt-N/              the attempt: the sandbox's only writable folder
 <episode>/record/attempt-N/
   record.jsonl                    one entry a line, each carrying the digest of the line before
+  head                            the digest of the last line
   files/<seq>/...                 a copy of what the harness wrote at entry <seq>
 ```
 Only the harness (`Recorder`) writes the record. An entry is `harness` (files the harness put
@@ -122,6 +123,7 @@ class Record:
         self.attempt = attempt
         self.folder = record_folder(attempt)
         self.path = self.folder / "record.jsonl"
+        self.head = self.folder / "head"
 
     def exists(self) -> bool:
         return self.path.is_file()
@@ -145,6 +147,12 @@ class Record:
                 )
             prev = hashlib.sha256(line).hexdigest()
             entries.append(entry)
+        head = self.head.read_text(encoding="utf-8").strip() if self.head.is_file() else ""
+        if head != prev:
+            raise RecordError(
+                f"{self.path}: its last line is not the one the harness wrote last "
+                "(the record was altered after the harness wrote it)"
+            )
         return entries
 
     def commands(self) -> list[CommandRecord]:
@@ -265,6 +273,7 @@ class Recorder:
             fh.write(line + b"\n")
         self._seq = entry.seq
         self._prev = hashlib.sha256(line).hexdigest()
+        self.record.head.write_text(self._prev + "\n", encoding="utf-8")
 
 
 def walk_links(root: Path) -> Iterator[tuple[str, Path]]:
