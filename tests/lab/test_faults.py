@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -381,3 +382,12 @@ def test_a_figure_in_the_prose_that_no_claim_backs_is_rejected(tmp_path: Path) -
 def test_prose_that_repeats_its_claims_and_the_task_passes(real: dict[str, Path]) -> None:
     verdicts = _judge(real["trip-metrics"], "trip-metrics")  # "300 trips", "79.357 s": claims
     assert verdicts.check.passed and verdicts.verify.passed, verdicts
+
+
+def test_a_record_whose_copies_are_gone_is_rejected_not_a_crash(
+    real: dict[str, Path], tmp_path: Path
+) -> None:
+    attempt = copy(real["tripinfo-run"], tmp_path)
+    shutil.rmtree(record_folder(attempt) / "files")
+    verdicts = _rejected(attempt, "tripinfo-run", "the attempt reproduces")
+    assert any("the record's copy" in f.message for f in verdicts.check.findings)

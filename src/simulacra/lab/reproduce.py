@@ -120,9 +120,14 @@ def _replay(
         if isinstance(entry, HarnessRecord):
             copies = record.copies(entry)
             for relative in entry.files:
-                target = into / relative
+                source, target = copies / relative, into / relative
+                if not source.is_file() and not source.is_symlink():
+                    result.differences.append(
+                        Difference(relative, "the record's copy of what the harness wrote is gone")
+                    )
+                    continue
                 target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(copies / relative, target, follow_symlinks=False)
+                shutil.copy2(source, target, follow_symlinks=False)
             continue
         if not entry.ran:
             continue
