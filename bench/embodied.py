@@ -110,6 +110,7 @@ def suite(root: Path, caption_tasks: int, caption_ticks: int) -> dict[str, Any]:
             "success": round(statistics.fmean(float(e["success"]) for e in episodes), 3),
             "spl": round(statistics.fmean(e["spl"] for e in episodes), 3),
             "soft_spl": round(statistics.fmean(e["soft_spl"] for e in episodes), 3),
+            "cut": round(statistics.fmean(e["cut"] for e in episodes), 2),
             "unreadable": round(statistics.fmean(e["unreadable"] for e in episodes), 2),
             "model_s_per_episode": round(statistics.fmean(e["latency_s"] for e in episodes), 1),
         }

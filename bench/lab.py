@@ -1,7 +1,8 @@
-"""The lab: sandbox start-up, checker time per attempt, retrieval at 150 and 10,000 skills and
-pages, and the scripted policy on the shipped suite under the five conditions, after it has
-learned from the seed for ten iterations: verified tasks, tokens per task and the 2 x 2
-memory ablation's interaction contrast. One JSON line."""
+"""The lab: sandbox start-up, checker time per attempt (with and without the reproduction),
+retrieval at 150 and 10,000 skills and pages, and the scripted policy on both shipped suites
+under the five conditions and the seed-only library, after it has learned from the seed for
+ten iterations: verified tasks per suite, tier and condition, median tokens and seconds per
+task, and the 2 x 2 memory ablation's interaction contrast. One JSON line."""
 
 from __future__ import annotations
 
@@ -12,12 +13,12 @@ import time
 from pathlib import Path
 
 from simulacra.embed import EmbedderConfig, build_embedder
-from simulacra.lab.bench import interaction, run_bench, summary
+from simulacra.lab.bench import run_bench
 from simulacra.lab.checker import check_attempt
-from simulacra.lab.commands import SEED
 from simulacra.lab.config import CONDITIONS, LabConfig
-from simulacra.lab.library import Library
+from simulacra.lab.library import SEED, Library
 from simulacra.lab.loop import learn
+from simulacra.lab.results import interaction, summary
 from simulacra.lab.retrieval import Entry, MetadataIndex
 from simulacra.lab.sandbox import Sandbox
 from simulacra.lab.scripted import script_lab
@@ -72,35 +73,54 @@ def main() -> None:
     model = script_lab(load_model("scripted"))
     learning = RunDir.create(root, "lab-learn", seed=0, model=model.name, config={})
     learn(library, model, LabConfig(), learning, LEARN_ITERATIONS)
-    run = run_bench("v1", list(CONDITIONS), library, model, LabConfig(), root)
-    attempts = sorted(run.path.glob("episodes/full/*/attempt-*"))
-    checks = []
+    run = run_bench(["v1", "v2"], list(CONDITIONS), library, model, LabConfig(), root)
+    attempts = sorted(run.path.glob("episodes/v1/full/*/attempt-*"))
+    checks, fast = [], []
     for attempt in attempts:
         started = time.perf_counter()
         check_attempt(attempt)
         checks.append((time.perf_counter() - started) * 1000)
+        started = time.perf_counter()
+        check_attempt(attempt, reproduce_outputs=False)
+        fast.append((time.perf_counter() - started) * 1000)
     table = summary(json.loads((run.path / "results.json").read_text()))
     print(
         json.dumps(
             {
                 "bench": "lab",
                 "sandbox_start_ms": round(statistics.median(starts), 1),
-                "checker_ms_per_attempt": round(statistics.median(checks), 2),
+                "checker_ms_per_attempt": round(statistics.median(checks), 1),
+                "checker_ms_without_reproduction": round(statistics.median(fast), 1),
                 "retrieval_ms_150": _retrieval_ms(150),
                 "retrieval_ms_10000": _retrieval_ms(10_000),
                 "scripted_learned": (
                     f"{LEARN_ITERATIONS} iterations: {len(library.skills())} skills, "
                     f"{len(library.pages())} pages"
                 ),
-                "scripted_verified": {c: f"{s['verified']}/{s['tasks']}" for c, s in table.items()},
-                "scripted_full_by_tier": {
-                    str(t): f"{v}/{n}" for t, (v, n) in table["full"]["by_tier"].items()
+                "scripted_verified": {
+                    suite: {c: f"{s['verified']}/{s['tasks']}" for c, s in rows.items()}
+                    for suite, rows in table.items()
                 },
-                "scripted_tokens_per_task": {
-                    c: s["tokens"] // s["tasks"] for c, s in table.items()
+                "scripted_by_tier": {
+                    suite: {
+                        c: {str(t): f"{v}/{n}" for t, (v, n) in s["by_tier"].items()}
+                        for c, s in rows.items()
+                    }
+                    for suite, rows in table.items()
                 },
-                "scripted_interaction": interaction(table),
-                "scripted_wall_s": {c: s["wall_s"] for c, s in table.items()},
+                "scripted_accepted": {
+                    suite: {c: s["accepted"] for c, s in rows.items()}
+                    for suite, rows in table.items()
+                },
+                "scripted_median_tokens": {
+                    suite: {c: s["median_tokens"] for c, s in rows.items()}
+                    for suite, rows in table.items()
+                },
+                "scripted_median_wall_s": {
+                    suite: {c: s["median_wall_s"] for c, s in rows.items()}
+                    for suite, rows in table.items()
+                },
+                "scripted_interaction": {suite: interaction(rows) for suite, rows in table.items()},
             }
         )
     )

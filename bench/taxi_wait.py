@@ -6,11 +6,11 @@ the builtin's, and each one's trips not arrived when the day's window closed, fo
 - `reference`: the reference baseline day of the taxi calibration
   (simulacra.experiments.calibration: the study's 320 commuters split over the modes in the
   source's baseline shares, 179 taxi trips, each leaving at its usual departure; the
-  populations of seeds 0-2), with every taxi in service, under the 80% strike and under the
-  40% strike;
+  populations of seeds 0-2), with every taxi in service, under the 80% strike (20% of the taxis
+  available, 13 of 64) and with 40% available (26 of 64, the source's intermediate condition);
 - `scripted`: the trips of scripted Full runs of scenarios/commute.yaml (320 agents x 20 days,
-  the strike on days 11-15; 80%, and 40% as the `strike40` variant), made on the builtin
-  executor and each day replayed on both: normal days and strike days.
+  the strike on days 11-15; 20% available, and 40% as the `available40` variant), made on the
+  builtin executor and each day replayed on both: normal days and strike days.
 
     python bench/taxi_wait.py [--reference-only]
 """
@@ -34,7 +34,8 @@ from simulacra.worlds.commute.metrics import strike_days, trips
 
 SCENARIO = Path(__file__).parents[1] / "scenarios" / "commute.yaml"
 SEEDS = (0, 1, 2)
-STRIKES = {"strike80": 0.8, "strike40": 0.4}
+# Each condition by the share of taxis out of service on the strike days.
+STRIKES = {"strike80": 0.8, "available40": 0.6}
 Days = Sequence[tuple[int, Sequence[Trip]]]
 
 

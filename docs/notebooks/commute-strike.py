@@ -55,10 +55,11 @@ for ax in (wait, split):
 plt.show()
 
 # %% [markdown]
-# The scripted commuters keep the mode their profile gives them, so the split stays flat and
-# the strike shows only in the taxi wait; with a served model the commuters read the day's
-# announcement, reflect on yesterday and re-plan, which is the study's question. Each
-# trip's outcome, by mode:
+# The scripted commuters choose from who they are (so the people of a profile spread over
+# the modes), and when a strike day makes a taxi rider late, some give the taxi up for the
+# bus and others leave earlier: the split moves during the strike, not all at once. The
+# strike is never announced; with a served model the commuters reflect on yesterday's trip
+# and re-plan, which is the study's question. Each trip's outcome, by mode:
 
 # %%
 outcomes.groupby("mode")[["wait_min", "in_vehicle_min", "lateness_min", "cost_eur"]].mean().round(1)

@@ -209,7 +209,8 @@ def test_every_world_sweeps(name, in_tmp):
     assert result.exit_code == 0, result.output
     out = Path(result.output.split("sweep finished:", 1)[1].split()[0])
     rows = (out / "results.csv").read_text().splitlines()
-    assert len(rows) == 1 + 2 * (5 if name == "commute" else 2)  # commute: A1, B1, Full, logit, 40%
+    # commute: A1, B1, Full, logit, available100 (no strike), available40
+    assert len(rows) == 1 + 2 * (6 if name == "commute" else 2)
     assert (out / "report.html").exists() and (out / "summary.md").exists()
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from tests.runs import same
 
-from simulacra.core import parse_hhmm
+from simulacra.core import DayWindow, parse_hhmm
 from simulacra.embed import HashingEmbedder
 from simulacra.engine import Clock, Engine, EventRouter
 from simulacra.experiments import Scenario, ScenarioError, load_scenario, run
@@ -23,6 +23,7 @@ from simulacra.memory import MemoryStream
 from simulacra.mind.commuter import (
     CommuterAgent,
     DayPlan,
+    Patterns,
     Profile,
     Reflection,
     build_population,
@@ -32,6 +33,7 @@ from simulacra.mind.commuter import (
     script_commuters,
     scripted,
 )
+from simulacra.mind.commuter.plans import window_pattern
 from simulacra.runlog import EventWriter, RunDir, read_events
 from simulacra.worlds.commute import City, CommuteConfig, CommuteWorld
 
@@ -132,7 +134,7 @@ async def test_the_reflection_reads_the_outcome_with_its_satisfaction(
 
     def reflect(request: Request) -> dict[str, str]:
         seen.append(request.messages[-1].content)
-        return {"summary": "Fine."}
+        return {"summary": "The trip went fine."}
 
     model.on("commute.reflect", reflect)
     agent = agent_for(small, model)
@@ -253,7 +255,58 @@ def test_prompts_render_with_a_fixture(small: Scenario) -> None:
     assert "taxi at 08:00 to city_centre" in reflect[1].content
     assert "lesson" in abstract[1].content
     assert len(weekly[1].content) < 700  # compact enough for the embedded model
-    assert Reflection(summary="  fine  ").summary == "fine"
+    assert Reflection(summary="  The bus was  fine.  ").summary == "The bus was fine."
+    assert weekly[1].content.startswith("I am an administrative worker, ")
+
+
+def test_the_expectation_is_told_only_where_the_scenario_asks(small: Scenario) -> None:
+    # Table 4's expectation is what the study measures deviation from: not in the prompt.
+    told = agent_for(small, ScriptedModel()).identity
+    assert "Usual modes" not in told and "taxi, bus." not in told.split("Modes allowed")[0]
+    profiles = {n: Profile.model_validate(raw) for n, raw in small.agents.profiles.items()}
+    person = build_population(profiles, small.agents.mix, small.seed)[1]
+    models = plan_models(person.profile, City(city_of(small).city).window)
+    shown = prompts.render_identity(person, models.rules, show_expectation=True)
+    assert "Usual modes: taxi, bus." in shown
+    with_option = commute(ONE_EACH, "agents.options.commuter.show_expectation=true")
+    assert with_option.agents.options["commuter"]["show_expectation"] is True
+
+
+@pytest.mark.parametrize("said", ["", "{{", "{{ ", "  ", "ok then", "{ a b c }"])
+def test_a_reflection_or_lesson_without_words_is_refused(said: str) -> None:
+    for model, field in ((Reflection, "summary"), (Patterns, "pattern")):
+        with pytest.raises(ValueError, match="says nothing"):
+            model.model_validate({field: said})
+
+
+async def test_an_empty_reflection_is_a_counted_fallback(small: Scenario) -> None:
+    model = script_commuters(load_model("scripted"))
+    model.on("commute.reflect", lambda request: {"summary": "{{ "})
+    agent = agent_for(small, model)
+    await agent.plan_week(1, MONDAY)
+    agent.plan = agent.week[0]
+    trip = {"describe": "bus departing 08:00: arrived 08:30 (15 min early)"}
+    decision = await agent.reflect(1, trip, MONDAY)
+    assert decision.fallback
+    assert decision.value == prompts.reflection_fallback(trip["describe"])
+    assert model.ledger.by_purpose["commute.reflect"].fallbacks == 1
+
+
+def test_the_plan_schema_allows_only_the_days_times_and_the_allowed_modes(
+    small: Scenario,
+) -> None:
+    models = agent_for(small, ScriptedModel()).models
+    day = models.week.model_json_schema()["$defs"][models.day.__name__]
+    assert set(day["properties"]) == {"departure", "mode"}  # the identity fixes the destination
+    times = re.compile(day["properties"]["departure"]["pattern"])
+    assert all(times.match(t) for t in ("06:00", "07:32", "11:59"))
+    assert not any(times.match(t) for t in ("05:59", "12:00", "18:00", "7:45", "24:00"))
+    assert models.day.model_validate({"departure": "07:32", "mode": "bus"}).destination == (
+        "city_centre"
+    )
+    assert window_pattern(DayWindow.of("06:35", "07:05")) == (
+        "^(06:3[5-9]|06:4[0-9]|06:5[0-9]|07:0[0-4])$"
+    )
 
 
 def test_run_is_deterministic_and_variants_call_the_model_as_designed(tmp_path: Path) -> None:

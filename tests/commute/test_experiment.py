@@ -205,7 +205,9 @@ def test_the_report_embeds_the_table_the_figures_and_the_weekly_trace(
     for title in (
         "Punctuality (Table 5 of the source)",
         "Modal share and satisfaction",
-        "Modal split per profile per day (Figure 6 of the source)",
+        "Modal split per profile per day under the strike (Figure 6 of the source is the run "
+        "without one: the sweep's available100)",
+        "Modal split against the expectation (Table 4 of the source)",
         "Modes and taxi wait per profile under the strike (Figure 7 of the source)",
         "Origins and destinations on the corridor (Figure 4 of the source)",
         "Student trips on day 10 (Figure 5 of the source)",  # day 14, or the last of 10
@@ -214,6 +216,37 @@ def test_the_report_embeds_the_table_the_figures_and_the_weekly_trace(
         assert escape(title) in page, title
     assert "Taxi strike: days 6-8" in page
     assert "<h3>Week 2</h3>" in page and "<b>Lesson:</b> Best this week: keep" in page
+
+
+def test_a_run_without_a_strike_measures_no_strike_day_wait_and_draws_figure_6(
+    tmp_path: Path,
+) -> None:
+    scenario = commute(*TINY, "clock.ticks=3", NO_STRIKE, f"output.root={tmp_path}")
+    done = run(scenario, progress=False)
+    metrics = metrics_of(done)
+    # No strike day: no strike-day wait (not a wait of 0 that a sweep's mean would take in).
+    assert "taxi_wait_strike_min" not in metrics["headline"]
+    assert "taxi_wait_strike_min" not in done.info()["summary"]
+    assert metrics["headline"]["taxi_wait_normal_min"] > 0
+    assert metrics["punctuality"]["strike_days_only"] is None
+    page = (done.path / "report.html").read_text()
+    assert escape("Modal split per profile per day (Figure 6 of the source: no strike)") in page
+    assert "Figure 7 of the source" not in page
+
+
+def test_the_modal_split_is_read_against_the_expectation(tiny_run: RunDir) -> None:
+    metrics = metrics_of(tiny_run)
+    found = metrics["expectation"]
+    assert set(found) == PROFILES
+    for profile, row in found.items():
+        split = metrics["modal_share"][profile]
+        assert row["split"] == split
+        first, *_ = row["expected"]
+        assert row["in_first_expected"] == split[first]
+        assert row["in_expected_modes"] == pytest.approx(sum(split[m] for m in row["expected"]))
+        assert row["most_used"] == max(split, key=lambda m: split[m])
+        assert row["as_expected"] is (row["most_used"] == first)
+    assert found["student"]["expected"] == ["walk", "bus"]  # Table 4's order
 
 
 def test_the_report_does_not_embed_a_file_that_metrics_name(

@@ -1,13 +1,15 @@
 """The commute sweep: variants x replicates on a process pool (or Ray), results.csv, the
 summaries with confidence intervals over replicates, the paired differences from a reference
-(here the logit baseline), and the sweep report."""
+(here the logit model, a classical baseline), and the sweep report."""
 
 from __future__ import annotations
 
+import base64
 import csv
 import importlib.util
 import json
 import math
+import re
 from html import escape
 from pathlib import Path
 
@@ -19,6 +21,7 @@ from simulacra.experiments import ScenarioError, load_scenario
 from simulacra.experiments.stats import mean_ci, t_quantile
 from simulacra.experiments.sweep import SweepError, run_sweep, variants
 from simulacra.runlog import read_events
+from simulacra.worlds.commute import City, CommuteConfig
 
 from .conftest import OFFLINE, SCENARIO
 
@@ -30,11 +33,12 @@ TINY = [
     "world.city.taxi_strikes=[{days: [3, 4], out_of_service: 0.8}]",
     "sweep.replicates=2",
     "sweep.seed=10",
-    "sweep.variants={logit: {agents.mind: logit}}",  # the ablation and the baseline
+    # the ablation, the logit model and the baseline scenario (no strike)
+    "sweep.variants={logit: {agents.mind: logit}, available100: {world.city.taxi_strikes: []}}",
     "sweep.reference=logit",
     "output.report=false",  # each run's own report; the sweep's report is written regardless
 ]
-VARIANTS = ("logit", "A1", "B1", "Full")
+VARIANTS = ("logit", "available100", "A1", "B1", "Full")
 SHARES = ("early", "late", "on_time", "incomplete")
 RAY = importlib.util.find_spec("ray") is not None
 
@@ -75,12 +79,14 @@ def test_results_csv_has_one_row_per_variant_and_replicate(sweep: Path) -> None:
         assert sum(float(row[k]) for k in SHARES) == pytest.approx(100, abs=0.05)
         assert float(row["completion"]) == pytest.approx(100 - float(row["incomplete"]))
     calls = {r["variant"]: float(r["calls_per_agent_tick"]) for r in rows}
-    assert calls == {"logit": 0.0, "A1": 0.2, "B1": 2.0, "Full": 2.4}
+    assert calls == {"logit": 0.0, "available100": 2.4, "A1": 0.2, "B1": 2.0, "Full": 2.4}
+    # No strike day, no strike-day wait: the cell is empty, not 0.
+    assert {r["variant"] for r in rows if r["taxi_wait_strike_min"] == ""} == {"available100"}
 
 
 def test_the_sweep_directory_holds_each_run_and_the_summaries(sweep: Path) -> None:
     runs = sorted(p for p in sweep.iterdir() if (p / "run.json").is_file())
-    assert len(runs) == 8
+    assert len(runs) == 10
     infos = [json.loads((p / "run.json").read_text()) for p in runs]
     assert all(i["status"] == "completed" for i in infos)
     assert sorted((i["variant"], i["replicate"], i["seed"]) for i in infos) == sorted(
@@ -90,12 +96,15 @@ def test_the_sweep_directory_holds_each_run_and_the_summaries(sweep: Path) -> No
         start = next(read_events(path / "events.jsonl", {"run"}))
         if info["variant"] == "logit":
             assert (start.data["mind"], start.data.get("ablation")) == ("logit", None)
+        elif info["variant"] == "available100":
+            assert start.data["ablation"] == "Full"
         else:
             assert (start.data["ablation"], start.data["seed"]) == (info["variant"], info["seed"])
     summary = json.loads((sweep / "summary.json").read_text())
     assert [row["variant"] for row in summary["rows"]] == list(VARIANTS)
     assert summary["minds"] == {
         "logit": "logit",
+        "available100": "commuter",
         "A1": "commuter",
         "B1": "commuter",
         "Full": "commuter",
@@ -107,7 +116,7 @@ def test_the_sweep_directory_holds_each_run_and_the_summaries(sweep: Path) -> No
         "satisfaction",
         "model",
     ]
-    full = summary["rows"][3]
+    full = summary["rows"][4]
     assert full["replicates"] == 2
     late = full["figures"]["late"]
     assert late["low"] <= late["mean"] <= late["high"] and late["n"] == 2
@@ -120,7 +129,7 @@ def test_each_variant_is_compared_with_the_reference_replicate_by_replicate(swee
     summary = json.loads((sweep / "summary.json").read_text())
     assert summary["reference"] == "logit"
     compared = {row["variant"]: row for row in summary["comparison"]}
-    assert set(compared) == {"A1", "B1", "Full"}
+    assert set(compared) == {"available100", "A1", "B1", "Full"}
     with (sweep / "results.csv").open() as fh:
         results = {(r["variant"], r["replicate"]): r for r in csv.DictReader(fh)}
     for variant, row in compared.items():
@@ -131,7 +140,8 @@ def test_each_variant_is_compared_with_the_reference_replicate_by_replicate(swee
         ]
         assert row["figures"]["late"]["mean"] == pytest.approx(sum(late) / 2)
         calls = row["figures"]["calls_per_agent_tick"]
-        assert calls["mean"] == pytest.approx({"A1": 0.2, "B1": 2.0, "Full": 2.4}[variant])
+        expected = {"available100": 2.4, "A1": 0.2, "B1": 2.0, "Full": 2.4}[variant]
+        assert calls["mean"] == pytest.approx(expected)
     sweep_info = json.loads((sweep / "sweep.json").read_text())
     assert sweep_info["status"] == "completed" and sweep_info["seeds"] == [10, 11]
 
@@ -141,11 +151,43 @@ def test_the_sweep_report_is_one_file_with_the_table_and_per_variant_figures(
 ) -> None:
     page = (sweep / "report.html").read_text()
     assert escape("The source's Table 5") in page and "taxi strike on days 3, 4" in page
-    assert page.count('src="data:image/svg+xml;base64,') == 8  # 2 figures x 4 variants
+    assert page.count('src="data:image/svg+xml;base64,') == 10  # 2 figures x 5 variants
     assert "<script" not in page and 'src="http' not in page
-    # Baseline and language-model variants in one table, then the differences from logit.
+    # Figure 6 is drawn from the run with no strike, and only from it.
+    assert page.count("available100 (scripted): no strike: every taxi in service") == 1
+    assert page.count("Full (scripted): taxi strike on days 3, 4, 13 taxis in service") == 1
+    figure6 = [svg for svg in _figures(page) if "Figure 6 of the source" in svg]
+    assert len(figure6) == 1 and "available100" in figure6[0]
+    # The logit model and language-model variants in one table, then the differences.
     assert page.count("baseline: no model") == 1  # logit's row of the results
     assert "Paired differences from logit" in page and "<th colspan=5>Table 5</th>" in page
+
+
+def _figures(page: str) -> list[str]:
+    found = re.findall(r'src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)"', page)
+    return [base64.b64decode(uri).decode() for uri in found]
+
+
+def test_the_shipped_variants_are_named_by_the_taxis_they_leave_available() -> None:
+    scenario = load_scenario(SCENARIO, list(OFFLINE))
+    named = variants(scenario)
+    in_service = {}
+    for name, changes in named.items():
+        sets = [f"{k}={json.dumps(v)}" for k, v in changes.items()]
+        one = load_scenario(SCENARIO, [*OFFLINE, *sets])
+        assert isinstance(one.world, CommuteConfig)
+        city = City(one.world.city)
+        in_service[name] = [len(city.taxis_in_service(d)) for d in (10, 11, 15, 16)]
+    # The strike runs with 20% available (13 of 64); the source's 40% availability leaves 26.
+    assert in_service == {
+        "logit": [64, 13, 13, 64],
+        "available100": [64, 64, 64, 64],
+        "available40": [64, 26, 26, 64],
+        "A1": [64, 13, 13, 64],
+        "B1": [64, 13, 13, 64],
+        "Full": [64, 13, 13, 64],
+    }
+    assert scenario.sweep.reference == "logit"
 
 
 def test_named_variants_alone_are_the_sweep_and_nothing_at_all_is_one_base_run() -> None:
@@ -171,7 +213,7 @@ def test_a_bad_override_or_variant_is_refused_before_anything_is_created(tmp_pat
         run_sweep(SCENARIO, [*TINY, "sweep.reference=A2"], root=tmp_path, progress=False)
     assert refused.value.problems == [
         'scenario.sweep.reference: "A2" is neither a variant nor a model of this sweep; known: '
-        "logit, A1, B1, Full, scripted"
+        "logit, available100, A1, B1, Full, scripted"
     ]
     assert not any(tmp_path.iterdir())
 
@@ -189,7 +231,7 @@ def test_ray_needs_ray_or_says_how_to_install_it(tmp_path: Path) -> None:
 def test_the_sweep_runs_on_a_local_ray(tmp_path: Path) -> None:
     out = run_sweep(SCENARIO, TINY, executor="ray", workers=2, root=tmp_path, progress=False)
     with (out / "results.csv").open() as fh:
-        assert len(list(csv.DictReader(fh))) == 8
+        assert len(list(csv.DictReader(fh))) == 10
 
 
 def test_t_quantiles_match_the_tables() -> None:

@@ -56,6 +56,29 @@ GOLDEN = [
     ("The corridor is long and bright.", (0, 0, 0, 0, False, False)),
     ("", (0, 0, 0, 0, False, False)),
     ("turn 30 degrees", (0, 0, 0, 0, False, False)),  # no side: not read, not guessed
+    # The prompt's conventions: a bare number is metres for a distance, degrees for an angle.
+    ("move forward 3", (3.0, 0, 0, 0, False, True)),
+    ("Move forward 3.", (3.0, 0, 0, 0, False, True)),
+    ("turn left 60", (0, 0, 60.0, 0, False, True)),
+    ("rotate right by 15", (0, 0, -15.0, 0, False, True)),
+    ("look down 20", (0, 0, 0, -20.0, False, True)),
+    ("forward 1.5", (1.5, 0, 0, 0, False, True)),
+    ("turn left 30 degrees, then right 20", (0, 0, -20.0, 0, False, True)),
+    ("move forward 1 m and left 0.5", (1.0, -0.5, 0, 0, False, True)),
+    ("move forward past rack 3, then turn left", (1.0, 0, 30.0, 0, False, True)),
+    ("walk to position (4.5, 20.1)", (1.0, 0, 0, 0, False, True)),  # coordinates: no size
+    # Number words of any size.
+    ("move forward thirty-five centimetres", (0.35, 0, 0, 0, False, True)),
+    ("turn left forty five degrees", (0, 0, 45.0, 0, False, True)),
+    ("turn right one hundred and twenty degrees", (0, 0, -120.0, 0, False, True)),
+    ("move forward two point five metres", (2.5, 0, 0, 0, False, True)),
+    ("turn left ninety", (0, 0, 90.0, 0, False, True)),
+    # Turning left is counter-clockwise.
+    ("turn clockwise 30 degrees", (0, 0, -30.0, 0, False, True)),
+    ("rotate 45 degrees counter-clockwise", (0, 0, 45.0, 0, False, True)),
+    ("turn anticlockwise by 20 degrees", (0, 0, 20.0, 0, False, True)),
+    ("rotate counterclockwise 10", (0, 0, 10.0, 0, False, True)),
+    ("move forward 1 m, then turn right 90 degrees", (1.0, 0, -90.0, 0, False, True)),
 ]
 
 
@@ -145,3 +168,82 @@ def test_a_stay_counts_only_when_it_comes_last(move: tuple[str, float], stay_las
     command = interpret(text)
     assert command.stay is stay_last
     assert command.forward_m == pytest.approx(0.0 if stay_last else move[1])
+
+
+@pytest.mark.parametrize(
+    ("reply", "order"),
+    [
+        ("move forward 1 m, then turn right 90 degrees", ("move", "turn")),
+        ("turn left 30 degrees and move forward 2 m", ("turn", "move")),
+        ("Walk 2 m forward. Then look up 10 degrees and turn left 20.", ("move", "gaze", "turn")),
+        ("move forward 2 m", ("move",)),
+    ],
+)
+def test_the_order_said_is_recorded(reply: str, order: tuple[str, ...]) -> None:
+    command = interpret(reply)
+    assert command.order == order
+    assert Command.from_dict(command.to_dict()).order == order
+    said = [part for part in order if part in ("move", "turn")]
+    assert command.turns_first is (said != ["move", "turn"])
+
+
+def test_a_translation_said_first_is_described_first() -> None:
+    command = interpret("move forward 1 m, then turn right 90 degrees")
+    assert command.describe() == "move forward 1.00 m, then turn right 90 deg"
+    assert interpret("turn right 90 degrees, move forward 1 m").describe() == (
+        "turn right 90 deg, then move forward 1.00 m"
+    )
+
+
+def test_a_bare_number_says_how_it_was_read() -> None:
+    command = interpret("move forward 3")
+    assert command.notes == ("3 without a unit: metres, as the conventions say",)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Wait, the logo is on the left. Turn left 30 degrees.",
+        "Don't move forward; turn left 30 degrees.",
+        "Do not move yet. Look up 10 degrees.",
+        "I will wait a moment, then move forward 1 m.",
+    ],
+)
+def test_wait_and_dont_move_before_a_movement_override_nothing(reply: str) -> None:
+    command = interpret(reply)
+    assert not command.stay and command.readable
+    assert not any("overridden" in note for note in command.notes)
+
+
+def test_a_stay_a_later_movement_overrides_is_noted() -> None:
+    command = interpret("Stay here? No: turn left 90 degrees.")
+    assert command.notes == ("an earlier stay was overridden by a later movement",)
+    for said in ("wait", "Don't move.", "I will wait here."):
+        assert interpret(said).stay and interpret(said).notes == ()
+
+
+_NUMBER_WORDS = {
+    1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight",
+    9: "nine", 12: "twelve", 15: "fifteen", 20: "twenty", 30: "thirty", 40: "forty",
+    50: "fifty", 60: "sixty", 70: "seventy", 80: "eighty", 90: "ninety",
+}  # fmt: skip
+
+
+def _in_words(n: int) -> str:
+    if n in _NUMBER_WORDS:
+        return _NUMBER_WORDS[n]
+    if n >= 100:
+        rest = n % 100
+        head = f"{_NUMBER_WORDS[n // 100]} hundred"
+        return head if rest == 0 else f"{head} and {_in_words(rest)}"
+    return f"{_NUMBER_WORDS[n - n % 10]}-{_NUMBER_WORDS[n % 10]}"
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.sampled_from([*_NUMBER_WORDS, 35, 42, 99, 120, 135, 175, 250, 301]),
+    st.sampled_from(["left", "right"]),
+)
+def test_number_words_of_any_size_are_numbers(angle: int, side: str) -> None:
+    command = interpret(f"turn {side} {_in_words(angle)} degrees")
+    assert command.turn_deg == pytest.approx(angle if side == "left" else -angle)

@@ -91,15 +91,30 @@ def test_clamps_hold_for_any_command(
     assert walkable.is_free(moved.view.x, moved.view.y)
 
 
-def test_the_geodesic_goes_round_walls(flat_scene: Any) -> None:
+def test_the_oracles_route_goes_round_walls(flat_scene: Any) -> None:
     from simulacra.worlds.embodied.shipped import SHIPPED
     from simulacra.worlds.embodied.walkable import Geodesic, Walkable
 
     walkable = Walkable(flat_scene, cell=0.1, radius=0.25)
     task = SHIPPED["flat"].tasks["plant_far"]  # from the bedroom, through a door
     geodesic = Geodesic(walkable, flat_scene.index(task.target), 1.5)
-    straight = flat_scene.prim(task.target).distance_xy(task.start.x, task.start.y) - 1.5
-    assert geodesic.metres(task.start.x, task.start.y) > straight + 0.5
     points = geodesic.waypoints(task.start.x, task.start.y)
+    straight = flat_scene.prim(task.target).distance_xy(task.start.x, task.start.y) - 1.5
+    assert sum(math.dist(a, b) for a, b in itertools.pairwise(points)) > straight + 0.5
     assert all(walkable.clear_line(a, b) for a, b in itertools.pairwise(points))
     assert geodesic.at_goal(*points[-1])
+
+
+def test_a_translation_said_before_a_turn_is_walked_in_the_old_heading(flat_scene: Any) -> None:
+    from simulacra.worlds.embodied import interpret
+    from simulacra.worlds.embodied.walkable import Walkable
+
+    walkable = Walkable(flat_scene, cell=0.1, radius=0.25)
+    start = View(3.0, 2.0, 0.0, 0.0)  # facing +x in the living room
+    first = move(start, interpret("move forward 1 m, then turn left 90 degrees"), LIMITS, walkable)
+    assert (first.view.x, first.view.y, first.view.yaw) == pytest.approx((4.0, 2.0, 90.0))
+    assert first.describe(interpret("move forward 1 m, then turn left 90 degrees")).startswith(
+        "moved 1.00 m, turned left 90 deg"
+    )
+    then = move(start, interpret("turn left 90 degrees, then move forward 1 m"), LIMITS, walkable)
+    assert (then.view.x, then.view.y, then.view.yaw) == pytest.approx((3.0, 3.0, 90.0))

@@ -1,6 +1,7 @@
 """Whole embodied runs through `experiments.run`: the oracle reaches every suite target
-with SPL of at least 0.9, the seeker succeeds on the module task from the source's start
-pose, the caption agent drives a scripted model, and scenarios are checked before they run."""
+with SPL of at least 0.8 and never a path shorter than SPL's shortest, the seeker succeeds on
+the module task from the source's start pose, the caption agent drives a scripted model, and
+scenarios are checked before they run."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ import pytest
 
 from simulacra.experiments import ScenarioError, load_scenario, run
 from simulacra.experiments.models import load_run_model
-from simulacra.llm import RawReply, Request
+from simulacra.llm import RawReply, Request, ScriptedModel
+from simulacra.mind.embodied import PURPOSE_CAPTION
 from simulacra.worlds.embodied import soft_spl, spl
 from simulacra.worlds.embodied.shipped import SHIPPED
 
@@ -41,8 +43,12 @@ def test_the_oracle_reaches_every_suite_target_efficiently(
     )
     episode = measures["episodes"]["agent"]
     assert episode["success"], episode
-    assert episode["spl"] >= 0.9
+    # Its route runs cell centre to cell centre to a goal it can see past every obstacle on
+    # the floor plan: up to a fifth longer than the shortest walk (docs/embodied.md).
+    assert episode["spl"] >= 0.8
     assert episode["collisions"] == 0
+    # SPL's shortest path is one no walk beats, the oracle's included.
+    assert episode["path_m"] >= episode["shortest_m"]
 
 
 def test_the_seeker_finds_the_logo_from_the_source_start_pose(
@@ -56,6 +62,7 @@ def test_the_seeker_finds_the_logo_from_the_source_start_pose(
     assert (starts["x"], starts["y"], starts["yaw"], starts["pitch"]) == (4.0, 20.1, 180.0, 0.0)
     episode = measures["episodes"]["agent"]
     assert episode["success"] and episode["steps"] <= 10
+    assert episode["path_m"] >= episode["shortest_m"] and episode["spl"] < 1.0
     assert _events(path, "action")[-1]["command"]["stay"] is True
 
 
@@ -98,6 +105,35 @@ def test_an_episode_s_model_time_is_read_from_its_calls(tmp_path: Path, renders:
     metrics = json.loads((run_dir.path / "metrics.json").read_text())
     assert model_time >= 0.02 * len(calls) > 0
     assert metrics["embodied"]["episodes"]["agent"]["latency_s"] == model_time
+
+
+def test_replies_cut_at_the_budget_are_counted_apart_from_unreadable_ones(
+    tmp_path: Path, renders: None
+) -> None:
+    scenario = load_scenario(
+        "scenarios/embodied.yaml",
+        [*SMALL, f"output.root={tmp_path}", "model.spec=scripted", "clock.ticks=3",
+         "agents.options.caption.max_tokens=40"],
+    )  # fmt: skip
+    model = load_run_model(scenario)
+    said = iter(
+        [
+            "The module is long and bright, with racks on both sides " * 4,  # cut off: 40 tokens
+            "Hmm.",  # short and no movement: unreadable
+            "I see the logo far ahead. move forward 2 m",
+        ]
+    )
+    assert isinstance(model, ScriptedModel)
+    model.on(PURPOSE_CAPTION, lambda request: next(said))
+    run_dir = run(scenario, model=model, progress=False)
+    decisions = _events(run_dir.path, "decision")
+    assert [d["cut"] for d in decisions] == [True, False, False]
+    episode = json.loads((run_dir.path / "metrics.json").read_text())["embodied"]["episodes"]
+    assert (episode["agent"]["cut"], episode["agent"]["unreadable"]) == (1, 1)
+    # The shipped budgets leave room for a description before the movement sentence.
+    shipped = load_scenario("scenarios/embodied.yaml")
+    assert shipped.model.max_tokens is None
+    assert shipped.agents.options == {"caption": {"max_tokens": 256}, "vlm": {"max_tokens": 512}}
 
 
 def test_a_decision_record_keeps_reply_command_notes_poses_and_effects(

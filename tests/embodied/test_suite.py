@@ -26,7 +26,7 @@ def test_a_small_suite_sweep_tabulates_success_and_spl(tmp_path: Path, renders: 
     summary = json.loads((out / "summary.json").read_text())
     by_variant = {row["variant"]: row["figures"] for row in summary["rows"]}
     oracle = by_variant["world.task=armchair_near,agents.mind=oracle"]
-    assert oracle["success"]["mean"] == 1.0 and oracle["spl"]["mean"] >= 0.9
+    assert oracle["success"]["mean"] == 1.0 and oracle["spl"]["mean"] >= 0.8
     page = (out / "report.html").read_text()
     assert "Success and SPL per task and agent" in page
     assert (

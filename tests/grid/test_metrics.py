@@ -49,14 +49,15 @@ def test_a_warning_relayed_along_a_chain_counts_its_hops() -> None:
     }
     assert warnings["by_message_only"] == ["b", "c"]
     assert warnings["max_hops"] == 2
-    assert metrics["messages_per_step"] == [2, 1]
+    assert metrics["deliveries_per_step"] == [2, 1]
     assert metrics["senders_per_step"] == [2, 1]
     assert metrics["agents_within_fire_radius"] == {"fire1": [1, 1]}
     assert metrics["clustering"]["communication_components"] == [1, 1]
     assert metrics["clustering"]["mean_nearest_neighbour_distance"] == [3.0, 3.0]
     assert metrics["headline"] == {
         "steps": 2,
-        "messages": 3,
+        "message_deliveries": 3,
+        "messages_heard": 3,
         "agents_within_any_fire_radius_at_end": 1,
         "mean_exposure": 1.0,
         "agents_in_places_at_end": 0,
@@ -112,3 +113,18 @@ def test_a_message_warns_only_about_fires_its_sender_knows() -> None:
     assert fires_mentioned("fire2 is close", ["fire1", "fire2"]) == {"fire2"}
     assert fires_mentioned("nice cafe", ["fire1"]) == set()
     assert fires_mentioned("fire everywhere", []) == set()
+
+
+def test_a_message_heard_by_two_is_two_deliveries_of_one_message() -> None:
+    positions = {"a": [0, 0], "b": [3, 0], "c": [0, 3]}
+    metrics = grid_metrics(
+        [
+            Event(0, None, 0.0, "run", None, {"world": LAYOUT.to_dict()}),
+            message(1, "a", "b", "hello"),
+            message(1, "a", "c", "hello"),
+            world(1, positions, {}),
+        ]
+    )
+    assert metrics["deliveries_per_step"] == [2] and metrics["senders_per_step"] == [1]
+    headline = metrics["headline"]
+    assert (headline["message_deliveries"], headline["messages_heard"]) == (2, 1)

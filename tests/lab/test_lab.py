@@ -17,13 +17,13 @@ import pytest
 
 from simulacra.lab.agent import Episode
 from simulacra.lab.checker import check_attempt
-from simulacra.lab.commands import SEED
 from simulacra.lab.config import LabConfig
-from simulacra.lab.library import Library
+from simulacra.lab.library import SEED, Library
 from simulacra.lab.loop import LearnOutcome, agent_for, learn, solve_frozen
 from simulacra.lab.sandbox import bwrap_path
 from simulacra.lab.scripted import script_lab
-from simulacra.lab.tasks import load_suite, verify
+from simulacra.lab.tasks import load_suite
+from simulacra.lab.verifier import run_verify
 from simulacra.llm import load_model
 from simulacra.runlog import RunDir, read_events
 
@@ -69,17 +69,8 @@ def test_the_check_command_prints_one_json_object(good: Episode) -> None:
 
     result = CliRunner().invoke(app, ["lab", "check", str(good.final)])
     data = json.loads(result.output)
+    assert result.exit_code == 0
     assert data["passed"] is True and data["findings"] == []
-
-
-def test_a_crashed_script_is_rejected(good: Episode, tmp_path: Path) -> None:
-    attempt = _copy(good, tmp_path)
-    lines = (attempt / "commands.jsonl").read_text().splitlines()
-    crashed = json.loads(lines[-1]) | {"exit_code": 1}
-    (attempt / "commands.jsonl").write_text("\n".join([*lines[:-1], json.dumps(crashed)]) + "\n")
-    report = check_attempt(attempt)
-    assert not report.passed
-    assert [f.check for f in report.findings] == ["commands exited 0"]
 
 
 def test_an_empty_tripinfo_is_rejected(good: Episode, tmp_path: Path) -> None:
@@ -97,8 +88,12 @@ def test_a_claim_that_disagrees_with_its_artifact_is_rejected(
     report["claims"][1]["value"] *= 1.5
     (attempt / "report.json").write_text(json.dumps(report))
     findings = check_attempt(attempt).findings
-    assert [f.check for f in findings] == ["claims match artifacts"]
-    assert report["claims"][1]["name"] in findings[0].message
+    # The report changed after the harness wrote it, and its claim no longer holds.
+    assert [f.check for f in findings] == [
+        "a recorded command wrote every output",
+        "claims match artifacts",
+    ]
+    assert report["claims"][1]["name"] in findings[1].message
 
 
 def test_a_missing_required_output_is_rejected(good: Episode, tmp_path: Path) -> None:
@@ -124,7 +119,7 @@ def test_a_signal_grid_verifies_with_one_phase_corners_and_not_with_a_light_neve
     attempt = _copy(episode, tmp_path / "broken")
     net = attempt / "outputs" / "grid.net.xml"
     net.write_text(net.read_text().replace('state="GG"', 'state="rr"'))
-    verdict = verify(SUITE["signal-grid"], attempt)
+    verdict = run_verify(SUITE["signal-grid"], attempt)  # verify.py alone, on the edited net
     failed = [c["check"] for c in verdict.checks if not c["passed"]]
     assert not verdict.passed and failed == ["every controlled link gets green"]
 
@@ -150,14 +145,15 @@ def test_learn_writes_a_pipeline_skill_and_tool_pages_and_lints(learned: Learned
     library = learned.library
     skills = [s.meta.name for s in library.skills() if s.meta.name.startswith("pipeline-")]
     pages = [p.name for p in library.pages() if p.name.startswith("tool-")]
-    assert skills == ["pipeline-metrics-tripinfo"]
+    # Chains of three or more skills that no skill covered, from the practice curriculum.
+    assert skills == ["pipeline-metrics-running", "pipeline-statistics-tls"]
     assert pages == [
         "tool-netgenerate-grid-lights-no",
         "tool-netgenerate-grid-lights-yes",
         "tool-randomtrips-routes",
         "tool-sumo-tripinfo-statistics-summary",
     ]
-    assert learned.outcome.changes == 5
+    assert learned.outcome.changes == 6
     assert learned.kinds.count("lab.iteration") == 5 and "lab.lint" in learned.kinds
     assert any(m.startswith("lint:") for _, m in library.history())
     sources = library.page("tool-randomtrips-routes")
@@ -171,11 +167,10 @@ def test_test_mode_reuses_the_learned_skill_with_memory_frozen(
     episode = _solve(learned.library, "simulate-new-grid", tmp_path)
     assert learned.library.digest() == digest
     assert episode.verified
-    # The pipeline starts from a network: in the episode it came from, retrieval's ten slots
-    # held the netgenerate page rather than the grid skill, and the page's call made the grid.
+    # The pipeline learned from the practice task that summarised trips and plotted them
+    # (grid, trips, simulation, analysis, plot) makes all three outputs in one command.
     assert [c.command.split()[1] for c in episode.commands] == [
-        "skills/create-grid-network/scripts/grid.py",
-        "skills/pipeline-metrics-tripinfo/scripts/pipeline.py",
+        "skills/pipeline-metrics-running/scripts/pipeline.py",
     ]
 
 
@@ -192,12 +187,14 @@ def test_semantic_memory_alone_runs_the_tool_call_a_page_learned(
 
 
 def test_learning_pauses_after_the_idle_limit(learned: Learned, tmp_path: Path) -> None:
-    # Past the five iterations the curriculum repeats what memory already holds.
+    # Past the first iterations the curriculum repeats what memory already holds.
     shutil.copytree(learned.library.root, tmp_path / "lib")
     library = Library(tmp_path / "lib")
     run = RunDir.create(tmp_path / "runs", "lab-learn", seed=0, model="scripted", config={})
-    outcome = learn(library, script_lab(load_model("scripted")), LabConfig(idle_limit=2), run, 6)
-    assert outcome.paused and outcome.iterations == 2 and outcome.changes == 0
+    outcome = learn(library, script_lab(load_model("scripted")), LabConfig(idle_limit=2), run, 9)
+    iterations = [e.data for e in read_events(run.events_path) if e.kind == "lab.iteration"]
+    assert outcome.paused and outcome.iterations == len(iterations) < 9
+    assert [(i["changed"], i["idle"]) for i in iterations[-2:]] == [(False, 1), (False, 2)]
 
 
 def test_the_bench_command_runs_the_memory_ablation_and_writes_its_report(
@@ -209,7 +206,6 @@ def test_the_bench_command_runs_the_memory_ablation_and_writes_its_report(
 
     suite = tmp_path / "suite"
     shutil.copytree(SUITE["grid-network"].folder, suite / "grid-network")
-    shutil.copy(SUITE["grid-network"].folder.parent / "suite_checks.py", suite)
     monkeypatch.chdir(tmp_path)  # relative --runs and --library, as typed at a prompt
     args = ["lab", "bench", "suite", "--model", "scripted", "--library", "lib", "--runs", "runs"]
     for condition in ("full", "procedural", "semantic", "framework"):
@@ -229,7 +225,7 @@ _LEARN = """
 import sys
 from pathlib import Path
 from simulacra.lab.config import LabConfig
-from simulacra.lab.library import Library
+from simulacra.lab.library import SEED, Library
 from simulacra.lab.loop import learn
 from simulacra.lab.scripted import script_lab
 from simulacra.llm import load_model

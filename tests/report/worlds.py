@@ -99,7 +99,7 @@ def write_grid_run(path: Path) -> Path:
         "agents_within_fire_radius": {"fire1": [0, 1, 2, 2]},
         "agents_within_any_fire_radius": [0, 1, 2, 2],
         "place_occupancy": {"cafe": [0, 0, 1, 1]},
-        "messages_per_step": [0, 0, 1, 0],
+        "deliveries_per_step": [0, 0, 1, 0],
         "senders_per_step": [0, 0, 1, 0],
         "warnings": {
             "fire1": {
@@ -109,8 +109,8 @@ def write_grid_run(path: Path) -> Path:
                 "max_hops": 1,
             }
         },
-        "headline": {"steps": GRID_STEPS, "messages": 1, "warned_by_message_only": 1},
-        "summary": {"steps": 4.0, "messages": 1.0, "warned_by_message_only": 1.0},
+        "headline": {"steps": GRID_STEPS, "message_deliveries": 1, "warned_by_message_only": 1},
+        "summary": {"steps": 4.0, "message_deliveries": 1.0, "warned_by_message_only": 1.0},
     }
     (path / "metrics.json").write_text(json.dumps(metrics), encoding="utf-8")
     return path

@@ -1,4 +1,8 @@
-"""The builtin executor's taxi ranks, calibrated to the source's baseline taxi wait.
+"""The commute's two calibrations to the source's baseline scenario (no strike): the builtin
+executor's taxi ranks, to its mean taxi wait, and the logit model's constants, to its modal
+split per profile.
+
+The taxi ranks.
 
 The source reports a mean taxi wait of 14 simulated minutes under baseline conditions
 (section 5.3) for 64 taxis on Valencia's streets. On our 10 km corridor with ranks spread
@@ -10,15 +14,26 @@ The reference baseline day: the study's population (the scenario's profiles, mix
 each profile split over the modes in the shares the source reports for its baseline days
 (section 6.1), each commuter leaving at its usual departure. `calibrate_rank_km` finds the
 rank distance whose reference day gives the target mean wait, by bisection.
+
+The logit model's constants. A transport modeller calibrates a logit model's alternative-
+specific constants to observed shares. `calibrate_logit` runs the scenario's logit model with
+every taxi in service over its working days and moves each profile's constant of each mode by
+the log of the source's share over the share it gave (taxi held at 0), until every profile's
+split is within `tolerance` points of the source's (section 6.1, as `SOURCE_BASELINE_SPLIT`
+reads it), over the populations of several seeds.
 """
 
 from __future__ import annotations
 
+import json
+import math
 import random
+import tempfile
 from collections.abc import Mapping, Sequence
 from statistics import fmean
 
 from simulacra.core import parse_hhmm
+from simulacra.experiments.pipeline import run
 from simulacra.experiments.scenario import Scenario
 from simulacra.mind.commuter import Profile, build_population
 from simulacra.worlds.commute import BuiltinExecutor, City, CommuteConfig, Trip
@@ -103,6 +118,90 @@ def calibrate_rank_km(
         else:
             high = middle
     return round((low + high) / 2, 2)
+
+
+Split = dict[str, dict[str, float]]
+# A share the source gives as none is aimed at as half a percent: a logit gives every mode some.
+_FLOOR_PCT = 0.5
+
+
+def logit_split(
+    scenario: Scenario, constants: Mapping[str, Mapping[str, float]], seeds: Sequence[int]
+) -> Split:
+    """Each profile's modal split (percent of its trips over the run) of the logit model with
+    `constants` and every taxi in service, averaged over the populations of `seeds`."""
+    options = dict(scenario.agents.options)
+    options["logit"] = {**options.get("logit", {}), "constants": dict(constants)}
+    agents = scenario.agents.model_copy(update={"mind": "logit", "options": options})
+    world = _commute(scenario)
+    city = world.city.model_copy(update={"taxi_strikes": ()})
+    shares: dict[str, dict[str, list[float]]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for seed in seeds:
+            once = scenario.model_copy(
+                update={
+                    "seed": seed,
+                    "agents": agents,
+                    "world": world.model_copy(update={"city": city}),
+                    "output": scenario.output.model_copy(update={"root": tmp, "report": False}),
+                }
+            )
+            done = run(once, progress=False)
+            metrics = json.loads((done.path / "metrics.json").read_text(encoding="utf-8"))
+            for profile, split in metrics["modal_share"].items():
+                if profile != "all":
+                    for mode, pct in split.items():
+                        shares.setdefault(profile, {}).setdefault(mode, []).append(pct)
+    return {p: {m: round(fmean(v), 2) for m, v in by.items()} for p, by in shares.items()}
+
+
+def calibrate_logit(
+    scenario: Scenario,
+    seeds: Sequence[int] = (0, 1, 2),
+    tolerance: float = 3.0,
+    rounds: int = 15,
+) -> tuple[Split, Split]:
+    """The constants (profile -> mode -> value, taxi 0) whose split is within `tolerance`
+    points of the source's in every profile and mode, or the best of `rounds`; and that
+    split."""
+    constants: Split = {p: {m: 0.0 for m in shares} for p, shares in _sources(scenario).items()}
+    best: tuple[float, Split, Split] | None = None
+    for _ in range(rounds):
+        split = logit_split(scenario, constants, seeds)
+        worst = split_error(split)
+        if best is None or worst < best[0]:
+            best = (worst, {p: dict(c) for p, c in constants.items()}, split)
+        if worst <= tolerance:
+            break
+        for profile, targets in _sources(scenario).items():
+            for mode, target in targets.items():
+                got = max(split.get(profile, {}).get(mode, 0.0), _FLOOR_PCT / 5)
+                constants[profile][mode] += math.log(max(target, _FLOOR_PCT) / got)
+            taxi = constants[profile].get("taxi", 0.0)
+            constants[profile] = {m: round(c - taxi, 3) for m, c in constants[profile].items()}
+    assert best is not None
+    return best[1], best[2]
+
+
+def split_error(split: Mapping[str, Mapping[str, float]]) -> float:
+    """The largest gap, in percentage points, between `split` and the source's baseline
+    split over every profile and mode the source gives."""
+    return max(
+        abs(split.get(p, {}).get(m, 0.0) - target)
+        for p, targets in SOURCE_BASELINE_SPLIT.items()
+        if p in split
+        for m, target in targets.items()
+    )
+
+
+def _sources(scenario: Scenario) -> dict[str, dict[str, float]]:
+    missing = sorted(set(scenario.agents.mix) - set(SOURCE_BASELINE_SPLIT))
+    if missing:
+        raise ValueError(
+            f"no baseline modal split from the source for profiles {missing}; it gives "
+            f"{sorted(SOURCE_BASELINE_SPLIT)}"
+        )
+    return {p: SOURCE_BASELINE_SPLIT[p] for p in scenario.agents.mix}
 
 
 def _quota(shares: Mapping[str, float], count: int) -> list[str]:

@@ -13,7 +13,7 @@ from pathlib import Path
 from simulacra.embed import Embedder
 from simulacra.lab.checker import CheckReport, check_attempt
 from simulacra.lab.config import Condition, LabConfig
-from simulacra.lab.episode import Attempt, CommandRecord, Report, new_episode
+from simulacra.lab.episode import Attempt, Report, new_episode
 from simulacra.lab.library import Library, Page, Skill
 from simulacra.lab.prompts import (
     ACT,
@@ -27,9 +27,10 @@ from simulacra.lab.prompts import (
     M,
     Prompt,
 )
+from simulacra.lab.record import CommandRecord, Recorder
 from simulacra.lab.retrieval import Candidate, Entry, Kind, MetadataIndex
-from simulacra.lab.sandbox import Sandbox
-from simulacra.lab.tasks import SuiteTask, Task, Verification, place_files, verify
+from simulacra.lab.tasks import SuiteTask, Task, place_files
+from simulacra.lab.verifier import Verification, verify
 from simulacra.lab.views import act_view, critic_view, report_view, select_view, tail
 from simulacra.llm import LanguageModel, Request, chat
 from simulacra.runlog.events import (
@@ -45,7 +46,12 @@ from simulacra.runlog.events import (
 @dataclass
 class Budget:
     calls: int = 0
-    tokens: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
 
 
 @dataclass
@@ -106,13 +112,19 @@ class Agent:
         for number in range(1, outer + 1):
             attempt = Attempt.create(folder, number)
             episode.final, episode.attempts = attempt.folder, number
+            recorder = Recorder(attempt.folder, self.config.sandbox)
             if suite_task is not None:
                 place_files(suite_task, attempt.folder)
+                recorder.note("the task's files")
             _copy_skills(self.library, skills, attempt.folder)
-            inner = await self._act(task, attempt, skills, pages, feedback, episode.budget)
+            recorder.note("the skills loaded")
+            inner = await self._act(
+                task, attempt, recorder, skills, pages, feedback, episode.budget
+            )
             episode.commands = attempt.final_commands()
             episode.report = await self._report(task, attempt, episode.budget)
-            check = check_attempt(attempt.folder, task.required_outputs)
+            recorder.note("the report")
+            check = check_attempt(attempt.folder, task.required_outputs, given=task.given())
             critic = await self._critic(task, attempt, episode.report, episode.budget)
             accepted = check.passed and (critic is None or critic.decision is Decision.accept)
             agree = None if critic is None else check.passed == (critic.decision is Decision.accept)
@@ -217,25 +229,25 @@ class Agent:
         self,
         task: Task,
         attempt: Attempt,
+        recorder: Recorder,
         skills: Sequence[Skill],
         pages: Sequence[Page],
         feedback: Sequence[str],
         budget: Budget,
     ) -> int:
-        sandbox = Sandbox(attempt.folder, self.config.sandbox)
         tries = self.config.inner_tries if self.condition.framework else 1
         failed: list[CommandRecord] = []
         for inner in range(1, tries + 1):
             present = [p for p, _ in attempt.outputs()]
             view = act_view(task, present, skills, pages, feedback, failed, _tails(attempt, failed))
             plan = await self.ask(ACT, view, budget)
-            failed = self._run(task, attempt, sandbox, plan, inner)
+            failed = self._run(task, attempt, recorder, plan, inner)
             if not failed:
                 return inner
         return tries
 
     def _run(
-        self, task: Task, attempt: Attempt, sandbox: Sandbox, plan: ActionPlan, inner: int
+        self, task: Task, attempt: Attempt, recorder: Recorder, plan: ActionPlan, inner: int
     ) -> list[CommandRecord]:
         """Write the plan's scripts, run its commands until one fails; return the failures."""
         for script in plan.scripts:
@@ -244,44 +256,26 @@ class Agent:
                 target = attempt.folder / "scripts" / Path(script.path).name
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(script.content, encoding="utf-8")
+        if plan.scripts:
+            recorder.note(f"the scripts of try {inner}")
         number = attempt.folder.name.rpartition("-")[2]
         for k, command in enumerate(plan.commands, start=1):
-            result = sandbox.run(command, name=f"{inner}-{k}")
-            record = CommandRecord(
-                inner=inner,
-                command=command,
-                exit_code=result.exit_code,
-                duration_s=round(result.duration_s, 3),
-                stopped=result.stopped,
-                stdout=str(result.stdout.relative_to(sandbox.root)),
-                stderr=str(result.stderr.relative_to(sandbox.root)),
-            )
-            attempt.add_command(record)
+            record = recorder.run(command, inner=inner, name=f"{inner}-{k}")
             self.sink.emit(
                 LabCommand(
                     task=task.id,
                     attempt=int(number),
                     inner=inner,
                     command=command,
-                    exit_code=result.exit_code,
+                    exit_code=record.exit_code,
                     duration_s=record.duration_s,
-                    stopped=result.stopped,
+                    stopped=record.stopped,
                 )
             )
-            if not result.ok:
+            if not record.ok:
                 return [record]
         if not plan.commands:
-            empty = CommandRecord(
-                inner=inner,
-                command="(none)",
-                exit_code=1,
-                duration_s=0.0,
-                stdout="",
-                stderr="",
-                stopped="the plan had no command",
-            )
-            attempt.add_command(empty)
-            return [empty]
+            return [recorder.empty(inner)]
         return []
 
     async def _report(self, task: Task, attempt: Attempt, budget: Budget) -> Report:
@@ -315,7 +309,8 @@ class Agent:
         completion = await self.model.complete(request)
         usage = completion.usage
         budget.calls += 1
-        budget.tokens += usage.prompt_tokens + usage.completion_tokens
+        budget.prompt_tokens += usage.prompt_tokens
+        budget.completion_tokens += usage.completion_tokens
         self.sink.emit(
             ModelCall(
                 purpose=prompt.purpose,

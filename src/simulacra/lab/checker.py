@@ -1,15 +1,28 @@
 """The programmatic checker: it runs on every attempt before the model critic.
 
-Checks: every command of the final try exited 0; SUMO's stderr has no error; tripinfo,
-statistics and summary outputs exist, parse and are not empty; vehicles were inserted; no trip
-was left unrouted; teleports are counted; every claim of the report matches its artifact;
-every required output exists and is not empty. `simulacra lab check ATTEMPT_DIR` prints the
-result as one JSON object.
+It reads the harness's record (`record`), never the attempt's own account, and checks:
+
+- the record is intact, and every command it names has its logs, unaltered;
+- every command of the final try succeeded, and no log of it holds a Python traceback or a
+  SUMO error, even where the command exited 0;
+- every delivered file is what a recorded command (or the harness) last wrote, no recorded
+  command that failed wrote a delivered file, and no link leads out of the attempt;
+- SUMO's outputs parse and are not empty, vehicles were inserted, no trip went unrouted,
+  teleports are counted;
+- every required output exists and is a file, not a link; a PNG is a whole, non-blank image;
+- the attempt reproduces (`reproduce`: the recorded commands replayed, SUMO's tools rerun on
+  the configurations the outputs name), and every claim of the report, recomputed from the
+  reproduced outputs, matches as its type demands (`claims`); every figure in the report's
+  prose is a claim's value or the task's own number (`prose`).
+
+The costly reproduction runs only when every other check passed. `simulacra lab check
+ATTEMPT_DIR` prints the result as one JSON object and exits 1 when the attempt is rejected.
 """
 
 from __future__ import annotations
 
 import re
+import tempfile
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -19,13 +32,24 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from simulacra.lab.claims import disagreement
-from simulacra.lab.episode import Attempt
+from simulacra.errors import UserError
+from simulacra.lab.artifacts import png_problem
+from simulacra.lab.claims import number
+from simulacra.lab.episode import Attempt, Report
+from simulacra.lab.prose import report_problems
+from simulacra.lab.record import CommandRecord, Record, RecordError, digest_file, walk_links
+from simulacra.lab.reproduce import deliverables, reproduce
+from simulacra.lab.tasks import Task
 
 _SUMO_ERROR = re.compile(r"^Error: .*$", re.MULTILINE)
+_TRACEBACK = "Traceback (most recent call last):"
 _UNROUTED = re.compile(r"No connection between edge|has no valid route|no valid route", re.I)
 _TELEPORT = re.compile(r"Teleporting vehicle", re.I)
 _OUTPUT_ROOTS = {"tripinfo": "tripinfo", "statistics": "vehicles", "summary": "step"}
+
+
+class NotAnAttempt(UserError):
+    """`lab check` was given something that is not an attempt folder."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +66,7 @@ class CheckReport:
     inserted: int | None = None
     teleports: int = 0
     claims: int = 0
+    reproduced: dict[str, str] = field(default_factory=dict)
 
     def fail(self, check: str, message: str) -> None:
         self.passed = False
@@ -51,43 +76,94 @@ class CheckReport:
         return asdict(self)
 
 
-def check_attempt(folder: Path, required_outputs: Sequence[str] | None = None) -> CheckReport:
-    """Check an attempt folder. Required outputs default to those in its episode's task.yaml."""
-    attempt = Attempt(folder)
+@dataclass(frozen=True)
+class TaskFacts:
+    """What the checker needs of the task: its outputs and its own numbers."""
+
+    required: tuple[str, ...] = ()
+    given: tuple[str, ...] = ()
+
+
+def check_attempt(
+    folder: Path,
+    required_outputs: Sequence[str] | None = None,
+    *,
+    given: Sequence[str] | None = None,
+    reproduce_outputs: bool = True,
+    replay_into: Path | None = None,
+) -> CheckReport:
+    """Check an attempt folder. Required outputs and the task's numbers default to those in
+    its episode's task.yaml. The reproduction replays into `replay_into` (an empty folder the
+    caller keeps) or into a temporary one."""
+    facts = _task_facts(folder)
+    required = tuple(required_outputs) if required_outputs is not None else facts.required
     report = CheckReport()
-    if required_outputs is None:
-        required_outputs = _task_outputs(folder)
-    _commands(attempt, report)
-    stderr = _stderr(attempt)
+    record = Record(folder)
+    try:
+        final = record.final_commands()
+    except RecordError as exc:
+        report.fail("the record is intact", str(exc))
+        return report
+    report.checks.append("the record is intact")
+    attempt = Attempt(folder)
+    _logs(attempt, record, report)
+    _commands(final, report)
+    stderr = _stderr(attempt, final)
     _sumo_messages(stderr, report)
+    _provenance(attempt, record, report)
     _sumo_outputs(attempt, report)
-    _claims(attempt, report)
-    _required(folder, required_outputs, report)
+    _required(folder, required, report)
+    written = _report(attempt, report)
+    given_numbers = tuple(given) if given is not None else facts.given
+    if written is not None:
+        for check, message in report_problems(written, folder, given_numbers):
+            report.fail(check, message)
+    if report.passed and reproduce_outputs:
+        if replay_into is not None:
+            _reproduce(folder, replay_into, required, written, given_numbers, report)
+        else:
+            with tempfile.TemporaryDirectory(prefix="simulacra-replay-") as name:
+                _reproduce(folder, Path(name), required, written, given_numbers, report)
     return report
 
 
-def _commands(attempt: Attempt, report: CheckReport) -> None:
+def _logs(attempt: Attempt, record: Record, report: CheckReport) -> None:
+    report.checks.append("every command has its logs")
+    for entry in record.commands():
+        for relative, recorded in entry.logs.items():
+            path = attempt.folder / relative
+            if not path.is_file():
+                report.fail(
+                    "every command has its logs", f"{relative} of `{_short(entry)}` is missing"
+                )
+            elif digest_file(path) != recorded:
+                report.fail("every command has its logs", f"{relative} changed after its command")
+
+
+def _commands(final: Sequence[CommandRecord], report: CheckReport) -> None:
     report.checks.append("commands exited 0")
-    commands = attempt.final_commands()
-    if not commands:
+    if not final:
         report.fail("commands exited 0", "the attempt ran no command")
-    for record in commands:
-        if record.exit_code != 0 or record.stopped:
-            why = record.stopped or f"exit code {record.exit_code}"
-            report.fail("commands exited 0", f"`{record.command[:120]}` failed: {why}")
+    for entry in final:
+        if not entry.ok:
+            why = entry.stopped or f"exit code {entry.exit_code}"
+            report.fail("commands exited 0", f"`{_short(entry)}` failed: {why}")
 
 
-def _stderr(attempt: Attempt) -> str:
+def _stderr(attempt: Attempt, final: Sequence[CommandRecord]) -> str:
     texts = []
-    for record in attempt.final_commands():
-        path = attempt.folder / record.stderr
-        if record.stderr and path.is_file():
+    for entry in final:
+        path = attempt.folder / entry.stderr
+        if entry.stderr and path.is_file():
             texts.append(path.read_text(encoding="utf-8", errors="replace"))
     return "\n".join(texts)
 
 
 def _sumo_messages(stderr: str, report: CheckReport) -> None:
-    report.checks += ["SUMO reported no error", "no unrouted trips", "teleports counted"]
+    report.checks += ["no crash in the logs", "SUMO reported no error", "no unrouted trips"]
+    if _TRACEBACK in stderr:
+        line = stderr[stderr.index(_TRACEBACK) :].strip().splitlines()[-1]
+        report.fail("no crash in the logs", f"a Python traceback: {line[:200]}")
     for line in _SUMO_ERROR.findall(stderr)[:5]:
         report.fail("SUMO reported no error", line.strip()[:200])
     unrouted = [line for line in stderr.splitlines() if _UNROUTED.search(line)]
@@ -96,9 +172,35 @@ def _sumo_messages(stderr: str, report: CheckReport) -> None:
     report.teleports = len(_TELEPORT.findall(stderr))
 
 
+def _provenance(attempt: Attempt, record: Record, report: CheckReport) -> None:
+    check = "a recorded command wrote every output"
+    report.checks += [check, "no link leads out of the attempt"]
+    for path, target in walk_links(attempt.folder):
+        report.fail("no link leads out of the attempt", f"{path} leads to {target}")
+    recorded = record.final_digests()
+    producers = record.producers()
+    for path in [*deliverables(attempt.folder), "report.json"]:
+        file = attempt.folder / path
+        if file.is_symlink() or not file.is_file():
+            continue
+        digest = digest_file(file)
+        if recorded.get(path) != digest:
+            what = "no recorded command wrote it" if path not in recorded else "it changed since"
+            report.fail(check, f"{path}: {what}")
+            continue
+        producer = producers[path]
+        if isinstance(producer, CommandRecord) and not producer.ok:
+            report.fail(check, f"{path} was written by `{_short(producer)}`, which failed")
+
+
 def _sumo_outputs(attempt: Attempt, report: CheckReport) -> None:
-    report.checks += ["SUMO outputs not empty", "vehicles inserted"]
+    report.checks += ["SUMO outputs not empty", "vehicles inserted", "images are images"]
     for relative, size in attempt.outputs():
+        path = attempt.folder / relative
+        if relative.endswith(".png") and not path.is_symlink():
+            problem = png_problem(path.read_bytes())
+            if problem:
+                report.fail("images are images", f"{relative}: {problem}")
         name = Path(relative).name
         kind = next((k for k in _OUTPUT_ROOTS if name.startswith(k) and name.endswith(".xml")), "")
         if not kind:
@@ -107,7 +209,7 @@ def _sumo_outputs(attempt: Attempt, report: CheckReport) -> None:
             report.fail("SUMO outputs not empty", f"{relative} is empty")
             continue
         try:
-            root = ET.parse(attempt.folder / relative).getroot()
+            root = ET.parse(path).getroot()
         except ET.ParseError as exc:
             report.fail("SUMO outputs not empty", f"{relative} is not valid XML: {exc}")
             continue
@@ -115,47 +217,88 @@ def _sumo_outputs(attempt: Attempt, report: CheckReport) -> None:
         if not elements:
             report.fail("SUMO outputs not empty", f"{relative} has no <{_OUTPUT_ROOTS[kind]}>")
         if kind == "statistics" and elements:
-            inserted = int(elements[0].get("inserted", "0"))
-            report.inserted = (report.inserted or 0) + inserted
-            teleports = root.find("teleports")
-            if teleports is not None:
-                report.teleports = max(report.teleports, int(teleports.get("total", "0")))
+            _statistics(relative, root, elements[0], report)
         if kind == "tripinfo" and report.inserted is None:
             report.inserted = len(elements) or None
     if report.inserted == 0:
         report.fail("vehicles inserted", "the simulation inserted no vehicle")
 
 
-def _claims(attempt: Attempt, report: CheckReport) -> None:
-    report.checks.append("claims match artifacts")
-    try:
-        written = attempt.report()
-    except (ValidationError, ValueError) as exc:
-        report.fail("claims match artifacts", f"report.json is not a valid report: {exc}")
+def _statistics(relative: str, root: ET.Element, vehicles: ET.Element, report: CheckReport) -> None:
+    inserted = _whole(vehicles.get("inserted", "0"))
+    if inserted is None:
+        report.fail("vehicles inserted", f"{relative}: inserted={vehicles.get('inserted')!r}")
         return
-    if written is None:
-        report.fail("claims match artifacts", "the attempt wrote no report.json")
-        return
-    report.claims = len(written.claims)
-    for claim in written.claims:
-        problem = disagreement(claim, attempt.folder)
-        if problem:
-            report.fail("claims match artifacts", problem)
+    report.inserted = (report.inserted or 0) + inserted
+    teleports = root.find("teleports")
+    total = _whole(teleports.get("total", "0")) if teleports is not None else 0
+    report.teleports = max(report.teleports, total or 0)
+
+
+def _whole(text: str) -> int | None:
+    value = number(text)
+    return int(value) if value is not None and value.is_integer() and value >= 0 else None
 
 
 def _required(folder: Path, required: Sequence[str], report: CheckReport) -> None:
     report.checks.append("required outputs exist")
     for relative in required:
         path = folder / relative
-        if not path.is_file():
+        if path.is_symlink():
+            report.fail("required outputs exist", f"{relative} is a link, not a file")
+        elif not path.is_file():
             report.fail("required outputs exist", f"{relative} is missing")
         elif path.stat().st_size == 0:
             report.fail("required outputs exist", f"{relative} is empty")
 
 
-def _task_outputs(folder: Path) -> list[str]:
-    task = folder.parent / "task.yaml"
-    if not task.exists():
-        return []
-    data = yaml.safe_load(task.read_text(encoding="utf-8")) or {}
-    return [str(p) for p in data.get("required_outputs", [])]
+def _report(attempt: Attempt, report: CheckReport) -> Report | None:
+    report.checks += ["claims match artifacts", "the report's figures are claims"]
+    try:
+        written = attempt.report()
+    except (ValidationError, OSError) as exc:
+        report.fail("claims match artifacts", f"report.json is not a valid report: {exc}")
+        return None
+    if written is None:
+        report.fail("claims match artifacts", "the attempt wrote no report.json")
+        return None
+    report.claims = len(written.claims)
+    return written
+
+
+def _reproduce(
+    folder: Path,
+    into: Path,
+    required: Sequence[str],
+    written: Report | None,
+    given: Sequence[str],
+    report: CheckReport,
+) -> None:
+    report.checks.append("the attempt reproduces")
+    try:
+        found = reproduce(folder, into, required)
+    except RecordError as exc:
+        report.fail("the attempt reproduces", str(exc))
+        return
+    for difference in found.differences:
+        report.fail("the attempt reproduces", f"{difference.path}: {difference.message}")
+    report.reproduced = found.agreed
+    if written is not None and found.passed:
+        # A claimed figure must be the figure the reproduced output gives.
+        for check, message in report_problems(written, into, given):
+            report.fail(check, f"on the reproduction: {message}")
+
+
+def _short(entry: CommandRecord) -> str:
+    return entry.command[:120]
+
+
+def _task_facts(folder: Path) -> TaskFacts:
+    path = folder.parent / "task.yaml"
+    if not path.exists():
+        return TaskFacts()
+    try:
+        task = Task.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+    except (yaml.YAMLError, ValidationError):
+        return TaskFacts()
+    return TaskFacts(tuple(task.required_outputs), task.given())

@@ -1,11 +1,16 @@
-"""`simulacra lab ...`: learn, solve, bench, lint, show and check."""
+"""`simulacra lab ...`: learn, solve, bench, lint, show and check.
+
+The commands handle no error themselves: the library raises `UserError`s and the command
+line's one error boundary (`simulacra.cli`) reports them.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import json
+from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -13,12 +18,10 @@ from rich.table import Table
 
 from simulacra.lab.checker import check_attempt
 from simulacra.lab.config import CONDITIONS, LabConfig
-from simulacra.lab.library import Library, LibraryError
-from simulacra.lab.sandbox import SandboxError
-from simulacra.lab.tasks import Category, Task, TaskError
-from simulacra.llm import LanguageModel, ModelSpecError, load_model
+from simulacra.lab.library import SEED, Library
+from simulacra.lab.tasks import Category, Task
+from simulacra.llm import LanguageModel, load_model
 
-SEED = Path(__file__).parent / "seed"
 lab_app = typer.Typer(
     help="The SUMO lab: lifelong skill learning with a sandbox and verified suites."
 )
@@ -26,15 +29,25 @@ console = Console()
 LibraryOption = Annotated[
     Path, typer.Option(help="the library folder (made from the seed if absent)")
 ]
+ExistingLibrary = Annotated[Path, typer.Option(help="an existing library folder")]
 ModelOption = Annotated[
     str, typer.Option(help="model spec: scripted, embedded, openai:URL?model=NAME")
 ]
 RunsOption = Annotated[Path, typer.Option(help="where run folders go")]
+InnerOption = Annotated[int, typer.Option(min=1, max=10, help="inner tries per attempt")]
+OuterOption = Annotated[int, typer.Option(min=1, max=10, help="outer attempts per task")]
+CandidatesOption = Annotated[
+    int, typer.Option(min=1, max=10, help="retrieval candidates offered (the source's bound: 10)")
+]
+LintOption = Annotated[int, typer.Option(min=1, help="memory changes between lints")]
+IdleOption = Annotated[
+    int, typer.Option(min=1, help="pause learning after this many iterations without a change")
+]
 
 
-def _fail(message: str) -> typer.Exit:
-    console.print(f"[bold red]error:[/] {message}")
-    return typer.Exit(code=2)
+class Mode(StrEnum):
+    test = "test"  # memory frozen
+    normal = "normal"  # memory learns from the task
 
 
 def _library(path: Path) -> Library:
@@ -52,6 +65,10 @@ def _model(spec: str) -> LanguageModel:
     return load_model(spec)
 
 
+def _config(**settings: Any) -> LabConfig:
+    return LabConfig.model_validate(settings)
+
+
 @lab_app.command()
 def learn(
     iterations: Annotated[int, typer.Option(min=1, help="learning iterations")] = 10,
@@ -59,31 +76,37 @@ def learn(
     model: ModelOption = "embedded",
     runs: RunsOption = Path("runs"),
     resume: Annotated[Path | None, typer.Option(help="continue a killed learning run")] = None,
-    lint_every: Annotated[int, typer.Option(min=1)] = 10,
-    idle_limit: Annotated[int, typer.Option(min=1)] = 10,
+    lint_every: LintOption = 10,
+    idle_limit: IdleOption = 10,
+    inner_tries: InnerOption = 5,
+    outer_attempts: OuterOption = 3,
+    candidates: CandidatesOption = 10,
 ) -> None:
     """Learn: propose tasks, solve them, write skills and pages from reusable evidence."""
     from simulacra.lab.loop import learn as learn_loop
     from simulacra.runlog import RunDir
 
-    try:
-        lib = _library(library)
-        lm = _model(model)
-        config = LabConfig(lint_every=lint_every, idle_limit=idle_limit)
-        run = (
-            RunDir.open(resume)
-            if resume
-            else RunDir.create(
-                runs,
-                "lab-learn",
-                seed=config.seed,
-                model=lm.name,
-                config=config.model_dump(mode="json"),
-            )
+    lib = _library(library)
+    lm = _model(model)
+    config = _config(
+        lint_every=lint_every,
+        idle_limit=idle_limit,
+        inner_tries=inner_tries,
+        outer_attempts=outer_attempts,
+        candidates=candidates,
+    )
+    run = (
+        RunDir.open(resume)
+        if resume
+        else RunDir.create(
+            runs,
+            "lab-learn",
+            seed=config.seed,
+            model=lm.name,
+            config=config.model_dump(mode="json"),
         )
-        outcome = learn_loop(lib, lm, config, run, iterations)
-    except (LibraryError, SandboxError, ModelSpecError, FileNotFoundError) as exc:
-        raise _fail(str(exc)) from exc
+    )
+    outcome = learn_loop(lib, lm, config, run, iterations)
     state = "paused: no memory change for the idle limit" if outcome.paused else "done"
     console.print(f"{outcome.iterations} iterations, {outcome.changes} memory changes ({state})")
     console.print(
@@ -104,87 +127,116 @@ def solve(
     category: Annotated[Category, typer.Option()] = Category.simulation,
     tier: Annotated[int, typer.Option(min=1, max=4)] = 2,
     set_: Annotated[list[str] | None, typer.Option("--set", help="an input: name=value")] = None,
+    mode: Annotated[
+        Mode, typer.Option(help="test: memory frozen; normal: memory learns from the task")
+    ] = Mode.test,
+    inner_tries: InnerOption = 5,
+    outer_attempts: OuterOption = 3,
+    candidates: CandidatesOption = 10,
+    lint_every: LintOption = 10,
 ) -> None:
-    """Solve one task in test mode: memory is read, never changed."""
-    from simulacra.lab.loop import agent_for, solve_frozen
+    """Solve one task, in test mode (memory is read, never changed) or normal mode."""
+    from simulacra.lab.loop import agent_for, solve_frozen, solve_normal
     from simulacra.runlog import RunDir
 
     inputs = dict(item.split("=", 1) for item in set_ or [] if "=" in item)
-    try:
-        task = Task(
-            id="user-task",
-            tier=tier,
-            category=category,
-            text=text,
-            inputs=inputs,
-            required_outputs=output,
-        )
-        lib = _library(library)
-        lm = _model(model)
-        config = LabConfig()
-        run = RunDir.create(
-            runs, "lab-solve", seed=0, model=lm.name, config=config.model_dump(mode="json")
-        )
-        with run.writer() as writer:
-            agent = agent_for(lib, lm, config, writer, "full")
+    task = Task(
+        id="user-task",
+        tier=tier,
+        category=category,
+        text=text,
+        inputs=inputs,
+        required_outputs=output,
+    )
+    lib = _library(library)
+    lm = _model(model)
+    config = _config(
+        inner_tries=inner_tries,
+        outer_attempts=outer_attempts,
+        candidates=candidates,
+        lint_every=lint_every,
+    )
+    run = RunDir.create(
+        runs, "lab-solve", seed=0, model=lm.name, config=config.model_dump(mode="json")
+    )
+    changed: list[str] = []
+    with run.writer() as writer:
+        agent = agent_for(lib, lm, config, writer, "full")
+        if mode is Mode.normal:
+            episode, changed = asyncio.run(solve_normal(agent, task))
+        else:
             episode = asyncio.run(solve_frozen(agent, task, run.path / "episodes"))
-        run.set_status("completed")
-    except (LibraryError, SandboxError, ModelSpecError, ValueError) as exc:
-        raise _fail(str(exc)) from exc
+    run.set_status("completed")
     console.print(
         f"{'accepted' if episode.accepted else 'rejected'} after {episode.attempts} attempt(s)"
     )
     console.print(f"episode: {episode.folder}")
+    if mode is Mode.normal:
+        console.print(f"memory changed: {', '.join(changed) or 'nothing'}")
 
 
 @lab_app.command()
 def bench(
-    suite: Annotated[str, typer.Argument(help="a suite folder, or a shipped suite's name (v1)")],
+    suites: Annotated[
+        list[str], typer.Argument(help="suite folders, or shipped suites' names (v1 v2)")
+    ],
     condition: Annotated[
         list[str] | None, typer.Option(help=f"one of {', '.join(CONDITIONS)}; repeatable")
     ] = None,
     library: LibraryOption = Path("lab-library"),
     model: ModelOption = "embedded",
     runs: RunsOption = Path("runs"),
+    prices: Annotated[
+        Path | None,
+        typer.Option(help="a YAML price table, US$ per million tokens: NAME: {input, output}"),
+    ] = None,
+    inner_tries: InnerOption = 5,
+    outer_attempts: OuterOption = 3,
+    candidates: CandidatesOption = 10,
 ) -> None:
-    """Run a suite in test mode under each condition; verify with each task's verify.py."""
-    from simulacra.lab.bench import run_bench, summary
+    """Run suites in test mode under each condition; verify each task by reproduction and
+    its verify.py."""
+    from simulacra.lab.bench import run_bench
+    from simulacra.lab.prices import load_prices, price_for
+    from simulacra.lab.results import summary
 
-    try:
-        lib = _library(library)
-        lm = _model(model)
-        run = run_bench(
-            suite, condition or list(CONDITIONS), lib, lm, LabConfig(), runs, console.print
-        )
-    except (LibraryError, SandboxError, ModelSpecError, TaskError, ValueError) as exc:
-        raise _fail(str(exc)) from exc
+    lib = _library(library)
+    lm = _model(model)
+    price = price_for(load_prices(prices) if prices else None, lm.name)
+    config = _config(inner_tries=inner_tries, outer_attempts=outer_attempts, candidates=candidates)
+    run = run_bench(
+        suites, condition or list(CONDITIONS), lib, lm, config, runs, console.print, price
+    )
     rows = json.loads((run.path / "results.json").read_text())
-    table = Table(title=f"verified completion ({lm.name})")
-    for name in ("condition", "verified", "per tier", "accepted", "self-reported", "agreement"):
-        table.add_column(name)
-    for name, s in summary(rows).items():
-        tiers = ", ".join(f"T{t} {v}/{n}" for t, (v, n) in s["by_tier"].items())
-        table.add_row(
-            name,
-            f"{s['verified']}/{s['tasks']}",
-            tiers,
-            str(s["accepted"]),
-            str(s["self_reported"]),
-            str(s["agreement"]),
-        )
-    console.print(table)
+    for suite, conditions in summary(rows).items():
+        table = Table(title=f"verified completion on {suite} ({lm.name})")
+        names = ("condition", "verified", "per tier", "accepted", "self-reported", "agreement")
+        for name in (*names, "median tokens", "median $", "median s"):
+            table.add_column(name)
+        for name, s in conditions.items():
+            tiers = ", ".join(f"T{t} {v}/{n}" for t, (v, n) in s["by_tier"].items())
+            cost = s["median_cost_usd"]
+            table.add_row(
+                name,
+                f"{s['verified']}/{s['tasks']}",
+                tiers,
+                str(s["accepted"]),
+                str(s["self_reported"]),
+                str(s["agreement"]),
+                f"{s['median_tokens']:g}",
+                "-" if cost is None else f"{cost:.4f}",
+                f"{s['median_wall_s']:g}",
+            )
+        console.print(table)
     console.print(f"report: {run.path / 'report.html'}")
 
 
 @lab_app.command("lint")
-def lint_command(library: LibraryOption = Path("lab-library")) -> None:
+def lint_command(library: ExistingLibrary = Path("lab-library")) -> None:
     """A full lint of the library: every check, every certain repair, logged and committed."""
     from simulacra.lab.lint import lint
 
-    try:
-        report = lint(Library(library))
-    except LibraryError as exc:
-        raise _fail(str(exc)) from exc
+    report = lint(Library(library))
     for finding in report.findings:
         mark = "repaired" if finding.repaired else "open"
         console.print(f"[{mark}] {finding.artifact}: {finding.check}: {finding.message}")
@@ -194,12 +246,9 @@ def lint_command(library: LibraryOption = Path("lab-library")) -> None:
 
 
 @lab_app.command()
-def show(library: LibraryOption = Path("lab-library")) -> None:
+def show(library: ExistingLibrary = Path("lab-library")) -> None:
     """The library: skills, pages, episodes and its recent history."""
-    try:
-        lib = Library(library)
-    except LibraryError as exc:
-        raise _fail(str(exc)) from exc
+    lib = Library(library)
     table = Table(title=f"skills in {lib.root}")
     table.add_column("skill")
     table.add_column("description")
@@ -214,8 +263,18 @@ def show(library: LibraryOption = Path("lab-library")) -> None:
 
 
 @lab_app.command()
-def check(attempt: Annotated[Path, typer.Argument(help="an attempt folder")]) -> None:
-    """Run the programmatic checks on an attempt; print one JSON object."""
+def check(
+    attempt: Annotated[Path, typer.Argument(help="an attempt folder")],
+    reproduce: Annotated[
+        bool, typer.Option(help="replay the attempt and rerun SUMO's tools (slower)")
+    ] = True,
+) -> None:
+    """Run the programmatic checks on an attempt; print one JSON object; exit 1 if rejected."""
+    from simulacra.lab.checker import NotAnAttempt
+
     if not attempt.is_dir():
-        raise _fail(f"{attempt}: not a folder")
-    typer.echo(json.dumps(check_attempt(attempt).to_json()))
+        raise NotAnAttempt(f"{attempt}: not a folder; give an attempt folder (.../attempt-N)")
+    report = check_attempt(attempt, reproduce_outputs=reproduce)
+    typer.echo(json.dumps(report.to_json()))
+    if not report.passed:
+        raise typer.Exit(code=1)

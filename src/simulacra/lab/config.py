@@ -1,4 +1,4 @@
-"""The lab's settings and its five conditions (the source's ablation)."""
+"""The lab's settings and its conditions: the source's five, and the seed-only library."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict, Field
 
 from simulacra.embed import EmbedderKind
+from simulacra.errors import UserError
 from simulacra.lab.sandbox import SandboxLimits
 
 
@@ -33,6 +34,7 @@ class Condition:
     procedural: bool  # skills retrieved and loaded
     semantic: bool  # pages retrieved and loaded
     framework: bool  # critic, inner retries and outer attempts
+    seed_only: bool = False  # memory is the seed alone, not the library given
 
     @property
     def memory(self) -> bool:
@@ -47,5 +49,19 @@ CONDITIONS = {
         Condition("semantic", False, True, True),
         Condition("framework", False, False, True),
         Condition("vanilla", False, False, False),
+        # The full system on a library made from the seed alone: beside `full`, what
+        # learning added.
+        Condition("seed", True, True, True, seed_only=True),
     )
 }
+
+
+class UnknownCondition(UserError):
+    """A condition name that is not one of CONDITIONS."""
+
+
+def condition(name: str) -> Condition:
+    found = CONDITIONS.get(name)
+    if found is None:
+        raise UnknownCondition(f"--condition {name}: unknown; allowed: {', '.join(CONDITIONS)}")
+    return found

@@ -56,13 +56,15 @@ def _skill(
         library.commit(f"log: refused skill {draft.name}")
         return []
     change = "revised_skill" if library.skill(draft.name) else "new_skill"
+    known = library.names()
     meta = SkillMeta(
         name=draft.name,
         description=draft.description,
         tags=draft.tags,
         inputs=draft.inputs,
         outputs=draft.outputs,
-        links=[n for n in draft.links if n in library.names()],
+        links=[n for n in draft.links if n in known],
+        supersedes=[n for n in draft.supersedes if n in known and n != draft.name],
     )
     body = (
         f"# {draft.name}\n\n{draft.body}\n\nLearned from {source}.\n\n"
@@ -76,9 +78,16 @@ def _skill(
 def _page(
     library: Library, draft: PageDraft, source: str, reason: str, sink: EventSink
 ) -> list[str]:
-    change = "revised_page" if library.page(draft.name) else "new_page"
+    earlier = library.page(draft.name)
+    change = "revised_page" if earlier else "new_page"
+    # A revision keeps the evidence of the versions before it.
+    sources = [*(earlier.meta.sources if earlier else []), source]
     meta = PageMeta(
-        title=draft.title, summary=draft.summary, keywords=draft.keywords, sources=[source]
+        title=draft.title,
+        summary=draft.summary,
+        keywords=draft.keywords,
+        sources=list(dict.fromkeys(sources)),
+        supersedes=[n for n in draft.supersedes if n in library.names() and n != draft.name],
     )
     library.write_page(draft.name, meta, draft.body)
     return [_commit(library, change, draft.name, reason, sink)]

@@ -6,11 +6,12 @@
   skills/        the skills the attempt loaded, copied so that it reruns alone
   scripts/       the scripts the action agent wrote
   outputs/       the artifacts
-  logs/          stdout and stderr of every command
-  commands.jsonl each command: inner try, exit code, duration, the limit that stopped it
-  retrieval.json the candidates retrieval offered and those loaded
+  logs/          stdout and stderr of every command (read-only inside the sandbox)
   report.json    the action agent's report with its machine-readable claims
-  verdicts.json  the checker's, the critic's and (on a benchmark) verify.py's verdicts
+  verdicts.json  the checker's, the critic's and (on a benchmark) the verifier's verdicts
+<time>-<task>/record/attempt-N/   the harness's record of the attempt (`record`): every
+               command and what it wrote, out of the sandbox's reach
+<time>-<task>/retrieval.json      the candidates retrieval offered and those loaded
 ```
 """
 
@@ -26,17 +27,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from simulacra.lab.claims import Claim
+from simulacra.lab.record import CommandRecord, Record
 from simulacra.llm import MaxChars
-
-
-class CommandRecord(BaseModel):
-    inner: int = Field(description="the inner try (1-5) that ran it")
-    command: str
-    exit_code: int
-    duration_s: float
-    stopped: str | None = None
-    stdout: str
-    stderr: str
 
 
 class Report(BaseModel):
@@ -76,22 +68,9 @@ class Attempt:
             (folder / part).mkdir(parents=True, exist_ok=True)
         return cls(folder)
 
-    def add_command(self, record: CommandRecord) -> None:
-        with (self.folder / "commands.jsonl").open("a", encoding="utf-8") as fh:
-            fh.write(record.model_dump_json() + "\n")
-
-    def commands(self) -> list[CommandRecord]:
-        path = self.folder / "commands.jsonl"
-        if not path.exists():
-            return []
-        lines = path.read_text(encoding="utf-8").splitlines()
-        return [CommandRecord.model_validate_json(line) for line in lines if line.strip()]
-
     def final_commands(self) -> list[CommandRecord]:
-        """The commands of the last inner try: earlier tries were debugging."""
-        records = self.commands()
-        last = max((r.inner for r in records), default=0)
-        return [r for r in records if r.inner == last]
+        """The commands of the last inner try, from the harness's record."""
+        return Record(self.folder).final_commands()
 
     def echoed(self, record: CommandRecord) -> list[str]:
         """The `$ ...` lines of a command's stdout: the calls its script says it made."""

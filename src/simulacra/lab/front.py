@@ -2,7 +2,8 @@
 
 A skill's metadata is what retrieval reads first (`name`, `description`, `tags`, `inputs`,
 `outputs`); a page's is `title`, `summary`, `keywords` and `sources`. Full bodies are loaded
-only for the candidates chosen.
+only for the candidates chosen. `supersedes` names the artifacts a newer one replaces: lint
+removes them and points their links at it.
 """
 
 from __future__ import annotations
@@ -13,13 +14,15 @@ from typing import Annotated, Any, TypeVar
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
+from simulacra.errors import UserError
+
 NAME_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 Name = Annotated[str, StringConstraints(min_length=1, max_length=64, pattern=NAME_PATTERN)]
 Meta = TypeVar("Meta", bound=BaseModel)
 LINK = re.compile(r"\[\[([^\[\]|#]+)(?:\|[^\[\]]*)?\]\]")
 
 
-class FrontMatterError(ValueError):
+class FrontMatterError(UserError):
     """A file whose front matter is missing or does not validate."""
 
 
@@ -35,6 +38,7 @@ class SkillMeta(BaseModel):
     inputs: list[str] = Field(default_factory=list)
     outputs: list[str] = Field(default_factory=list)
     links: list[str] = Field(default_factory=list)
+    supersedes: list[str] = Field(default_factory=list, description="skills this one replaces")
 
     def text(self) -> str:
         """What retrieval matches: the metadata, not the body."""
@@ -50,6 +54,7 @@ class PageMeta(BaseModel):
     summary: str = Field(min_length=1, max_length=1024)
     keywords: list[str] = Field(default_factory=list)
     sources: list[str] = Field(default_factory=list)
+    supersedes: list[str] = Field(default_factory=list, description="pages this one replaces")
 
     def text(self) -> str:
         return f"{self.title}. {self.summary} {' '.join(self.keywords)}"
@@ -89,7 +94,8 @@ def _parse(text: str, where: str, model: type[Meta]) -> tuple[Meta, str]:
 
 
 def render(meta: BaseModel, body: str) -> str:
-    head = yaml.safe_dump(meta.model_dump(), sort_keys=False, allow_unicode=True, width=100)
+    data = meta.model_dump(exclude_defaults=True)
+    head = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
     return f"---\n{head}---\n{body.rstrip()}\n"
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from simulacra.errors import UserError
 from simulacra.lab.front import (
     FrontMatterError,
     Meta,
@@ -33,6 +34,7 @@ from simulacra.lab.front import (
 )
 
 MEMORY_PARTS = ("skills", "pages", "index.md", "log.md")
+SEED = Path(__file__).parent / "seed"  # the shipped seed: a few skills and pages
 _GIT_ENV = {
     "GIT_AUTHOR_NAME": "simulacra lab",
     "GIT_AUTHOR_EMAIL": "lab@simulacra.invalid",
@@ -41,7 +43,7 @@ _GIT_ENV = {
 }
 
 
-class LibraryError(RuntimeError):
+class LibraryError(UserError):
     """A library folder that cannot be used (not a library, git failed)."""
 
 
@@ -70,6 +72,11 @@ class Library:
 
     def __init__(self, root: Path) -> None:
         self.root = root.resolve()
+        if not self.root.exists():
+            raise LibraryError(
+                f"{root}: no library here (the folder does not exist); create one from the "
+                f"seed with `simulacra lab learn --library {root}`"
+            )
         if not (self.root / ".git").exists() or not (self.root / "skills").is_dir():
             raise LibraryError(
                 f"{root}: not a library (no git repository with skills/); "

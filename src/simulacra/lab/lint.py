@@ -1,5 +1,7 @@
 """Memory lint: front matter valid, links resolve, scripts parse, referenced files exist,
-near-duplicates merged. Repairs are made only where the fix is certain, and each is logged.
+near-duplicates merged, superseded items removed (those a newer skill or page declares it
+`supersedes`, their links pointed at it). Repairs are made only where the fix is certain, and
+each is logged.
 
 An incremental lint (after every N changes) checks the changed artifacts against the whole
 collection; a full lint checks everything.
@@ -61,6 +63,7 @@ def lint(library: Library, changed: Collection[str] | None = None) -> LintReport
     report = LintReport()
     _front_matter(library, report, changed)
     _scripts(library, report, changed)
+    _superseded(library, report, changed)
     _duplicates(library, report, changed)
     _links(library, report)
     for finding in report.repairs:
@@ -139,6 +142,30 @@ def script_problem(name: str, text: str) -> str | None:
         if done.returncode != 0:
             return f"{name}: {done.stderr.strip()}"
     return None
+
+
+def _superseded(library: Library, report: LintReport, changed: Collection[str] | None) -> None:
+    """Remove what a newer artifact declares it replaces, and point links at the newer one."""
+    declared = [(s.meta.name, s.meta.supersedes) for s in library.skills()]
+    declared += [(p.name, p.meta.supersedes) for p in library.pages()]
+    for newer, older in declared:
+        if not _wanted(newer, changed):
+            continue
+        for name in older:
+            if name == newer:
+                continue
+            if library.skill(name) is not None:
+                library.remove_skill(name)
+                where = f"skills/{name}"
+            elif library.page(name) is not None:
+                library.remove_page(name)
+                where = f"pages/{name}.md"
+            else:
+                continue
+            _redirect(library, name, newer)
+            report.findings.append(
+                Finding(where, "superseded", f"removed: {newer} replaces it", True)
+            )
 
 
 def _duplicates(library: Library, report: LintReport, changed: Collection[str] | None) -> None:

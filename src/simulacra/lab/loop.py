@@ -2,9 +2,11 @@
 
 `learn` may change memory: episodes go to the library's episodes/, and skills and pages are
 written only when an episode gives reusable evidence; a lint runs after every `lint_every`
-changes; learning pauses after `idle_limit` iterations without a change. `test` mode freezes
-memory (its digest is checked before and after) and writes episodes into the run folder.
-A killed learning run resumes after its last finished iteration.
+changes; learning pauses after `idle_limit` iterations without a change. A user's task runs
+in one of the source's two modes: `normal` learns from it as `learn` does from its own
+tasks (`solve_normal`); `test` freezes memory (its digest is checked before and after) and
+writes episodes into the run folder (`solve_frozen`). A killed learning run resumes after its
+last finished iteration.
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ from typing import Any
 import yaml
 
 from simulacra.embed import EmbedderConfig, build_embedder
+from simulacra.errors import UserError
 from simulacra.lab.agent import Agent, Budget, Episode
-from simulacra.lab.config import CONDITIONS, LabConfig
+from simulacra.lab.config import LabConfig, condition
 from simulacra.lab.consolidate import consolidate
 from simulacra.lab.library import Library
 from simulacra.lab.lint import lint
@@ -31,7 +34,7 @@ from simulacra.runlog import RunDir, read_events
 from simulacra.runlog.events import EventSink, LabIteration, LabLint, RunEnded, RunStarted
 
 
-class FrozenMemoryError(RuntimeError):
+class FrozenMemoryError(UserError):
     """Test mode changed memory: the digest after differs from the digest before."""
 
 
@@ -40,20 +43,6 @@ class LearnOutcome:
     iterations: int
     changes: int
     paused: bool  # stopped by the idle limit
-
-
-def start_run(
-    root: Path, name: str, model: LanguageModel, config: LabConfig, extra: dict[str, Any]
-) -> RunDir:
-    run = RunDir.create(
-        root,
-        name,
-        seed=config.seed,
-        model=model.name,
-        config=config.model_dump(mode="json"),
-        extra=extra,
-    )
-    return run
 
 
 def started_event(
@@ -74,10 +63,10 @@ def agent_for(
     model: LanguageModel,
     config: LabConfig,
     sink: EventSink,
-    condition: str,
+    name: str,
 ) -> Agent:
     embedder = build_embedder(EmbedderConfig(kind=config.embedder))
-    return Agent(library, model, config, sink, CONDITIONS[condition], embedder)
+    return Agent(library, model, config, sink, condition(name), embedder)
 
 
 async def solve_frozen(agent: Agent, task: Task, episodes: Path, **kwargs: Any) -> Episode:
@@ -110,14 +99,8 @@ def learn(
         for number in range(done + 1, iterations + 1):
             task = asyncio.run(_propose(agent, library, number))
             episode = asyncio.run(agent.solve(task, library.root / "episodes", mode="learn"))
-            verdict = "accepted" if episode.accepted else "rejected"
-            library.append_log(f"episode {episode.folder.name}: {verdict}")
-            library.commit(f"episode: {task.id} {verdict}")
-            changed = asyncio.run(consolidate(agent, library, episode, writer))
+            changed = asyncio.run(learn_from(agent, library, episode, config, writer))
             changes += len(changed)
-            if changed:
-                agent.refresh()
-                _maybe_lint(library, config, writer)
             idle = 0 if changed else idle + 1
             writer.emit(
                 LabIteration(
@@ -139,6 +122,32 @@ def learn(
         run.record_failure(writer, exc)
         raise
     return LearnOutcome(iterations=_progress(run)[0], changes=changes, paused=paused)
+
+
+async def learn_from(
+    agent: Agent, library: Library, episode: Episode, config: LabConfig, sink: EventSink
+) -> list[str]:
+    """Keep the episode, consolidate what it proved, lint when due; the names changed."""
+    verdict = "accepted" if episode.accepted else "rejected"
+    library.append_log(f"episode {episode.folder.name}: {verdict}")
+    library.commit(f"episode: {episode.task.id} {verdict}")
+    changed = await consolidate(agent, library, episode, sink)
+    if changed:
+        agent.refresh()
+        _maybe_lint(library, config, sink)
+    return changed
+
+
+async def solve_normal(agent: Agent, task: Task, **kwargs: Any) -> tuple[Episode, list[str]]:
+    """Solve a user's task in normal mode: the episode joins the library, and what it proved
+    becomes memory as in learning. Returns the episode and the names memory changed."""
+    library = agent.library
+    if library is None:
+        raise FrozenMemoryError("normal mode needs a library to learn into")
+    library.discard_uncommitted()
+    episode = await agent.solve(task, library.root / "episodes", mode="normal", **kwargs)
+    changed = await learn_from(agent, library, episode, agent.config, agent.sink)
+    return episode, changed
 
 
 def _progress(run: RunDir) -> tuple[int, int]:

@@ -152,6 +152,9 @@ class SkillDraft(BaseModel):
     usage: Line = Field(description="the command line, with {parameter} placeholders")
     body: Annotated[str, MaxChars(3000)] = ""
     scripts: list[ScriptFile] = Field(default_factory=list, max_length=6)
+    supersedes: list[Annotated[str, MaxChars(64)]] = Field(
+        default_factory=list, max_length=6, description="skills this one makes redundant"
+    )
 
 
 class PageDraft(BaseModel):
@@ -160,6 +163,9 @@ class PageDraft(BaseModel):
     summary: Annotated[str, MaxChars(1024)] = Field(min_length=1)
     keywords: list[Annotated[str, MaxChars(40)]] = Field(default_factory=list, max_length=12)
     body: Annotated[str, MaxChars(4000)] = ""
+    supersedes: list[Annotated[str, MaxChars(64)]] = Field(
+        default_factory=list, max_length=6, description="pages this one makes redundant"
+    )
 
 
 class Consolidation(BaseModel):
@@ -195,7 +201,9 @@ under outputs/. Answer with one JSON object: {"scripts": [...], "commands": [...
 REPORT_SYSTEM = """\
 You report on a SUMO task you ran. State whether every required output was produced, and \
 give each figure you found as a claim: name, value, artifact (a path under outputs/), and \
-measure (how the value is computed from the artifact). Answer with one JSON object."""
+measure (how the value is computed from the artifact). Counts and ids must be exact. Every \
+number in your summary and limitations must be one of your claims or a number of the task. \
+Answer with one JSON object."""
 
 CRITIC_SYSTEM = """\
 You are an independent critic of a SUMO task attempt. Judge only from the evidence shown: \
@@ -206,7 +214,8 @@ Answer with one JSON object: {"decision": "accept" or "revise", "reasons", "feed
 CONSOLIDATE_SYSTEM = """\
 You maintain the memory of an agent that learns SUMO. Write a new skill (instructions plus \
 scripts that run) or a page of knowledge only when the episode gives reusable evidence that \
-memory lacks; otherwise answer "none". Answer with one JSON object."""
+memory lacks; otherwise answer "none". Name in `supersedes` what the new one makes \
+redundant. Answer with one JSON object."""
 
 CURRICULUM = Prompt("lab.curriculum", CURRICULUM_SYSTEM, ProposedTask, CURRICULUM_FALLBACK, 1500)
 SELECT = Prompt("lab.select", SELECT_SYSTEM, Selection, SELECT_FALLBACK, 200)

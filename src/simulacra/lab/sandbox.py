@@ -5,6 +5,7 @@ stays read-only too, so code cannot rewrite its own record); `/tmp` is a private
 network namespace has only a loopback of its own, processes live in their own PID namespace
 and die with it, HOME is the attempt's `home/`, and SUMO's environment is set. Limits come from
 `prlimit` (CPU seconds, address space, file size, process count) and a wall clock kept here.
+Commands run under `bash -e -o pipefail`: a crash behind a pipe or a `;` fails the command.
 
 Run as root, the sandbox drops to an unprivileged uid (65534 by default): root ignores the
 process limit, so a fork bomb could otherwise fill the machine's process table. Directories on
@@ -28,6 +29,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from simulacra.errors import UserError
+
 _PRIVATE_TMP = (Path("/tmp"), Path("/var/tmp"))  # each an empty tmpfs inside the sandbox
 INSTALL_HINT = (
     "install Debian's bubblewrap package (apt-get install bubblewrap, or "
@@ -35,7 +38,7 @@ INSTALL_HINT = (
 )
 
 
-class SandboxError(RuntimeError):
+class SandboxError(UserError):
     """The sandbox cannot run here (bubblewrap missing, or it refused to start)."""
 
 
@@ -210,6 +213,11 @@ class Sandbox:
             "bash",
             "--noprofile",
             "--norc",
+            # A failure anywhere in a list or a pipeline fails the command: `crash | tee log`
+            # must not exit 0.
+            "-e",
+            "-o",
+            "pipefail",
             "-c",
             command,
         ]
@@ -273,6 +281,7 @@ class Sandbox:
             "TMPDIR": "/tmp",
             "LANG": "C.UTF-8",
             "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONHASHSEED": "0",  # a rerun of the same script iterates sets the same way
             "PYTHONPATH": ":".join([*pythonpath, str(_package_root())]),
             "MPLBACKEND": "Agg",
             "MPLCONFIGDIR": str(self.root / "home" / ".matplotlib"),

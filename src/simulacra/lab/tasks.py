@@ -3,12 +3,12 @@
 task.yaml: `id`, `tier` (1-4), `category` (one of the six workflow areas), `text`, `inputs`
 (parameters), `files` (files of the task folder placed in the attempt's outputs/ before it
 starts), `required_outputs`. verify.py reads an attempt's artifacts and prints one JSON line,
-`{"passed": bool, "checks": [...]}`: a program, never a model, verifies a benchmark task.
+`{"passed": bool, "checks": [...]}`; `verifier` runs it on the reproduced attempt. A program,
+never a model, verifies a benchmark task.
 """
 
 from __future__ import annotations
 
-import json
 import shutil
 from enum import StrEnum
 from pathlib import Path
@@ -17,11 +17,10 @@ from typing import Annotated, Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
-from simulacra.lab.sandbox import Sandbox, SandboxLimits
+from simulacra.errors import UserError
 
 SUITES = Path(__file__).parent / "suites"
 TaskId = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9-]{0,63}$")]
-_VERIFY_LIMITS = SandboxLimits(wall_s=60, cpu_s=30)
 
 
 class Category(StrEnum):
@@ -35,7 +34,7 @@ class Category(StrEnum):
     analysis = "analysis"
 
 
-class TaskError(ValueError):
+class TaskError(UserError):
     """A task or suite folder that does not load."""
 
 
@@ -53,11 +52,15 @@ class Task(BaseModel):
     def record(self) -> dict[str, Any]:
         return self.model_dump(mode="json")
 
-
-class Verification(BaseModel):
-    passed: bool
-    checks: list[Any] = Field(default_factory=list)
-    error: str | None = None
+    def given(self) -> tuple[str, ...]:
+        """The texts whose numbers the task itself states: a report may repeat them."""
+        values = [str(v) for v in self.inputs.values()]
+        return (
+            self.text,
+            *values,
+            *(p for v in values for p in v.split(",")),
+            *self.required_outputs,
+        )
 
 
 class SuiteTask(BaseModel):
@@ -111,21 +114,3 @@ def place_files(suite_task: SuiteTask, attempt: Path) -> None:
     """Put the task's given files into the attempt's outputs/."""
     for name in suite_task.task.files:
         shutil.copy2(suite_task.folder / name, attempt / "outputs" / Path(name).name)
-
-
-def verify(suite_task: SuiteTask, attempt: Path) -> Verification:
-    """Run the task's verify.py on an attempt, read-only, in the sandbox."""
-    sandbox = Sandbox(attempt, _VERIFY_LIMITS)
-    script = suite_task.folder / "verify.py"
-    result = sandbox.run(
-        f"python {script} .",
-        name="verify",
-        writable=False,
-        pythonpath=[str(suite_task.folder.parent)],
-    )
-    lines = result.stdout.read_text(encoding="utf-8", errors="replace").strip().splitlines()
-    try:
-        return Verification.model_validate(json.loads(lines[-1]))
-    except (IndexError, ValueError) as exc:
-        tail = result.stderr.read_text(encoding="utf-8", errors="replace")[-300:]
-        return Verification(passed=False, error=f"verify.py printed no verdict ({exc}): {tail}")

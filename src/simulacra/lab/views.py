@@ -10,8 +10,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from simulacra.lab.episode import CommandRecord, Report
+from simulacra.lab.episode import Report
 from simulacra.lab.library import Page, Skill
+from simulacra.lab.record import CommandRecord
 from simulacra.lab.retrieval import Candidate
 from simulacra.lab.tasks import Task
 
@@ -161,6 +162,12 @@ def consolidate_view(
     lines.append(
         "## Skills that already produce every required output\n" + (", ".join(covering) or "none")
     )
+    inventory = [
+        f"- {s.meta.name}: outputs {', '.join(s.meta.outputs) or 'none'}; "
+        f"links {', '.join(s.meta.links) or 'none'}"
+        for s in existing
+    ]
+    lines.append("## Skills in memory\n" + ("\n".join(inventory) or "none"))
     lines.append("## Pages in memory\n" + (", ".join(pages) or "none"))
     return "\n\n".join(lines)
 

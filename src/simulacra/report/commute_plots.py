@@ -94,6 +94,17 @@ def profile_strike_svg(
     title: str,
 ) -> str:
     """Per profile: its modal split over the days (lines) and its mean taxi wait (bars)."""
+    with _style():
+        return _svg(profile_strike_figure(split, waits, strike_days, title))
+
+
+def profile_strike_figure(
+    split: Mapping[str, Mapping[str, Mapping[str, float]]],
+    waits: Mapping[str, Sequence[Mapping[str, Any]]],
+    strike_days: Sequence[int],
+    title: str,
+) -> Figure:
+    """The figure `profile_strike_svg` draws (Figure 7 of the source)."""
     profiles = [p for p in split if p in waits] or list(split) or ["(no trips)"]
     columns = min(2, len(profiles))
     rows = -(-len(profiles) // columns)
@@ -140,7 +151,7 @@ def modal_split_svg(
             _modes(ax, profiles[index], split.get(profiles[index], {}), strike_days)
             if index % columns == 0:
                 ax.set_ylabel("% of trips")
-        return _panels(fig, axes, title)
+        return _svg(_panels(fig, axes, title))
 
 
 def _modes(
@@ -158,13 +169,14 @@ def _modes(
     _tidy(ax)
 
 
-def _panels(fig: Figure, axes: Any, title: str) -> str:
-    """A figure of panels, with one legend for all of them and its title."""
+def _panels(fig: Figure, axes: Any, title: str) -> Figure:
+    """A figure of panels: its title on top, one legend for all of them at the foot, where
+    a long title cannot run into it."""
     handles, labels = axes.flat[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="upper right", ncols=4, frameon=False)
+    fig.legend(handles, labels, loc="lower center", ncols=4, frameon=False)
     fig.suptitle(title, x=0.01, ha="left", fontsize=10)
-    fig.tight_layout(rect=(0, 0, 1, 0.93))
-    return _svg(fig)
+    fig.tight_layout(rect=(0, 0.07, 1, 0.95))
+    return fig
 
 
 def taxi_wait_svg(

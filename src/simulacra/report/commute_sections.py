@@ -1,7 +1,8 @@
 """The commute run report's sections: Table 5 with its on-time window, the satisfaction and
-modal share, the modal split per profile per day (Figure 6), the taxi wait in all and per
-profile under the strike (Figure 7), the origins and destinations on the corridor (Figure 4),
-one profile's trips on one day (Figure 5) and one agent's weekly trace (Appendix B)."""
+modal share, the modal split against Table 4's expectation, the modal split per profile per
+day (Figure 6 where no day is struck), the taxi wait in all and per profile under the strike
+(Figure 7), the origins and destinations on the corridor (Figure 4), one profile's trips on
+one day (Figure 5) and one agent's weekly trace (Appendix B)."""
 
 from __future__ import annotations
 
@@ -38,6 +39,7 @@ COMMUTE_SHOWN = (
     "taxi_wait",
     "modal_share",
     "satisfaction",
+    "expectation",
     "figures",
     "headline",
 )
@@ -53,6 +55,7 @@ def commute_sections(replay: Replay, metrics: Metrics) -> list[str]:
     return [
         _punctuality(metrics, strike_text),
         _shares(metrics),
+        _expectation(metrics),
         _modal_split(metrics, strikes, strike_text, label),
         _taxi_wait(taxi, strikes, strike_text, label),
         _by_profile(metrics, taxi, strikes, strike_text, label),
@@ -102,17 +105,48 @@ def _shares(metrics: Metrics) -> str:
     return section("Modal share and satisfaction", note + rows_table(rows, no_link), "modal-share")
 
 
+def _expectation(metrics: Metrics) -> str:
+    found = as_mapping(metrics.get("expectation"))
+    title = "Modal split against the expectation (Table 4 of the source)"
+    if not found:
+        return section(title, '<p class="empty">No profile with expected modes.</p>', "expect")
+    rows = [
+        {
+            "profile": name,
+            "expected": ", ".join(map(str, as_list(row.get("expected")))),
+            **dict(as_mapping(row.get("split"))),
+            "in expected modes": row.get("in_expected_modes"),
+            "in the first expected": row.get("in_first_expected"),
+            "most used": row.get("most_used"),
+            "as expected": "yes" if row.get("as_expected") else "no",
+        }
+        for name, row in found.items()
+        if isinstance(row, Mapping)
+    ]
+    note = (
+        "<p>Percent of each profile's trips by mode beside the modes the source expected of "
+        "it (Table 4's Expectation, the first the most expected). The agents are not told it "
+        "unless the scenario sets <code>agents.options.commuter.show_expectation</code>. "
+        "<i>As expected</i>: the most used mode is the first expected.</p>"
+    )
+    return section(title, note + rows_table(rows, no_link), "expect")
+
+
 def _modal_split(metrics: Metrics, strikes: list[int], strike_text: str, label: str) -> str:
     split = metrics.get("modal_split")
     if not isinstance(split, Mapping) or not split:
         return section("Modal split", '<p class="empty">No trips.</p>', "modal-split")
     svg = modal_split_svg(split, strikes, f"Modal split per profile ({label})")
     caption = f"Percent of each profile's trips by mode; shaded: taxi strike ({strike_text})."
-    return section(
-        "Modal split per profile per day (Figure 6 of the source)",
-        figure(svg, "modal split per profile per day", caption),
-        "modal-split",
+    # The source's Figure 6 is its baseline scenario: a run with no strike day.
+    title = "Modal split per profile per day"
+    title += (
+        " under the strike (Figure 6 of the source is the run without one: the sweep's "
+        "available100)"
+        if strikes
+        else " (Figure 6 of the source: no strike)"
     )
+    return section(title, figure(svg, "modal split per profile per day", caption), "modal-split")
 
 
 def _taxi_wait(taxi: Mapping[str, Any], strikes: list[int], strike_text: str, label: str) -> str:
@@ -136,11 +170,9 @@ def _by_profile(
         "Lines: each profile's trips by mode per day; bars: its mean taxi wait that day "
         f"(minutes, right axis); shaded: the strike ({strike_text})."
     )
-    return section(
-        "Modes and taxi wait per profile under the strike (Figure 7 of the source)",
-        figure(svg, "modes and taxi wait per profile", caption),
-        "fig7",
-    )
+    title = "Modes and taxi wait per profile"
+    title += " under the strike (Figure 7 of the source)" if strikes else " (no strike)"
+    return section(title, figure(svg, "modes and taxi wait per profile", caption), "fig7")
 
 
 def _origins(drawn: Mapping[str, Any], stops: Sequence[float], label: str) -> str:

@@ -13,6 +13,7 @@ import colorsys
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
 from matplotlib.axes import Axes
@@ -24,7 +25,7 @@ from matplotlib.patches import Circle, Rectangle
 from matplotlib.text import Text
 from matplotlib.ticker import FuncFormatter
 
-from simulacra.report.replay_model import Frame, Marker, Replay
+from simulacra.report.replay_model import Frame, Marker, Replay, RunSummary
 from simulacra.worlds.grid import Layout
 
 DPI = 100
@@ -161,11 +162,26 @@ def _place_colour(kind: str) -> str:
 
 
 def title_of(replay: Replay, frame: Frame) -> str:
-    # Seconds where the ticks are shorter than a minute (an embodied decision).
-    seconds = any(f.t is not None and f.t[17:19] not in ("", "00") for f in replay.frames)
-    when = f" · {frame.t.replace('T', ' ')[: 19 if seconds else 16]}" if frame.t else ""
     start = " (the start)" if frame.step == 0 else ""
-    return f"{replay.run.scenario} · step {frame.step}{start}{when}"
+    return f"{replay.run.scenario} · step {frame.step}{start}{_when(frame, replay.run)}"
+
+
+def _when(frame: Frame, run: RunSummary) -> str:
+    """When the frame's state holds. A step's `world` event carries the time its tick ended,
+    the state after it: the tick's span (06:00-07:00 for step 7 of an hourly clock from
+    midnight), or its day where a tick is a day."""
+    if not frame.t:
+        return ""
+    ended = datetime.fromisoformat(frame.t)
+    tick = run.tick_minutes
+    if frame.step == 0 or tick is None:
+        return f" · {ended:%Y-%m-%d %H:%M}"
+    begun = ended - timedelta(minutes=tick)
+    if tick >= 24 * 60:
+        return f" · {begun:%Y-%m-%d}"
+    clock = "%H:%M:%S" if (tick * 60) % 60 else "%H:%M"
+    until = f"{ended:{clock}}" if ended.date() == begun.date() else f"{ended:%Y-%m-%d {clock}}"
+    return f" · {begun:%Y-%m-%d {clock}}-{until}"
 
 
 # ---- the shared drawing ----------------------------------------------------------------

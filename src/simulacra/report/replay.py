@@ -152,7 +152,13 @@ def _summary(
         started=_num(info.get("started")),
         ended=_num(info.get("ended")),
         events=count,
+        tick_minutes=_tick_minutes(start.get("clock")),
     )
+
+
+def _tick_minutes(clock: Any) -> float | None:
+    tick = clock.get("tick_minutes") if isinstance(clock, Mapping) else None
+    return float(tick) if isinstance(tick, int | float) and tick > 0 else None
 
 
 def _frame(event: Event, index: int) -> Frame:

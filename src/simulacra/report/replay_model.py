@@ -199,6 +199,7 @@ class RunSummary:
     started: float | None
     ended: float | None
     events: int
+    tick_minutes: float | None = None  # the clock's tick, from the run's first event
 
     @property
     def scripted(self) -> bool:

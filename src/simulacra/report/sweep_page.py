@@ -99,7 +99,7 @@ def _who(summary: Mapping[str, Any], variant: str, model: str) -> str:
     """The variant, its mind, and the model (or that a baseline calls none)."""
     mind = str(summary.get("minds", {}).get(variant, ""))
     if mind in summary.get("baselines", []):
-        model_cell = '<span class="badge">baseline: no model</span>'
+        model_cell = '<span class="badge">classical baseline: no model</span>'
     else:
         model_cell = escape(model)
     return f"<td>{escape(variant)}</td><td>{escape(mind)}</td><td>{model_cell}</td>"
@@ -165,7 +165,8 @@ def _commute(out: Path, summary: Mapping[str, Any]) -> list[str]:
         "The source's Table 5",
         "<p class='muted'>Qwen2.5-7B, 320 agents x 20 days, one run, on-time window not "
         f"stated. Ours: {escape(on_time_window(city))}; taxi strike on days "
-        f"{escape(', '.join(map(str, strikes)) or 'none')}.</p><table>{head}{source}</table>",
+        f"{escape(', '.join(map(str, strikes)) or 'none')} (variants may change it).</p>"
+        f"<table>{head}{source}</table>",
     )
     sections = [reference]
     by_group: dict[str, list[Path]] = {}
@@ -177,15 +178,25 @@ def _commute(out: Path, summary: Mapping[str, Any]) -> list[str]:
         label = f"{group}, mean of {len(metrics)} replicate{'s' if len(metrics) > 1 else ''}"
         split = mean_modal_split([m["modal_split"] for m in metrics])
         waits = mean_taxi_wait([m["taxi_wait"]["by_day"] for m in metrics])
+        # Each group's own strike days: a variant may change or drop the strike.
+        struck = sorted({int(d) for m in metrics for d in m["taxi_wait"]["strike_days"]})
+        title = f"Modal split per profile ({label})"
+        if not struck:
+            title = f"Figure 6 of the source, no strike: modal split per profile ({label})"
         images = (
-            (modal_split_svg(split, strikes, f"Modal split per profile ({label})"), "modal split"),
-            (taxi_wait_svg(waits, strikes, f"Mean taxi wait ({label})"), "taxi wait"),
+            (modal_split_svg(split, struck, title), "modal split"),
+            (taxi_wait_svg(waits, struck, f"Mean taxi wait ({label})"), "taxi wait"),
         )
         body = "".join(
             f'<figure><img src="{_data_uri(svg)}" alt="{escape(alt)}"></figure>'
             for svg, alt in images
         )
-        sections.append(_section(group, body))
+        strike = "no strike: every taxi in service"
+        if struck:
+            rows = [r for m in metrics for r in m["taxi_wait"]["by_day"] if r["strike"]]
+            fewest = min(int(r["taxis_in_service"]) for r in rows)
+            strike = f"taxi strike on days {', '.join(map(str, struck))}, {fewest} taxis in service"
+        sections.append(_section(f"{group}: {strike}", body))
     return sections
 
 

@@ -40,7 +40,7 @@ SHOWN: dict[str, tuple[str, ...]] = {
         "steps",
         "agents_within_fire_radius",
         "agents_within_any_fire_radius",
-        "messages_per_step",
+        "deliveries_per_step",
         "senders_per_step",
         "movement",
     ),
@@ -171,10 +171,12 @@ def _exposure(replay: Replay, metrics: Metrics) -> str:
     }
     reach["any fire"] = as_numbers(metrics.get("agents_within_any_fire_radius"))
     talk = {
-        "messages": as_numbers(metrics.get("messages_per_step")),
+        "deliveries": as_numbers(metrics.get("deliveries_per_step")),
         "senders": as_numbers(metrics.get("senders_per_step")),
     }
-    svg = steps_svg(steps, [("agents within a fire's radius", reach), ("messages", talk)])
+    svg = steps_svg(
+        steps, [("agents within a fire's radius", reach), ("messages (per recipient)", talk)]
+    )
     rows = []
     for i, step in enumerate(steps):
         row: dict[str, Any] = {"step": f"step {step}"}
@@ -225,6 +227,7 @@ _EPISODE_COLUMNS = (
     ("shortest_m", "shortest m"),
     ("collisions", "collisions"),
     ("clamps", "clamps"),
+    ("cut", "cut at the budget"),
     ("unreadable", "unreadable"),
     ("nudges", "nudges"),
     ("latency_s", "model s"),

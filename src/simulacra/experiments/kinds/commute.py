@@ -1,5 +1,5 @@
 """The commute world of the urban-mobility study, bound to the cognitive commuter's mind and to
-the classical baseline beside it (`agents.mind: logit`)."""
+the logit model beside it (`agents.mind: logit`, a classical baseline)."""
 
 from __future__ import annotations
 
@@ -154,6 +154,7 @@ class CommuteKind(WorldKind):
                 f"{sum(agents.mix.values())}; drop count or make them agree"
             )
         problems += _figure_problems(scenario, profiles)
+        problems += _constants_problems(scenario)
         problems += _days_problems(scenario)
         missing = executor_problem(_commute(scenario).executor)
         if missing:
@@ -216,6 +217,7 @@ class CommuteKind(WorldKind):
                 services.stream(person.id, scenario),
                 services.sink(person.id),
                 merge_every=options.merge_every,
+                show_expectation=options.show_expectation,
             )
         return Cast(world, minds, services)
 
@@ -243,10 +245,29 @@ class CommuteKind(WorldKind):
 
     def measures(self, events: Sequence[Event], scenario: Scenario) -> dict[str, Any]:
         days = len(scenario.clock.calendar().times())
-        return commute_metrics(events, _commute(scenario), days)
+        expected = {name: p.expected_modes for name, p in _profiles(scenario).items()}
+        return commute_metrics(events, _commute(scenario), days, expected)
 
     def headline(self, measures: dict[str, Any]) -> dict[str, float]:
         return {k: float(v) for k, v in measures["headline"].items()}
+
+
+def _constants_problems(scenario: Scenario) -> list[str]:
+    """The logit model's constants must name profiles of the scenario and modes it knows."""
+    raw = scenario.agents.options.get("logit", {})
+    constants = raw.get("constants") if isinstance(raw, dict) else None
+    if not isinstance(constants, dict):
+        return []  # absent, or the options' own validation reports it
+    where = "scenario.agents.options.logit.constants"
+    problems = []
+    for profile, by_mode in constants.items():
+        if profile not in scenario.agents.profiles:
+            named = unknown("profile", str(profile), list(scenario.agents.profiles))
+            problems.append(f"{where}.{profile}: {named}")
+        for mode in by_mode if isinstance(by_mode, dict) else ():
+            if mode not in MODES:
+                problems.append(f"{where}.{profile}.{mode}: {unknown('mode', mode, list(MODES))}")
+    return problems
 
 
 def _figure_problems(scenario: Scenario, profiles: dict[str, Profile]) -> list[str]:

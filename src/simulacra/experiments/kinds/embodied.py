@@ -7,11 +7,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+from pydantic import BaseModel
+
 from simulacra.core import Mind
 from simulacra.experiments.kinds.base import Ability, Cast, Services, WorldKind, agent_seed
 from simulacra.experiments.scenario import Scenario
 from simulacra.llm import ScriptedModel
-from simulacra.mind.embodied import EmbodiedAgent, Oracle, RandomWalker, Seeker, script_embodied
+from simulacra.mind.embodied import (
+    CaptionOptions,
+    EmbodiedAgent,
+    Oracle,
+    RandomWalker,
+    Seeker,
+    VlmOptions,
+    script_embodied,
+)
 from simulacra.runlog import Event
 from simulacra.worlds.embodied import EmbodiedConfig, embodied_metrics
 
@@ -29,7 +39,8 @@ class EmbodiedKind(WorldKind):
     minds = ("caption", "vlm", "seeker", "oracle", "random")
     baselines = ("seeker", "oracle", "random")
     memory_modes = ("bounded",)  # the prompt's recent history: memory.recall decisions
-    reads = frozenset({"run", "world", "decision", "llm.call"})
+    options: ClassVar[dict[str, type[BaseModel]]] = {"caption": CaptionOptions, "vlm": VlmOptions}
+    reads = frozenset({"run", "world", "decision", "action", "llm.call"})
     shares: ClassVar[dict[str, float]] = {"success": 1.0, "spl": 1.0, "soft_spl": 1.0}
 
     def roster(self, scenario: Scenario) -> list[str]:
@@ -83,6 +94,11 @@ class EmbodiedKind(WorldKind):
         world = EmbodiedWorld(config, roster, workdir=services.workdir)
         mind = self.mind(scenario)
         history = DEFAULT_HISTORY if scenario.memory.recall is None else scenario.memory.recall
+        options = self.mind_options(scenario)
+        # A scenario's model.max_tokens stands for every request's own (the gateway's rule).
+        budget = scenario.model.max_tokens
+        if isinstance(options, CaptionOptions):
+            budget = budget or options.max_tokens
         minds: dict[str, Mind] = {}
         for agent in roster:
             seed = agent_seed(scenario.seed, agent)
@@ -95,6 +111,7 @@ class EmbodiedKind(WorldKind):
                     sight="vlm" if mind == "vlm" else "caption",
                     seed=seed,
                     history=history,
+                    max_tokens=budget or CaptionOptions.default_tokens,
                     talks=config.talk_radius_m is not None,
                     events=services.sink(agent),
                 )

@@ -56,7 +56,12 @@ class GridKind(WorldKind):
     options: ClassVar[dict[str, type[BaseModel]]] = {"grid": GridOptions}
     memory_modes = ("bounded", "stream")
     signature: ClassVar[dict[str, tuple[str, ...]]] = {
-        "warnings and hops": ("messages", "warned_by_message_only", "max_warning_hops"),
+        "warnings and hops": (
+            "messages_heard",
+            "message_deliveries",
+            "warned_by_message_only",
+            "max_warning_hops",
+        ),
         "exposure to fire": ("mean_exposure", "agents_within_any_fire_radius_at_end"),
         "clustering": ("nearest_neighbour_at_end", "components_at_end", "agents_in_places_at_end"),
         "movement": (

@@ -89,6 +89,13 @@ def _pipeline(text: str) -> SkillDraft | None:
         for p in params
     )
     steps = ", ".join(f"[[{s.name}]]" for s in used)
+    links = {s.name for s in used}
+    # An older pipeline whose steps and outputs this one covers is redundant: lint removes it.
+    older = [
+        name
+        for name, outputs, steps_of in _inventory(section(text, "Skills in memory"))
+        if name.startswith("pipeline-") and steps_of <= links and outputs <= produced
+    ]
     return SkillDraft(
         name=name,
         description=(
@@ -101,6 +108,7 @@ def _pipeline(text: str) -> SkillDraft | None:
         links=[s.name for s in used],
         usage=usage,
         body=f"Runs {steps} in order with the given parameters.",
+        supersedes=[n for n in older if n != name],
         scripts=[
             ScriptFile(
                 path="scripts/pipeline.py",
@@ -109,6 +117,18 @@ def _pipeline(text: str) -> SkillDraft | None:
             )
         ],
     )
+
+
+def _inventory(text: str) -> Iterator[tuple[str, set[str], set[str]]]:
+    """(name, outputs, links) of each skill the inventory lists."""
+    for line in text.splitlines():
+        found = re.match(r"^- ([a-z0-9-]+): outputs (.*); links (.*)$", line)
+        if found:
+            yield found[1], set(_names(found[2])), set(_names(found[3]))
+
+
+def _names(text: str) -> list[str]:
+    return [n.strip() for n in text.split(",") if n.strip() and n.strip() != "none"]
 
 
 def _pipeline_script(usages: list[str], defaults: dict[str, str | None]) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from simulacra.lab.claims import Claim, Measure
+from simulacra.lab.claims import Claim, Measure, number
 from simulacra.lab.episode import Report
 from simulacra.lab.prompts import (
     ActionPlan,
@@ -37,23 +37,42 @@ from simulacra.llm import Request, ScriptedModel
 _CLAIM = re.compile(r"^claim (\w+)=(\S+) artifact=(\S+) measure=(\w+)(.*)$", re.M)
 
 # Practice tasks the scripted curriculum proposes: (category, tier, text, inputs, outputs).
+# None is a suite task or a variant of one: no practice task's required outputs equal, hold
+# or are held by a suite task's, and no text matches one (tests/lab/test_suites.py checks).
 PRACTICE: tuple[tuple[Category, int, str, dict[str, str], list[str]], ...] = (
-    (Category.network, 1, "Build a {grid} x {grid} grid with {length} m blocks.",
-     {"grid": "5", "length": "120", "lanes": "1", "lights": "no"}, ["outputs/grid.net.xml"]),
-    (Category.signals, 1, "Build a {grid} x {grid} grid with {length} m blocks and traffic lights.",
-     {"grid": "3", "length": "180", "lanes": "1", "lights": "yes"}, ["outputs/grid.net.xml"]),
-    (Category.demand, 2, "Build a {grid} x {grid} grid and random trips every {period} s.",
-     {"grid": "4", "length": "160", "lanes": "1", "lights": "no", "period": "3", "end": "600",
-      "seed": "2"}, ["outputs/routes.rou.xml"]),
-    (Category.simulation, 2, "Build a grid, make random trips and simulate them.",
-     {"grid": "3", "length": "220", "lanes": "1", "lights": "no", "period": "3", "end": "900",
-      "seed": "5"}, ["outputs/tripinfo.xml", "outputs/statistics.xml"]),
-    (Category.analysis, 3, "Simulate random trips on a grid and plot the vehicles running.",
-     {"grid": "3", "length": "200", "lanes": "1", "lights": "no", "period": "2", "end": "900",
-      "seed": "8"}, ["outputs/summary.xml", "outputs/running.png"]),
-    (Category.analysis, 3, "Simulate random trips on a grid and report mean trip metrics.",
-     {"grid": "3", "length": "200", "lanes": "1", "lights": "no", "period": "3", "end": "1200",
-      "seed": "9"}, ["outputs/tripinfo.xml", "outputs/metrics.json"]),
+    (Category.simulation, 1,
+     "Build a {grid} x {grid} grid with {length} m blocks, make random trips every {period} s "
+     "until {end} s (seed {seed}), simulate them and deliver the run's statistics and summary.",
+     {"grid": "5", "length": "120", "lanes": "1", "lights": "no", "period": "4", "end": "800",
+      "seed": "11"}, ["outputs/statistics.xml", "outputs/summary.xml"]),
+    (Category.signals, 2,
+     "On a signalised {grid} x {grid} grid with {length} m blocks, run every light on a {cycle} s "
+     "cycle and simulate random trips every {period} s until {end} s (seed {seed}); deliver the "
+     "program and the run's statistics.",
+     {"grid": "3", "length": "180", "lanes": "1", "lights": "yes", "cycle": "75", "period": "3",
+      "end": "900", "seed": "12"}, ["outputs/tls.add.xml", "outputs/statistics.xml"]),
+    (Category.demand, 2,
+     "Make random trips every {period} s until {end} s (seed {seed}) on a new {grid} x {grid} "
+     "grid of {length} m blocks, drive them in SUMO, and keep the trip information and the "
+     "summary of the run.",
+     {"grid": "4", "length": "160", "lanes": "1", "lights": "no", "period": "2", "end": "700",
+      "seed": "13"}, ["outputs/tripinfo.xml", "outputs/summary.xml"]),
+    (Category.analysis, 3,
+     "Drive random trips (every {period} s until {end} s, seed {seed}) through a {grid} x {grid} "
+     "grid of {length} m blocks; summarise the trips and plot the vehicles running.",
+     {"grid": "3", "length": "220", "lanes": "1", "lights": "no", "period": "3", "end": "1000",
+      "seed": "14"}, ["outputs/metrics.json", "outputs/running.png"]),
+    (Category.analysis, 3,
+     "Summarise the trips of a run on a {grid} x {grid} grid ({length} m, trips every {period} s "
+     "until {end} s, seed {seed}) and keep the run's step summary.",
+     {"grid": "4", "length": "140", "lanes": "1", "lights": "no", "period": "2.5", "end": "1100",
+      "seed": "15"}, ["outputs/metrics.json", "outputs/summary.xml"]),
+    (Category.signals, 3,
+     "On a signalised {grid} x {grid} grid of {length} m blocks with trips every {period} s until "
+     "{end} s (seed {seed}), compare cycles of {cycles} s and plot the vehicles running.",
+     {"grid": "3", "length": "200", "lanes": "1", "lights": "yes", "cycles": "45,75",
+      "period": "3", "end": "1200", "seed": "16"},
+     ["outputs/comparison.json", "outputs/running.png"]),
 )  # fmt: skip
 
 
@@ -76,7 +95,7 @@ def _report(request: Request) -> Report:
         claims.append(
             Claim(
                 name=name,
-                value=float(value),
+                value=value if number(value) is None else float(value),
                 artifact=artifact,
                 measure=Measure(measure),
                 element=extra.get("element"),
@@ -87,7 +106,12 @@ def _report(request: Request) -> Report:
     made = set(bullets(section(text, "Outputs")))
     required = bullets(section(text, "Required outputs"))
     done = all(r in made for r in required)
-    summary = f"Ran {text.count(chr(10) + '$ ')} commands; produced {len(made)} files."
+    # Figures belong in claims, where the checker recomputes them: the prose states none.
+    summary = (
+        "Ran the skills' commands; every required output was produced."
+        if done
+        else "Ran the skills' commands; some required outputs are missing."
+    )
     return Report(summary=summary, success=done, claims=claims[:20])
 
 

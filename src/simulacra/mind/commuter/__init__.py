@@ -1,7 +1,7 @@
 """The cognitive commuter of the urban-mobility study: weekly plans from identity and long-term
 memory, daily reflection and re-planning with short-term memory, weekly consolidation and the
-monthly merge, the fallbacks of section 4.4, and the A1/B1/Full ablation; and the classical
-baseline beside it, a multinomial-logit commuter that learns from its trips."""
+monthly merge, the fallbacks of section 4.4, and the A1/B1/Full ablation; and beside it the
+logit model, a classical baseline: a multinomial-logit commuter that learns from its trips."""
 
 from simulacra.mind.commuter.agent import (
     VARIANTS,
@@ -11,7 +11,8 @@ from simulacra.mind.commuter.agent import (
     Faculties,
     Variant,
 )
-from simulacra.mind.commuter.logit import Belief, LogitCommuter, LogitOptions
+from simulacra.mind.commuter.choice import Belief
+from simulacra.mind.commuter.logit import LogitCommuter, LogitOptions
 from simulacra.mind.commuter.plans import (
     PLAN_DAYS,
     WEEKDAYS,

@@ -71,6 +71,11 @@ class CommuterOptions(BaseModel):
         ge=0,
         description="weeks between merges of the weekly lessons (Full only); 0: never",
     )
+    show_expectation: bool = Field(
+        default=False,
+        description="tell the commuter its profile's usual modes (Table 4's Expectation, what "
+        "the study measures deviation from); the source does not",
+    )
 
 
 @dataclass(frozen=True)
@@ -121,6 +126,7 @@ class CommuterAgent:
         memory: MemoryStream,
         events: EventSink | None = None,
         merge_every: int = MERGE_EVERY_WEEKS,
+        show_expectation: bool = False,
     ) -> None:
         self.id = person.id
         self.commuter = person
@@ -134,7 +140,7 @@ class CommuterAgent:
         self.memory = memory
         self.events = events
         self.merge_every = merge_every
-        self.identity = prompts.render_identity(person, models.rules)
+        self.identity = prompts.render_identity(person, models.rules, show_expectation)
         self.week: tuple[DayPlan, ...] = ()
         self.plan: DayPlan | None = None
         self.plan_fallback = False
@@ -305,6 +311,7 @@ class CommuterAgent:
             messages=messages,
             output=output,
             fallback=fallback,
+            max_tokens=prompts.MAX_TOKENS[purpose],
             purpose=purpose,
             agent=self.id,
             seed=stable_seed(self.seed, self.id, purpose, *about.values()),

@@ -1,23 +1,25 @@
-"""A classical baseline commuter: multinomial-logit mode choice with day-to-day learning.
+"""The logit model: a classical baseline commuter, multinomial-logit mode choice with
+day-to-day learning.
 
 No language model: the kind of agent a transport modeller would write, run in the same
 world, scenario, sweep and report as the cognitive commuter. Each working day it
 
 1. learns from yesterday's trip: its expectations for the mode it took (door-to-door time,
-   cost, minutes spent walking and waiting, and whether it was late or did not arrive) move
-   towards what happened by `learning_rate` (exponential smoothing; the other modes keep
-   their expectations: it learns only from what it experienced);
+   cost, minutes spent walking and waiting, and the lateness risk: 1 late beyond its
+   flexibility or not arrived, a quarter late within it) move towards what happened by
+   `learning_rate` (exponential smoothing; the other modes keep their expectations: it
+   learns only from what it experienced);
 2. plans each allowed mode: leave at its usual time, or earlier when the expected time would
    not leave `margin_min` before the deadline;
-3. scores each mode, V = -scale x (w_time x time/30 + w_cost x cost/budget
-   + w_comfort x (walk + wait)/30 + w_punctuality x lateness risk), with its own weights
-   (its profile's priorities), times in minutes and cost against its budget for a trip;
+3. scores each mode, V = ASC - scale x disutility (choice.py: time and leaving earlier than
+   usual, cost against its budget, the effort of walking, harder with age, and waiting, and
+   the lateness risk, each weighed by the commuter's own weights), the ASC being its
+   profile's constant for the mode (`constants`, 0 where none is given);
 4. draws a mode from the logit probabilities exp(V) / sum exp(V), with its seed and the day.
 
-Before any experience it expects walking at 5 km/h; the bus at 15 km/h door to door plus 10
-minutes of access and waiting, for 1.50 EUR; a taxi at 25 km/h plus 5 minutes of waiting, for
-4.00 EUR plus 1.15 EUR/km; and a lateness risk of 0.1. Each choice is logged as a `decision`
-("commute.logit") with the utilities and probabilities behind it.
+The constants of the shipped scenario are fitted by `scripts/calibrate_logit.py` so that the
+no-strike modal split of each profile is the source's (section 6.1). Each choice is logged as
+a `decision` ("commute.logit") with the utilities and probabilities behind it.
 """
 
 from __future__ import annotations
@@ -25,28 +27,30 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from simulacra.core import Action, Observation, format_hhmm, parse_hhmm
+from simulacra.mind.commuter.choice import (
+    Belief,
+    departure,
+    disutility,
+    first_guess,
+    lateness_risk,
+)
 from simulacra.mind.commuter.plans import PlanModels, trip_action
 from simulacra.mind.commuter.profiles import Commuter
 from simulacra.runlog import EventSink
 from simulacra.runlog.events import Decided
 
 PURPOSE = "commute.logit"
-_PRIOR_SPEED_KMH = {"walk": 5.0, "bus": 15.0, "taxi": 25.0}
-_PRIOR_WAIT_MIN = {"walk": 0.0, "bus": 10.0, "taxi": 5.0}
-_PRIOR_RISK = 0.1
-_BUS_FARE, _TAXI_FLAG, _TAXI_PER_KM = 1.50, 4.00, 1.15
-_MINUTES = 30.0  # a half hour of time, or of walking and waiting, weighs like the budget
 
 
 class LogitOptions(BaseModel):
-    """The logit commuter's settings (`agents.options.logit`)."""
+    """The logit model's settings (`agents.options.logit`)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -55,38 +59,15 @@ class LogitOptions(BaseModel):
         default=0.3, gt=0, le=1, description="weight of the latest experience"
     )
     margin_min: float = Field(default=5.0, ge=0, description="slack aimed for at the deadline")
-
-
-@dataclass(frozen=True)
-class Belief:
-    """What the commuter expects of one mode."""
-
-    minutes: float  # door to door
-    cost_eur: float
-    burden_min: float  # walking and waiting
-    risk: float  # of arriving late or not at all
-
-    def learn(self, seen: Belief, rate: float) -> Belief:
-        def mix(old: float, new: float) -> float:
-            return round((1 - rate) * old + rate * new, 4)
-
-        return Belief(
-            mix(self.minutes, seen.minutes),
-            mix(self.cost_eur, seen.cost_eur),
-            mix(self.burden_min, seen.burden_min),
-            mix(self.risk, seen.risk),
-        )
-
-
-def prior(mode: str, km: float) -> Belief:
-    minutes = km / _PRIOR_SPEED_KMH[mode] * 60.0 + _PRIOR_WAIT_MIN[mode]
-    cost = {"walk": 0.0, "bus": _BUS_FARE, "taxi": _TAXI_FLAG + _TAXI_PER_KM * km}[mode]
-    burden = minutes if mode == "walk" else _PRIOR_WAIT_MIN[mode]
-    return Belief(round(minutes, 4), round(cost, 2), round(burden, 4), _PRIOR_RISK)
+    constants: dict[str, dict[str, float]] = Field(
+        default_factory=dict,
+        description="alternative-specific constants per profile and mode (0 where none); "
+        "scripts/calibrate_logit.py fits them",
+    )
 
 
 class LogitCommuter:
-    """The baseline mind (see the module docstring); the commute world's `logit` mind."""
+    """The logit model (see the module docstring); the commute world's `logit` mind."""
 
     def __init__(
         self,
@@ -103,7 +84,9 @@ class LogitCommuter:
         self.options = options
         self.events = events
         km = person.profile.distance_km
-        self.beliefs = {mode: prior(mode, km) for mode in models.rules.modes}
+        self.beliefs = {mode: first_guess(mode, km) for mode in models.rules.modes}
+        self.constants = options.constants.get(person.profile_name, {})
+        self.deadline_min = parse_hhmm(person.profile.deadline)
         self.learned_day = 0
 
     async def decide(self, phase: str, observation: Observation, now: datetime) -> Action | None:
@@ -120,20 +103,24 @@ class LogitCommuter:
         mode = str(trip["mode"])
         if mode not in self.beliefs:
             return
-        departure, arrival = float(trip["departure_min"]), trip.get("arrival_min")
+        left, arrival = float(trip["departure_min"]), trip.get("arrival_min")
         end = self.models.rules.window.end_min
+        lateness = None if arrival is None else float(arrival) - float(trip["deadline_min"])
         seen = Belief(
-            minutes=(float(arrival) if arrival is not None else end) - departure,
+            minutes=(float(arrival) if arrival is not None else end) - left,
             cost_eur=float(trip["cost_eur"]),
             burden_min=float(trip["walk_min"]) + float(trip["wait_min"]),
-            risk=0.0 if trip["punctuality"] in ("early", "on_time") else 1.0,
+            risk=lateness_risk(lateness, self.commuter.person.flexibility_min),
         )
         self.beliefs[mode] = self.beliefs[mode].learn(seen, self.options.learning_rate)
         self.learned_day = int(trip["day"])
 
     def choose(self, day: int, now: datetime) -> Action:
         departures = {mode: self.departure(belief) for mode, belief in self.beliefs.items()}
-        utilities = {mode: self.utility(belief) for mode, belief in self.beliefs.items()}
+        utilities = {
+            mode: self.utility(mode, belief, departures[mode])
+            for mode, belief in self.beliefs.items()
+        }
         top = max(utilities.values())
         weights = {m: math.exp(v - top) for m, v in utilities.items()}
         total = sum(weights.values())
@@ -163,26 +150,18 @@ class LogitCommuter:
         return trip_action(self.commuter, plan)
 
     def departure(self, belief: Belief) -> float:
-        """The usual departure, or earlier to arrive `margin_min` before the deadline; on the
-        day's 5-minute grid."""
-        window = self.models.rules.window
-        deadline = parse_hhmm(self.commuter.profile.deadline)
-        wanted = min(
-            self.commuter.person.habit_min, deadline - belief.minutes - self.options.margin_min
+        """The usual departure, or earlier to arrive `margin_min` before the deadline."""
+        return departure(
+            self.commuter.person,
+            self.deadline_min,
+            belief.minutes,
+            self.options.margin_min,
+            self.models.rules.window,
         )
-        latest = window.end_min - 5
-        return min(latest, max(window.start_min, 5 * math.floor(wanted / 5)))
 
-    def utility(self, belief: Belief) -> float:
-        person = self.commuter.person
-        budget = max(person.budget_eur, 0.01)
-        disutility = (
-            person.weight("time") * belief.minutes / _MINUTES
-            + person.weight("cost") * belief.cost_eur / budget
-            + person.weight("comfort") * belief.burden_min / _MINUTES
-            + person.weight("punctuality") * belief.risk
-        )
-        return -self.options.scale * disutility
+    def utility(self, mode: str, belief: Belief, departure_min: float) -> float:
+        cost = disutility(self.commuter.person, mode, belief, departure_min)
+        return self.constants.get(mode, 0.0) - self.options.scale * cost
 
     def state(self) -> dict[str, Any]:
         return {

@@ -1,17 +1,23 @@
-"""Travel plans as the model writes them: departure ("HH:MM"), mode and destination per day.
+"""Travel plans: departure ("HH:MM"), mode and destination per day.
 
-The output models are built per identity (`plan_models`): their JSON schema lists only the
-agent's allowed modes and its destination, and validation rejects a departure outside the
-day's window, so a failed answer is retried by the Gateway and then replaced by the fallback.
+The output models are built per identity (`plan_models`). What the model writes is a
+departure and a mode per day: the JSON schema lists only the agent's allowed modes and only
+times inside the day's window (so constrained decoding cannot write 18:00 for a morning
+commute), and leaves out the destination, which the identity fixes (the plan carries it).
+Validation rejects a mode not allowed, another destination or a departure outside the window,
+so a failed answer from a model that is not constrained is retried by the Gateway and then
+replaced by the fallback.
 """
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from simulacra.core import Action, DayWindow, format_hhmm, parse_hhmm
 from simulacra.core.times import HHMM_PATTERN
@@ -76,16 +82,33 @@ class PlanModels:
     rules: PlanRules
 
 
+def window_pattern(window: DayWindow) -> str:
+    """A regular expression of the HH:MM times inside `window` (its end excluded)."""
+    first, last = math.ceil(window.start_min), math.ceil(window.end_min) - 1
+    choices = []
+    for hour in range(first // 60, last // 60 + 1):
+        low, high = max(first, 60 * hour) - 60 * hour, min(last, 60 * hour + 59) - 60 * hour
+        if (low, high) == (0, 59):
+            choices.append(f"{hour:02d}:[0-5][0-9]")
+            continue
+        for tens in range(low // 10, high // 10 + 1):
+            a, b = max(low, 10 * tens) - 10 * tens, min(high, 10 * tens + 9) - 10 * tens
+            choices.append(f"{hour:02d}:{tens}[{a}-{b}]")
+    return "^(" + "|".join(choices) + ")$"
+
+
 def plan_models(profile: Profile, window: DayWindow) -> PlanModels:
     """Output models whose schema and validation follow `profile` and `window`."""
     the_rules = PlanRules(tuple(profile.allowed_modes), profile.destination, window)
     enum_modes: list[JsonValue] = list(the_rules.modes)
-    enum_destinations: list[JsonValue] = [the_rules.destination]
+    times = window_pattern(window)
 
     class IdentityDayPlan(DayPlan):
         rules: ClassVar[PlanRules | None] = the_rules
+        # The pattern is for constrained decoding; validation names the window instead.
+        departure: str = Field(pattern=HHMM_PATTERN, json_schema_extra={"pattern": times})
         mode: str = Field(json_schema_extra={"enum": enum_modes})
-        destination: str = Field(json_schema_extra={"enum": enum_destinations})
+        destination: SkipJsonSchema[str] = the_rules.destination
 
     class IdentityWeeklyPlan(WeeklyPlan):
         days: tuple[IdentityDayPlan, ...] = Field(min_length=PLAN_DAYS, max_length=PLAN_DAYS)

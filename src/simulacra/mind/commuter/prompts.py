@@ -7,27 +7,51 @@ Compact on purpose: the embedded 135M model must fill the schemas. Purposes:
 
 from __future__ import annotations
 
+import re
 from typing import Annotated
 
-from pydantic import AfterValidator, BaseModel, ConfigDict
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from simulacra.core import format_hhmm
 from simulacra.llm import MaxChars, Message, chat
 from simulacra.mind.commuter.plans import WEEKDAYS, DayPlan, PlanRules
 from simulacra.mind.commuter.profiles import Commuter
 
-_MAX_TEXT = 300
+_MAX_TEXT = 200
+# What constrained decoding may write: a capital first, then prose (no braces, brackets,
+# quotes or backslashes), at least a few words' worth.
+_PROSE = r"^[A-Z][^{}\[\]\"\\]{19,199}$"
+_WORDS = re.compile(r"[A-Za-z]{2,}")
+_DEBRIS = re.compile(r"[{}\[\]]")
+MIN_WORDS = 3
+# Completion tokens per purpose: enough for the answer's JSON, no room to ramble.
+MAX_TOKENS = {
+    "commute.weekly": 112,
+    "commute.daily": 32,
+    "commute.reflect": 80,
+    "commute.abstract": 80,
+    "commute.merge": 80,
+}
 
 
-def _one_or_two_sentences(text: str) -> str:
+def _sentences(text: str) -> str:
+    """One or two sentences with content: words, not "{{" or an empty string (either would
+    count as a reflection that worked and hide a failure)."""
     text = " ".join(text.split())
-    if not text:
-        raise ValueError("empty; write one or two sentences")
+    if _DEBRIS.search(text) or len(_WORDS.findall(text)) < MIN_WORDS:
+        raise ValueError(
+            f"{text[:40]!r} says nothing; write one or two sentences of at least {MIN_WORDS} words"
+        )
     return text
 
 
 # MaxChars bounds constrained decoding at the limit and trims a longer answer instead of failing.
-Sentences = Annotated[str, MaxChars(_MAX_TEXT), AfterValidator(_one_or_two_sentences)]
+Sentences = Annotated[
+    str,
+    MaxChars(_MAX_TEXT),
+    AfterValidator(_sentences),
+    Field(json_schema_extra={"pattern": _PROSE}),
+]
 
 
 class Reflection(BaseModel):
@@ -48,18 +72,21 @@ class Patterns(BaseModel):
 
 SYSTEM = "You are a commuter planning trips in a city. Answer only with JSON matching the schema."
 
+# The identity I of section 4.2. Table 4's "Expectation" (the modes the study measures
+# deviation from) is left out unless `show_expectation`: the source gives the model the
+# identity, not the answer.
 IDENTITY = (
-    "I am a {label}, {age}, {gender}: {occupation}; income {income_eur} EUR a month "
-    "({income}). Priorities: {priorities}. What matters to me: {weights}. "
-    "Usual modes: {expected}.\n"
+    "I am {label}, {age}, {gender}: {occupation}; income {income_eur} EUR a month "
+    "({income}). Priorities: {priorities}. What matters to me: {weights}.{expected}\n"
     "Trip: {home} to {destination}, {distance_km} km. Arrive by {deadline} ({deadline_kind}"
     "{flexibility}). I usually leave at {habit}.\n"
     "Modes allowed: {modes}. Depart between {window}."
 )
+EXPECTED = " Usual modes: {modes}."
 
 WEEKLY = (
     "{identity}\nLessons from past weeks:\n{ltm}\n"
-    "Plan Monday to Friday: for each day a departure (HH:MM), a mode and the destination."
+    "Plan Monday to Friday, five days in order: for each day a departure (HH:MM) and a mode."
 )
 
 REFLECT = (
@@ -69,8 +96,7 @@ REFLECT = (
 
 DAILY = (
     "{identity}\nThis week so far:\n{stm}\nToday is {weekday}. {environment}\n"
-    "Planned for today: {initial}.\nKeep or change today's plan (departure HH:MM, mode, "
-    "destination)."
+    "Planned for today: {initial}.\nKeep or change today's plan (departure HH:MM, mode)."
 )
 
 ABSTRACT = (
@@ -85,11 +111,12 @@ MERGE = (
 )
 
 
-def render_identity(commuter: Commuter, rules: PlanRules) -> str:
+def render_identity(commuter: Commuter, rules: PlanRules, show_expectation: bool = False) -> str:
     profile, person = commuter.profile, commuter.person
     flexible = person.flexibility_min
+    expected = ", ".join(profile.expected_modes) or "none"
     return IDENTITY.format(
-        label=profile.label,
+        label=_a(profile.label),
         age=person.age,
         gender=person.gender,
         occupation=profile.identity.occupation,
@@ -97,7 +124,7 @@ def render_identity(commuter: Commuter, rules: PlanRules) -> str:
         income=profile.income,
         priorities=", ".join(profile.modal_priorities),
         weights=", ".join(f"{k} {w:.0%}" for k, w in person.weights),
-        expected=", ".join(profile.expected_modes) or "none",
+        expected=EXPECTED.format(modes=expected) if show_expectation else "",
         home=profile.home,
         destination=profile.destination,
         distance_km=f"{profile.distance_km:g}",
@@ -108,6 +135,11 @@ def render_identity(commuter: Commuter, rules: PlanRules) -> str:
         modes=", ".join(rules.modes),
         window=f"{format_hhmm(rules.window.start_min)} and {format_hhmm(rules.window.end_min)}",
     )
+
+
+def _a(label: str) -> str:
+    """The label with its indefinite article: "an administrative worker"."""
+    return f"{'an' if label[:1].lower() in 'aeiou' else 'a'} {label}"
 
 
 def weekly_messages(identity: str, ltm: str) -> tuple[Message, ...]:

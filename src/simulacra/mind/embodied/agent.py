@@ -3,9 +3,11 @@ and the prompt in, free text out), and `caption`, the offline default (the view 
 words, so that any text model answers, the embedded one included).
 
 Each decision: read the world's account of the last action into the history, assemble the
-prompt, ask for free text, log a `decision` (raw reply, image path, caption, the inference
-wall time as `latency_s`, whether the nudge was shown) and hand the text to the world, which
-interprets and applies it.
+prompt, ask for free text within the mind's token budget (`agents.options.<mind>.max_tokens`:
+room for the description the prompt asks for before the movement sentence, which comes
+last), log a `decision` (raw reply, image path, caption, the inference wall time as
+`latency_s`, whether the nudge was shown, and `cut`: whether the reply ran to the budget and
+was cut off) and hand the text to the world, which interprets and applies it.
 Inference wall time is the model call's; simulated time moves one tick per decision.
 """
 
@@ -13,7 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from simulacra.core import Action, Observation
 from simulacra.llm import LanguageModel, Request
@@ -35,7 +39,32 @@ from simulacra.runlog.events import Decided
 
 Sight = Literal["vlm", "caption"]
 DEFAULT_HISTORY = 5
-MAX_TOKENS = 160
+
+
+class CaptionOptions(BaseModel):
+    """The caption agent's settings (`agents.options.caption`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    default_tokens: ClassVar[int] = 256
+
+    max_tokens: int = Field(
+        default=default_tokens,
+        ge=16,
+        description="completion tokens a decision may take: what it sees, why, then the move",
+    )
+
+
+class VlmOptions(CaptionOptions):
+    """The vision agent's settings (`agents.options.vlm`): a served vision model describes
+    the image at more length before its movement sentence."""
+
+    default_tokens: ClassVar[int] = 512
+
+    max_tokens: int = Field(
+        default=default_tokens,
+        ge=16,
+        description="completion tokens a decision may take: what it sees, why, then the move",
+    )
 
 
 class EmbodiedAgent:
@@ -47,7 +76,7 @@ class EmbodiedAgent:
         sight: Sight,
         seed: int,
         history: int = DEFAULT_HISTORY,
-        max_tokens: int = MAX_TOKENS,
+        max_tokens: int = CaptionOptions.default_tokens,
         talks: bool = False,
         events: EventSink | None = None,
     ) -> None:
@@ -107,6 +136,7 @@ class EmbodiedAgent:
                     "latency_s": round(completion.latency_s, 4),
                     "nudged": situation.nudged,
                     "mind": self.sight,
+                    "cut": completion.usage.completion_tokens >= self.max_tokens,
                 },
             )
             self.events.emit(decided, t=now, agent=self.id)

@@ -1,10 +1,11 @@
 """What a grid agent remembers between steps: the source's bounded history, or (optionally) the
 memory stream with three-factor retrieval.
 
-Bounded: the last `memory.recall` notes the agent asked to keep (the source kept 5), oldest
-first. Stream: every note, fire sighting and received message goes into a `MemoryStream`
-(importance by the keyword rule, so that a step still costs two model calls per agent), and the
-prompt shows the `memory.recall` records that best answer the agent's current situation.
+Bounded: the last `memory.recall` notes the agent asked to keep, oldest first (the source keeps
+"bounded histories" and gives no number; the shipped scenario shows 5). Stream: every note,
+fire sighting and received message goes into a `MemoryStream` (importance by the keyword rule,
+so that a step still costs two model calls per agent), and the prompt shows the
+`memory.recall` records that best answer the agent's current situation.
 Received messages are kept apart, the last `memory.messages` of them.
 """
 

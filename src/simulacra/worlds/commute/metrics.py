@@ -7,10 +7,16 @@
   Figure 7).
 - `modal_share` and `satisfaction`: the whole run's split of trips by mode, and the mean
   satisfaction of the scored trips, per profile too.
+- `expectation`: each profile's split against the modes the source expected of it (Table 4's
+  "Expectation", first the one it expected most): how much of the profile's travel went by
+  them, and whether its most used mode is the one expected first (the source's section 6.1
+  reads deviation from expectation this way).
 - `figures`: origins (Figure 4), one profile's choices on one day (Figure 5) and one agent's
   weekly trace (Appendix B): figures.py.
 - `headline`: the commute's signature, what a sweep compares: Table 5, the modal split, the
-  taxi wait on normal and strike days, and satisfaction.
+  taxi wait on normal and strike days, and satisfaction. A wait no taxi trip measured (a run
+  with no strike day has no strike-day wait) is left out, not 0, so a sweep's mean is over the
+  runs that measured it.
 """
 
 from __future__ import annotations
@@ -64,8 +70,14 @@ def trips(events: Iterable[Event]) -> list[tuple[str, TripOutcome]]:
     return found
 
 
-def commute_metrics(events: Sequence[Event], config: CommuteConfig, days: int) -> dict[str, Any]:
-    """metrics.json's commute sections (days are string keys where they key a mapping)."""
+def commute_metrics(
+    events: Sequence[Event],
+    config: CommuteConfig,
+    days: int,
+    expected: Mapping[str, Sequence[str]] | None = None,
+) -> dict[str, Any]:
+    """metrics.json's commute sections (days are string keys where they key a mapping);
+    `expected`: each profile's expected modes (Table 4), first the most expected."""
     city = config.city
     done = trips(events)
     strikes = strike_days(city, days)
@@ -85,9 +97,10 @@ def commute_metrics(events: Sequence[Event], config: CommuteConfig, days: int) -
     headline = {
         **{c: summary[c] for c in TABLE5_COLUMNS},
         **{f"{mode}_share": share.get(mode, 0.0) for mode in MODES},
-        "taxi_wait_normal_min": round(_mean(normal), 2),
-        "taxi_wait_strike_min": round(_mean(struck), 2),
     }
+    for name, waits_of in (("taxi_wait_normal_min", normal), ("taxi_wait_strike_min", struck)):
+        if waits_of:
+            headline[name] = round(_mean(waits_of), 2)
     satisfied = _satisfaction(done)
     if satisfied["all"] is not None:
         headline["satisfaction"] = satisfied["all"]
@@ -99,7 +112,9 @@ def commute_metrics(events: Sequence[Event], config: CommuteConfig, days: int) -
                 profile: _rounded(summarize(o for p, o in done if p == profile))
                 for profile in sorted({p for p, _ in done})
             },
-            "strike_days_only": _rounded(summarize(o for _, o in done if o.day in strikes)),
+            "strike_days_only": (
+                _rounded(summarize(o for _, o in done if o.day in strikes)) if strikes else None
+            ),
         },
         "modal_split": _modal_split(done),
         "taxi_wait": {
@@ -121,6 +136,7 @@ def commute_metrics(events: Sequence[Event], config: CommuteConfig, days: int) -
             **{p: _share(o for q, o in done if q == p) for p in profiles},
         },
         "satisfaction": satisfied,
+        "expectation": against_expectation(done, expected or {}),
         "figures": {
             "origins": origins(agents, city.zones),
             "choices": {
@@ -134,6 +150,27 @@ def commute_metrics(events: Sequence[Event], config: CommuteConfig, days: int) -
         },
         "headline": headline,
     }
+
+
+def against_expectation(
+    done: Sequence[tuple[str, TripOutcome]], expected: Mapping[str, Sequence[str]]
+) -> dict[str, dict[str, Any]]:
+    """Each profile's split beside the modes expected of it (see the module docstring)."""
+    found: dict[str, dict[str, Any]] = {}
+    for profile, modes in expected.items():
+        share = _share(o for p, o in done if p == profile)
+        if not share or not modes:
+            continue
+        most = max(MODES, key=lambda m: (share.get(m, 0.0), -MODES.index(m)))
+        found[profile] = {
+            "expected": list(modes),
+            "split": share,
+            "in_expected_modes": round(sum(share.get(m, 0.0) for m in modes), 2),
+            "in_first_expected": share.get(modes[0], 0.0),
+            "most_used": most,
+            "as_expected": most == modes[0],
+        }
+    return found
 
 
 def mean_modal_split(

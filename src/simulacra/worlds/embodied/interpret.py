@@ -5,13 +5,20 @@ degrees", "look up 10 degrees", "stay") and may reason aloud before it. The inte
 every mention of a movement, anchored on a verb (move, walk, turn, look, stay ...) or on a
 direction that opens a clause ("forward 2 m"), and resolves each category (translation, body
 turn, gaze, stay) from its latest mention, since a model that reasons aloud concludes last.
-A stay said after every movement wins over them; said before one, it is overridden.
+A stay said after every movement wins over them; said before one, it is overridden ("wait"
+and "don't move" before a movement are a pause or a refusal of one, not a stay overridden).
 
-Units: m, metre(s), meter(s), cm, mm, ft, foot, feet, inch(es), and number words up to twenty;
-angles in degrees ("degrees", "deg", the degree sign); "turn around" is 180. A direction
-without a size takes a stated default (1 m, 30 degrees, 15 degrees of gaze) and says so in
-`notes`. A reply with no movement it can read is `readable=False`: no action is invented.
-Nothing here clamps: the world applies its limits and records each clamp.
+The prompt's own conventions hold: distances are in metres unless another unit is named, so
+a number without a unit is metres for a distance ("move forward 3") and degrees for an angle
+("turn left 60"); turning left is counter-clockwise, so clockwise is a right turn and
+counter-clockwise or anticlockwise a left one. Units: m, metre(s), meter(s), cm, mm, ft,
+foot, feet, inch(es); angles in degrees ("degrees", "deg", the degree sign); "turn around" is
+180. Number words of any size ("thirty-five", "one hundred and twenty", "two point five").
+Coordinates, "(4.0, 20.1)", are no distance. A direction without a size takes a stated
+default (1 m, 30 degrees, 15 degrees of gaze) and says so in `notes`. A reply that gives a
+translation and then a turn is applied in that order, and `order` records it. A reply with no
+movement it can read is `readable=False`: no action is invented. Nothing here clamps: the
+world applies its limits and records each clamp.
 """
 
 from __future__ import annotations
@@ -37,6 +44,14 @@ class Command:
     stay: bool = False
     readable: bool = True
     notes: tuple[str, ...] = ()
+    # The order the body's parts move in: a reply's order as said, else turn, move, gaze.
+    order: tuple[str, ...] = ("turn", "move", "gaze")
+
+    @property
+    def turns_first(self) -> bool:
+        """Whether the body turns before it translates (it does unless told otherwise)."""
+        said = [part for part in self.order if part in ("turn", "move")]
+        return said != ["move", "turn"]
 
     @property
     def idle(self) -> bool:
@@ -50,30 +65,38 @@ class Command:
             return "no movement could be read"
         if self.stay:
             return "stay"
-        parts = []
+        said = {}
         if self.turn_deg:
             side = "left" if self.turn_deg > 0 else "right"
-            parts.append(f"turn {side} {abs(self.turn_deg):g} deg")
+            said["turn"] = [f"turn {side} {abs(self.turn_deg):g} deg"]
+        moves = []
         if self.forward_m:
             way = "forward" if self.forward_m > 0 else "backward"
-            parts.append(f"move {way} {abs(self.forward_m):.2f} m")
+            moves.append(f"move {way} {abs(self.forward_m):.2f} m")
         if self.right_m:
             side = "right" if self.right_m > 0 else "left"
-            parts.append(f"move {side} {abs(self.right_m):.2f} m")
+            moves.append(f"move {side} {abs(self.right_m):.2f} m")
+        if moves:
+            said["move"] = moves
         if self.pitch_deg:
             way = "up" if self.pitch_deg > 0 else "down"
-            parts.append(f"look {way} {abs(self.pitch_deg):g} deg")
+            said["gaze"] = [f"look {way} {abs(self.pitch_deg):g} deg"]
+        order = [p for p in self.order if p in said] + [p for p in said if p not in self.order]
+        parts = [text for part in order for text in said[part]]
         return ", then ".join(parts) or "no movement"
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["notes"] = list(self.notes)
+        data["order"] = list(self.order)
         return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Command:
         known = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
         known["notes"] = tuple(str(n) for n in known.get("notes", ()))
+        if "order" in known:
+            known["order"] = tuple(str(p) for p in known["order"])
         return cls(**known)
 
 
@@ -81,34 +104,70 @@ UNREADABLE = Command(readable=False, notes=("no movement found in the reply",))
 
 # --- normalising the text ----------------------------------------------------------------
 
-_WORDS = [
-    "zero",
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-    "thirteen",
-    "fourteen",
-    "fifteen",
-    "sixteen",
-    "seventeen",
-    "eighteen",
+_ONES = [
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
     "nineteen",
-    "twenty",
-]
-_NUMBER_WORD = re.compile(r"\b(" + "|".join(_WORDS) + r")\b")
+]  # fmt: skip
+_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+_VALUES = {
+    **{w: n for n, w in enumerate(_ONES)},
+    **{w: 20 + 10 * n for n, w in enumerate(_TENS)},
+    "hundred": 100,
+    "thousand": 1000,
+}
+_NUMBER = "|".join(sorted(_VALUES, key=len, reverse=True))
+_NUMBER_WORDS = re.compile(rf"\b(?:{_NUMBER})(?:(?:\s+and\s+|[\s-]+)(?:{_NUMBER}))*\b")
+_A_SCALE = re.compile(r"\ba (?=hundred|thousand)\b")
+_POINT = re.compile(r"\b(\d+) point (\d+)\b")
 _HALF = re.compile(r"\bhalf an? (?=[a-z])")
 _AND_A_HALF = re.compile(r"\b(\d+) and a half\b")
 _BODY_PART = re.compile(r"\b(?:your|my|the) (?:head|gaze|eyes|view|camera)\b")
-_A_UNIT = re.compile(r"\b(?:a|an|one) (?=(?:metre|meter|foot|inch|degree)s?\b)")
+_A_UNIT = re.compile(r"\b(?:a|an) (?=(?:metre|meter|foot|inch|degree)s?\b)")
+_COORDINATES = re.compile(r"\(\s*-?\d+(?:\.\d+)?\s*,\s*-?\d+(?:\.\d+)?\s*\)")
+# Turning left is counter-clockwise (the prompt's convention).
+_ANTICLOCKWISE = re.compile(r"\b(?:counter|anti)[\s-]?clockwise\b")
+_CLOCKWISE = re.compile(r"\bclockwise\b")
+
+
+def _numbers(match: re.Match[str]) -> str:
+    """Number words as digits: "thirty-five" 35, "one hundred and twenty" 120; words that
+    cannot make one number ("two three", "two and three") stay apart."""
+    out: list[str] = []
+    total = current = 0
+    have, last = False, ""
+
+    def flush(joint: str) -> None:
+        nonlocal total, current, have
+        if have:
+            out.append(f"{total + current}")
+            if joint:
+                out.append(joint)
+        total = current = 0
+        have = False
+
+    for word in re.findall(r"[a-z]+", match.group(0)):
+        if word == "and":
+            if last != "scale":
+                flush("and")
+                last = ""
+            continue
+        value = _VALUES[word]
+        if value >= 100:
+            if value == 100:
+                current = (current or 1) * 100
+            else:
+                total, current = total + (current or 1) * 1000, 0
+            have, last = True, "scale"
+            continue
+        kind = "tens" if value >= 20 else "ones"
+        joins = last == "scale" or (last == "tens" and kind == "ones" and current % 10 == 0)
+        if have and not joins:
+            flush("")
+        current += value
+        have, last = True, kind
+    flush("")
+    return " ".join(out)
 
 
 def _normalise(text: str) -> str:
@@ -116,10 +175,15 @@ def _normalise(text: str) -> str:
     for old, new in (("’", "'"), ("‘", "'"), ("“", '"'), ("”", '"'), ("–", "-"), ("—", "-")):
         text = text.replace(old, new)
     text = text.replace("°", " degrees ")
+    text = _COORDINATES.sub(" (a position) ", text)
+    text = _ANTICLOCKWISE.sub("left", text)
+    text = _CLOCKWISE.sub("right", text)
     text = _BODY_PART.sub(" ", text)
     text = _HALF.sub("0.5 ", text)
     text = _A_UNIT.sub("1 ", text)
-    text = _NUMBER_WORD.sub(lambda m: str(_WORDS.index(m.group(1))), text)
+    text = _A_SCALE.sub("one ", text)
+    text = _NUMBER_WORDS.sub(_numbers, text)
+    text = _POINT.sub(r"\1.\2", text)
     return _AND_A_HALF.sub(lambda m: f"{int(m.group(1)) + 0.5:g}", text)
 
 
@@ -156,6 +220,9 @@ _STAY = (
     r"i(?: have|'ve)? arrived|i am done|i'm done|i have reached|i've reached|"
     r"task (?:is )?(?:complete|completed|done|accomplished)"
 )
+# "Wait" and "don't move" before a movement pause or refuse one; they override nothing.
+_SOFT_STAYS = ("wait", "don't move", "do not move", "no movement", "hold still", "stand still",
+               "standing still")  # fmt: skip
 _ANCHOR = re.compile(
     rf"\b(?P<move>{_MOVE})\b|\b(?P<turn>{_TURN})\b|\b(?P<gaze>{_GAZE})\b|(?<!\w)(?P<stay>{_STAY})\b"
     r"|(?:^|(?<=[.:;!?\n\"*(\-])|(?<=\bthen)|(?<=\band)|(?<=,))\s*"
@@ -172,11 +239,26 @@ _FORWARD_VERBS = re.compile(r"^(approach|advance|proceed|continue|keep going|get
 _TOWARDS = re.compile(r"^\s*(?:\w+\s+){0,1}(?:to|towards?|toward|closer|into|through|up to)\b")
 
 
+# A number without a unit counts where it sizes a movement: first in the mention or after a
+# direction ("move forward 3", "turn left 60", "rotate by 45"), and followed by nothing more
+# or by a clause's end, a direction or "and"/"then" ("rack 3" is a name, "3 racks" a count).
+_NUMBER_AT = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.]*\d)")
+_SIZES_AFTER = frozenset(
+    {*_LONGITUDINAL, *_LATERAL, "up", "down", "by", "about", "around", "roughly",
+     "approximately", "another", "further", "only", "just"}
+)  # fmt: skip
+_ENDS_SIZE = re.compile(
+    r"\s*(?:$|[,;:!?)]|\.(?!\d)|(?:and|then|to|towards?|more|forwards?|backwards?|ahead|back|"
+    r"left|right|up|down|straight)\b)"
+)
+
+
 @dataclass(frozen=True)
 class _Mention:
     at: int
     category: str  # "move", "turn", "gaze" or "stay"
     command: Command
+    soft: bool = False  # a stay that a later movement supersedes without overriding it
 
 
 def interpret(text: str) -> Command:
@@ -192,11 +274,12 @@ def interpret(text: str) -> Command:
         clause = _CLAUSE_END.search(norm, anchor.end())
         if clause is not None:
             end = min(end, clause.start())
-        mention = _mention(anchor, norm[anchor.end() : end], norm[: anchor.start()])
+        joined = previous is not None and not _CLAUSE_END.search(norm, previous.at, anchor.start())
+        after = previous.category if joined and previous is not None else None
+        mention = _mention(anchor, norm[anchor.end() : end], norm[: anchor.start()], after)
         if mention is None:
             continue
-        joined = previous is not None and not _CLAUSE_END.search(norm, previous.at, mention.at)
-        if anchor.lastgroup == "bare" and joined and previous and previous.category == "move":
+        if anchor.lastgroup == "bare" and after == "move" and previous is not None:
             mention = _joined(previous, mention)  # "move forward 1 m and left 0.5 m"
         latest[mention.category] = mention
         previous = mention
@@ -215,7 +298,10 @@ def _joined(first: _Mention, second: _Mention) -> _Mention:
     return _Mention(second.at, "move", command)
 
 
-def _mention(anchor: re.Match[str], window: str, before: str) -> _Mention | None:
+def _mention(anchor: re.Match[str], window: str, before: str, after: str | None) -> _Mention | None:
+    """One mention from its anchor, the text after it up to the next anchor or the clause's
+    end (`window`), the text before it, and the category of the mention it continues
+    (`after`: "move forward 1 m and left 0.5 m"), if any."""
     kind = anchor.lastgroup or ""
     word = anchor.group(kind).strip()
     if kind != "stay" and _NEGATION.search(before[-40:]):
@@ -224,7 +310,8 @@ def _mention(anchor: re.Match[str], window: str, before: str) -> _Mention | None
         negatable = not word.startswith(("don't", "do not", "no movement"))
         if negatable and _NEGATION.search(before[-40:]):
             return None
-        return _Mention(anchor.start(), "stay", Command(stay=True))
+        soft = word.startswith(_SOFT_STAYS)
+        return _Mention(anchor.start(), "stay", Command(stay=True), soft=soft)
     if kind == "bare":
         window = word + window
         word = ""
@@ -233,25 +320,75 @@ def _mention(anchor: re.Match[str], window: str, before: str) -> _Mention | None
     ]
     distances = [(at, n * _METRES[u]) for at, n, u in quantities if u in _METRES]
     angles = [(at, n) for at, n, u in quantities if u in _DEGREES]
-    reach = _reach(window, quantities, 3 if kind == "bare" else _WORDS_TO_DIRECTION)
+    unitless = _unitless(window, {at for at, _, _ in quantities})
+    sizes = [*quantities, *((at, n, "") for at, n in unitless)]
+    reach = _reach(window, sizes, 3 if kind == "bare" else _WORDS_TO_DIRECTION)
     directions = [(m.start(), m.group(1)) for m in _DIRECTION.finditer(window) if m.start() < reach]
     if word.startswith("back up") or word.startswith("backing up"):
         directions.insert(0, (-1, "back"))
     if kind == "bare":
+        first = directions[0][1] if directions else ""
         kind = "move" if distances else "turn" if angles else ""
-        if kind == "turn" and any(d in ("up", "down") for _, d in directions[:1]):
+        if not kind and unitless:
+            # A bare size takes its sense from the direction, or from the mention it goes on.
+            kind = (
+                "move"
+                if first in _LONGITUDINAL
+                else "gaze"
+                if first in ("up", "down")
+                else after or ""
+            )
+            kind = kind if kind in ("move", "turn", "gaze") else ""
+        if kind == "turn" and first in ("up", "down"):
             kind = "gaze"
         if not kind:
             return None
+    notes: tuple[str, ...] = ()
+    if unitless and not (distances or angles):
+        unit = "metres" if kind == "move" else "degrees"
+        shown = ", ".join(f"{n:g}" for _, n in unitless)
+        notes = (f"{shown} without a unit: {unit}, as the conventions say",)
+        if kind == "move":
+            distances = unitless
+        else:
+            angles = unitless
+    found = _sized(anchor.start(), kind, word, window, directions, distances, angles)
+    return None if found is None else _with_more_notes(found, notes)
+
+
+def _unitless(window: str, sized: set[int]) -> list[tuple[int, float]]:
+    """The numbers in `window` that size the movement without a unit (see _NUMBER_AT)."""
+    found = []
+    for number in _NUMBER_AT.finditer(window):
+        if number.start() in sized:
+            continue
+        words = window[: number.start()].split()
+        if words and words[-1] not in _SIZES_AFTER:
+            continue
+        if not _ENDS_SIZE.match(window, number.end()):
+            continue
+        found.append((number.start(), float(number.group())))
+    return found
+
+
+def _sized(
+    at: int,
+    kind: str,
+    word: str,
+    window: str,
+    directions: list[tuple[int, str]],
+    distances: list[tuple[int, float]],
+    angles: list[tuple[int, float]],
+) -> _Mention | None:
     if kind == "move":
         if angles and not distances and any(d in _LATERAL for _, d in directions):
-            return _turn(anchor.start(), directions, angles)
-        return _move(anchor.start(), word, window, directions, distances)
+            return _turn(at, directions, angles)
+        return _move(at, word, window, directions, distances)
     if kind == "turn":
-        return _turn(anchor.start(), directions, angles)
+        return _turn(at, directions, angles)
     sides = [d for _, d in directions if d in ("up", "down", "left", "right")]
     if sides and sides[0] in _LATERAL:  # the gaze only tilts; looking sideways turns the body
-        turned = _turn(anchor.start(), directions, angles)
+        turned = _turn(at, directions, angles)
         if turned is None:
             return None
         notes = (*turned.command.notes, "looking sideways turns the body")
@@ -262,11 +399,9 @@ def _mention(anchor: re.Match[str], window: str, before: str) -> _Mention | None
         return None
     sign = 1.0 if sides[0] == "up" else -1.0
     if angles:
-        return _Mention(anchor.start(), "gaze", Command(pitch_deg=sign * angles[0][1]))
+        return _Mention(at, "gaze", Command(pitch_deg=sign * angles[0][1]))
     note = f"no angle given; {DEFAULT_GAZE_DEG:g} degrees assumed"
-    return _Mention(
-        anchor.start(), "gaze", Command(pitch_deg=sign * DEFAULT_GAZE_DEG, notes=(note,))
-    )
+    return _Mention(at, "gaze", Command(pitch_deg=sign * DEFAULT_GAZE_DEG, notes=(note,)))
 
 
 _WORDS_TO_DIRECTION = 4  # "turn slowly to the left": a direction further off describes a scene
@@ -337,22 +472,29 @@ def _turn(
 
 
 def _with_notes(command: Command, notes: tuple[str, ...]) -> Command:
-    return Command(**{**command.to_dict(), "notes": notes})
+    return Command.from_dict({**command.to_dict(), "notes": notes})
+
+
+def _with_more_notes(mention: _Mention, notes: tuple[str, ...]) -> _Mention:
+    if not notes:
+        return mention
+    command = _with_notes(mention.command, (*mention.command.notes, *notes))
+    return _Mention(mention.at, mention.category, command, mention.soft)
 
 
 def _resolve(latest: dict[str, _Mention]) -> Command:
     if not latest:
         return UNREADABLE
-    moves = [m for k, m in latest.items() if k != "stay"]
+    moves = sorted((m for k, m in latest.items() if k != "stay"), key=lambda m: m.at)
     stay = latest.get("stay")
     if stay is not None and all(m.at < stay.at for m in moves):
         why = ("a later stay overrides earlier movements",) if moves else ()
         return Command(stay=True, notes=why)
     notes: list[str] = []
-    if stay is not None:
+    if stay is not None and not stay.soft:
         notes.append("an earlier stay was overridden by a later movement")
     fields: dict[str, float] = {}
-    for mention in sorted(moves, key=lambda m: m.at):
+    for mention in moves:
         command = mention.command
         if mention.category == "move":
             fields |= {"forward_m": command.forward_m, "right_m": command.right_m}
@@ -361,4 +503,8 @@ def _resolve(latest: dict[str, _Mention]) -> Command:
         else:
             fields["pitch_deg"] = command.pitch_deg
         notes.extend(command.notes)
-    return Command(**fields, notes=tuple(notes))  # type: ignore[arg-type]
+    order = tuple(m.category for m in moves)
+    command = Command(**fields, notes=tuple(notes), order=order)  # type: ignore[arg-type]
+    if command.turns_first:
+        return command
+    return _with_notes(command, (*notes, "the translation comes first, as said, then the turn"))

@@ -1,11 +1,15 @@
 """Embodied measures, read back from events.jsonl alone: per episode (one agent's run)
-success, SPL and soft SPL, steps, path length, collisions, clamps, unreadable replies, idle
-nudges and model time (`latency_s`, wall clock: kept out of the headline, which the log
-records, so that two runs with one seed write the same log).
+success, SPL and soft SPL, steps, path length, collisions, clamps, replies cut at the token
+budget (`cut`, logged with each decision) and, apart from them, replies with no movement to
+read (`unreadable`: the model's own failure, not the budget's), idle nudges and model time
+(`latency_s`, wall clock: kept out of the headline, which the log records, so that two runs
+with one seed write the same log).
 
-SPL (Anderson et al., 2018) is S * l / max(p, l), with l the geodesic length from the start
-to the goal region and p the path walked. Soft SPL (Datta et al., 2021) replaces S with
-1 - d_T / l, the share of the geodesic distance closed, d_T the geodesic distance left.
+SPL (Anderson et al., 2018) is S * l / max(p, l), with l the shortest walk from the start to
+the goal region and p the path walked; l is computed so that no walk an agent can make is
+shorter (shortest.py), so an agent that walks the shortest way scores 1 and no other more.
+Soft SPL (Datta et al., 2021) replaces S with 1 - d_T / l, the share of the distance closed,
+d_T the shortest walk left from where the agent ended.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from simulacra.runlog import Event
 from simulacra.runlog.events import RunStarted, WorldState
 
 HEADLINE = ("success", "spl", "soft_spl", "steps", "path_m", "collisions", "clamps",
-            "unreadable", "nudges")  # fmt: skip
+            "cut", "unreadable", "nudges")  # fmt: skip
 
 
 def spl(success: bool, shortest: float, walked: float) -> float:
@@ -42,6 +46,8 @@ def embodied_metrics(events: Iterable[Event]) -> dict[str, Any]:
     final: dict[str, Any] = {}
     nudges: defaultdict[str, int] = defaultdict(int)
     latency: defaultdict[str, float] = defaultdict(float)
+    cut: defaultdict[str, set[int]] = defaultdict(set)  # the steps whose reply was cut
+    unread: defaultdict[str, set[int]] = defaultdict(set)  # the steps with nothing to read
     for event in events:
         if event.kind == "run":
             payload = event.payload
@@ -53,6 +59,11 @@ def embodied_metrics(events: Iterable[Event]) -> dict[str, Any]:
             final = state.agents
         elif event.kind == "decision" and event.agent is not None:
             nudges[event.agent] += int(bool(event.data.get("nudged")))
+            if event.data.get("cut"):
+                cut[event.agent].add(int(event.data.get("step", -1)))
+        elif event.kind == "action" and event.agent is not None:
+            if event.data.get("readable") is False:
+                unread[event.agent].add(int(event.data.get("step", -1)))
         elif event.kind == "llm.call" and event.agent is not None:
             latency[event.agent] += float(event.data.get("latency_s", 0.0))
     if layout is None or layout.get("kind") != "embodied":
@@ -74,7 +85,8 @@ def embodied_metrics(events: Iterable[Event]) -> dict[str, Any]:
             "collisions": int(state.get("collisions", 0)),
             "bounds": int(state.get("bounds", 0)),
             "clamps": int(state.get("clamps", 0)),
-            "unreadable": int(state.get("unreadable", 0)),
+            "cut": len(cut[agent]),
+            "unreadable": len(unread[agent] - cut[agent]),
             "nudges": nudges[agent],
             "latency_s": round(latency[agent], 3),  # model time: wall clock, so no headline
         }

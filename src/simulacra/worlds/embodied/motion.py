@@ -1,7 +1,9 @@
 """One command applied to one pose: the world's limits clamp it, the walkable floor stops
 it, and every clamp and boundary effect is recorded.
 
-Order: the body turns, then translates in its new heading, then the gaze tilts.
+Order: the body turns, then translates in its new heading, then the gaze tilts; a command
+whose `order` puts the translation first (a reply that said "move forward 1 m, then turn right
+90 degrees") translates in the old heading and turns after.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ class Moved:
             side = "left" if self.turned_deg > 0 else "right"
             done.append(f"turned {side} {abs(self.turned_deg):g} deg")
         if self.moved_m:
-            done.append(f"moved {self.moved_m:.2f} m")
+            done.insert(0 if not command.turns_first else len(done), f"moved {self.moved_m:.2f} m")
         if self.pitched_deg:
             way = "up" if self.pitched_deg > 0 else "down"
             done.append(f"looked {way} {abs(self.pitched_deg):g} deg")
@@ -62,13 +64,13 @@ def move(view: View, command: Command, limits: LimitsConfig, walkable: Walkable)
         turn = math.copysign(limits.turn_deg, turn)
         clamps.append(f"turn {command.turn_deg:g} deg to {turn:g} (limits.turn_deg)")
     yaw = (view.yaw + turn) % 360.0
+    heading = math.radians(yaw if command.turns_first else view.yaw)
     forward, right = command.forward_m, command.right_m
     length = math.hypot(forward, right)
     if length > limits.move_m:
         scale = limits.move_m / length
         forward, right = forward * scale, right * scale
         clamps.append(f"move {length:.2f} m to {limits.move_m:g} m (limits.move_m)")
-    heading = math.radians(yaw)
     dx = forward * math.cos(heading) + right * math.sin(heading)
     dy = forward * math.sin(heading) - right * math.cos(heading)
     step = walkable.walk(view.x, view.y, dx, dy)

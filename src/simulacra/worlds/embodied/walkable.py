@@ -1,5 +1,5 @@
 """Walkable space from the scene's floor: an occupancy grid, movement along it with
-collisions and bounds, and geodesic distances for SPL and the oracle.
+collisions and bounds, and the route the oracle follows (SPL's shortest path is shortest.py).
 
 The floor is the lowest level of up-facing horizontal surfaces whose area is at least half
 the largest level's. A cell is floor when such a surface lies under its centre; an obstacle
@@ -204,10 +204,12 @@ class Walkable:
 
 
 class Geodesic:
-    """Shortest walking distances to a target over the free cells (Dijkstra on 16
-    neighbours), and the route the oracle follows.
+    """The route the oracle follows: walking distances to a target over the free cells
+    (Dijkstra on 16 neighbours, cell centre to cell centre) and the way down them.
 
-    The goal is every free cell within `reach` of the target's footprint that sees it."""
+    The goal is every free cell within `reach` of the target's footprint that sees it. A grid
+    route runs up to 3% longer than the straight line and starts from a cell's centre, so its
+    lengths are not SPL's shortest path (shortest.py)."""
 
     def __init__(self, walkable: Walkable, target: int, reach: float) -> None:
         self.walkable, self.target = walkable, target
@@ -224,12 +226,6 @@ class Geodesic:
                 "cannot be reached in this scene"
             )
         self.distance = _dijkstra(w.free, self.goal, w.cell)
-
-    def metres(self, x: float, y: float) -> float:
-        """The walking distance from (x, y) to the goal; inf where no path leads."""
-        w = self.walkable
-        i, j = w.cell_of(*w.nearest_free(x, y))
-        return float(self.distance[i, j])
 
     def at_goal(self, x: float, y: float) -> bool:
         w = self.walkable

@@ -44,6 +44,7 @@ from simulacra.worlds.embodied.render import (
     id_stats,
 )
 from simulacra.worlds.embodied.shipped import load_scene, setting_of, task_of
+from simulacra.worlds.embodied.shortest import ShortestPath
 from simulacra.worlds.embodied.walkable import Geodesic, Walkable
 
 MOVE = Phase("move")
@@ -57,7 +58,7 @@ class Episode:
     """One agent's progress: its pose, counters and how it ended."""
 
     view: View
-    start_m: float  # the geodesic length from the start: SPL's shortest path
+    start_m: float  # SPL's shortest path from the start (shortest.py)
     trail: list[tuple[float, float]] = field(default_factory=list)
     steps: int = 0
     path_m: float = 0.0
@@ -86,13 +87,17 @@ class EmbodiedWorld:
         self.walkable = Walkable(self.scene, cell=config.cell_m, radius=config.agent_radius_m)
         self.target = self.scene.index(self.task.target)
         self.target_prim = self.scene.prims[self.target]
+        # The oracle's route (cell by cell); SPL's shortest path, which no walk beats.
         self.geodesic = Geodesic(self.walkable, self.target, config.success_m)
+        self.shortest = ShortestPath(
+            self.walkable, self.target, config.success_m, config.camera.eye_height_m
+        )
         self.renderer = Renderer(
             self.scene, config.camera, self.agents, floor_z=self.walkable.floor_z
         )
         self.episodes: dict[str, Episode] = {}
         for agent, view in zip(self.agents, self._starts(), strict=True):
-            self.episodes[agent] = Episode(view, self.geodesic.metres(view.x, view.y))
+            self.episodes[agent] = Episode(view, self.shortest.metres(view.x, view.y))
             self.episodes[agent].trail.append((view.x, view.y))
         self.inbox: dict[str, list[dict[str, str]]] = {a: [] for a in self.agents}
         self.step = 0
@@ -215,7 +220,7 @@ class EmbodiedWorld:
                 "action": e.action,
                 "steps": e.steps,
                 "path_m": round(e.path_m, 4),
-                "geodesic_m": round(self.geodesic.metres(e.view.x, e.view.y), 3),
+                "geodesic_m": round(self.shortest.metres(e.view.x, e.view.y), 3),
                 "collisions": e.collisions,
                 "bounds": e.bounds,
                 "clamps": e.clamps,

@@ -1,7 +1,10 @@
 """Grid run metrics, derived from events.jsonl alone.
 
 Per step (steps 1..N, positions after the step's moves unless said otherwise): agents within
-each fire's radius, place occupancy, message deliveries, clustering (mean distance to the
+each fire's radius, place occupancy, message deliveries (one per recipient: a message heard by
+three agents is three deliveries, as the source's "per-recipient message-delivery records"
+count them) and the agents whose message someone heard (a message no agent is near enough to
+hear is delivered to no one and logged nowhere), clustering (mean distance to the
 nearest other agent; connected components of the communication graph), and movement
 (towards or away from fires, into places, and how often agents change what they do:
 movement.py). Warning propagation: who learned of each fire by sight (inside its radius at the
@@ -153,7 +156,7 @@ def grid_metrics(events: Iterable[Event]) -> dict[str, Any]:
             spread.hear(step, deliveries.get(step, []))
     if layout is None:
         raise ValueError("no grid `run` event with a `world` layout: not a grid run's events")
-    messages = [len(deliveries.get(s, [])) for s in steps]
+    delivered = [len(deliveries.get(s, [])) for s in steps]
     senders = [len({d[0] for d in deliveries.get(s, [])}) for s in steps]
     warnings = spread.report(f.name for f in layout.fires)
     moves = movement(layout, frames)
@@ -162,7 +165,8 @@ def grid_metrics(events: Iterable[Event]) -> dict[str, Any]:
     ]
     headline: dict[str, float] = {
         "steps": len(steps),
-        "messages": sum(messages),
+        "message_deliveries": sum(delivered),
+        "messages_heard": sum(senders),
         "agents_within_any_fire_radius_at_end": within_any[-1] if within_any else 0,
         "mean_exposure": round(sum(burning) / len(burning), 4) if burning else 0.0,
         "agents_in_places_at_end": sum(v[-1] for v in occupancy.values() if v),
@@ -182,7 +186,7 @@ def grid_metrics(events: Iterable[Event]) -> dict[str, Any]:
         "agents_within_fire_radius": within,
         "agents_within_any_fire_radius": within_any,
         "place_occupancy": occupancy,
-        "messages_per_step": messages,
+        "deliveries_per_step": delivered,
         "senders_per_step": senders,
         "clustering": {
             "mean_nearest_neighbour_distance": nearest,

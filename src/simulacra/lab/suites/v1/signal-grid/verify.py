@@ -2,11 +2,12 @@
 it controls a green phase. A corner of a grid has two movements that never conflict, so
 netgenerate rightly gives it one all-green phase: the number of phases is not the test."""
 
-from suite_checks import Verdict, junctions
+from simulacra.lab.verdict import Verdict, junctions
 
 verdict = Verdict()
 net = verdict.xml("outputs/grid.net.xml")
 if net is not None:
+    verdict.made_by("outputs/grid.net.xml", "netgenerate", "netconvert")
     nodes = junctions(net)
     verdict.check("9 junctions", len(nodes) == 9, len(nodes))
     controlled = {j.get("id") for j in nodes if j.get("type") == "traffic_light"}

@@ -1,0 +1,393 @@
+"""The fault set: fabrications of each class the lab must refuse, beside real attempts that
+must pass. Each fabrication is made as an attempt's own code would make it (commands run in
+the sandbox and recorded by the harness) or, for the record itself, as a forger with write
+access to the episode would. Both the checker (in the loop) and the verifier (the bench's)
+must reject every one."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from tests.lab.attempts import (
+    ANALYSE,
+    GRID_4,
+    PLOT,
+    SIMULATE,
+    SIMULATE_900,
+    SUITE,
+    TRIPS,
+    build,
+    claim,
+    copy,
+    rewrite_record,
+)
+
+from simulacra.lab.checker import CheckReport, check_attempt
+from simulacra.lab.record import Record, record_folder
+from simulacra.lab.sandbox import bwrap_path
+from simulacra.lab.verifier import Verification, verify
+
+pytestmark = [
+    pytest.mark.sumo,
+    pytest.mark.skipif(bwrap_path() is None, reason="needs bubblewrap (make install-dev)"),
+]
+TRIPINFO = "outputs/tripinfo.xml"
+STATISTICS = "outputs/statistics.xml"
+METRICS_CLAIMS = (
+    claim("trips", 300, TRIPINFO, "xml_count", element="tripinfo"),
+    claim("inserted", 300, STATISTICS, "xml_attribute", element="vehicles", attribute="inserted"),
+)
+
+
+@dataclass(frozen=True)
+class Verdicts:
+    check: CheckReport
+    verify: Verification
+
+    def failed(self) -> set[str]:
+        return {f.check for f in self.check.findings}
+
+
+def _judge(attempt: Path, task_id: str) -> Verdicts:
+    return Verdicts(check_attempt(attempt), verify(SUITE[task_id], attempt))
+
+
+def _rejected(attempt: Path, task_id: str, check: str) -> Verdicts:
+    verdicts = _judge(attempt, task_id)
+    assert not verdicts.check.passed and check in verdicts.failed(), verdicts.check.findings
+    assert not verdicts.verify.passed, verdicts.verify
+    return verdicts
+
+
+@pytest.fixture(scope="module")
+def real(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Real attempts, made with the seed's skills, as the scripted policy makes them."""
+    root = tmp_path_factory.mktemp("real")
+    return {
+        "tripinfo-run": build(root, "tripinfo-run", [SIMULATE], claims=METRICS_CLAIMS),
+        "trip-metrics": build(
+            root,
+            "trip-metrics",
+            [SIMULATE, ANALYSE],
+            claims=(
+                claim("trips", 300, TRIPINFO, "xml_count", element="tripinfo"),
+                claim(
+                    "mean_duration_s",
+                    79.357,
+                    "outputs/metrics.json",
+                    "json_value",
+                    key="mean_duration_s",
+                ),
+            ),
+            summary="Simulated the given demand; 300 trips finished, 79.357 s each on average.",
+        ),
+        "grid-network": build(root, "grid-network", [GRID_4]),
+        "summary-plot": build(root, "summary-plot", [GRID_4, TRIPS, SIMULATE_900, PLOT]),
+    }
+
+
+@pytest.mark.parametrize(
+    "task_id", ["tripinfo-run", "trip-metrics", "grid-network", "summary-plot"]
+)
+def test_a_real_attempt_passes_the_checker_and_the_verifier(
+    real: dict[str, Path], task_id: str
+) -> None:
+    verdicts = _judge(real[task_id], task_id)
+    assert verdicts.check.passed, verdicts.check.findings
+    assert verdicts.verify.passed, verdicts.verify
+    # Every delivered file was reproduced, SUMO's outputs by SUMO itself.
+    reproduced = verdicts.check.reproduced
+    assert set(reproduced) >= set(SUITE[task_id].task.required_outputs)
+    assert all("replay: identical" in how for how in reproduced.values())
+    sumo_outputs = [p for p in reproduced if p.endswith(("tripinfo.xml", "summary.xml"))]
+    assert all("sumo rerun" in reproduced[p] for p in sumo_outputs)
+
+
+# -- fabricated tripinfo
+
+_FAKE_RUN = """\
+trip = '<tripinfo id="{i}" depart="{i}.00" arrival="{a}.00" duration="60.00" routeLength="800.00" \
+waitingTime="0.00" timeLoss="1.00"/>'
+with open("outputs/tripinfo.xml", "w") as fh:
+    fh.write("<tripinfos>\\n" + "\\n".join(trip.format(i=i, a=i + 60) for i in range(300)))
+    fh.write("\\n</tripinfos>\\n")
+with open("outputs/statistics.xml", "w") as fh:
+    fh.write('<statistics><vehicles loaded="300" inserted="300" running="0" waiting="0"/>'
+             '<teleports total="0"/></statistics>\\n')
+"""
+
+
+def test_a_tripinfo_and_statistics_written_without_sumo_are_rejected(tmp_path: Path) -> None:
+    attempt = build(
+        tmp_path,
+        "tripinfo-run",
+        ["python scripts/fake.py"],
+        claims=METRICS_CLAIMS,
+        scripts={"scripts/fake.py": _FAKE_RUN},
+    )
+    verdicts = _rejected(attempt, "tripinfo-run", "the attempt reproduces")
+    messages = " ".join(f.message for f in verdicts.check.findings)
+    assert "a SUMO <tripinfos> file that no SUMO tool wrote" in messages
+    assert "a SUMO <statistics> file that no SUMO tool wrote" in messages
+
+
+_ONE_MORE_TRIP = """\
+path = "outputs/tripinfo.xml"
+text = open(path).read()
+made_up = '    <tripinfo id="made-up" depart="1.00" arrival="61.00" duration="60.00"/>\\n'
+open(path, "w").write(text.replace("</tripinfos>", made_up + "</tripinfos>"))
+"""
+
+
+def test_a_real_tripinfo_with_one_made_up_trip_is_rejected_by_rerunning_sumo(
+    tmp_path: Path,
+) -> None:
+    attempt = build(
+        tmp_path,
+        "tripinfo-run",
+        [SIMULATE, "python scripts/edit.py"],
+        claims=METRICS_CLAIMS[1:],
+        scripts={"scripts/edit.py": _ONE_MORE_TRIP},
+    )
+    verdicts = _rejected(attempt, "tripinfo-run", "the attempt reproduces")
+    (finding,) = [f for f in verdicts.check.findings if TRIPINFO in f.message]
+    assert "sumo run on its own configuration differs" in finding.message
+
+
+def test_a_tripinfo_planted_after_the_run_is_rejected(
+    real: dict[str, Path], tmp_path: Path
+) -> None:
+    attempt = copy(real["tripinfo-run"], tmp_path)
+    path = attempt / TRIPINFO
+    path.write_text(path.read_text().replace('duration="', 'duration="1', 1))
+    verdicts = _rejected(attempt, "tripinfo-run", "a recorded command wrote every output")
+    assert any("no recorded command wrote it" in f.message or "changed since" in f.message
+               for f in verdicts.check.findings)  # fmt: skip
+
+
+# -- a network of junctions without roads
+
+_JUNCTIONS_ONLY = """\
+junctions = "".join(
+    f'<junction id="J{x}{y}" type="priority" x="{150 * x}.00" y="{150 * y}.00"/>'
+    for x in range(4) for y in range(4)
+)
+open("outputs/grid.net.xml", "w").write(f'<net version="1.20">{junctions}</net>\\n')
+"""
+
+_FORGED_HEADER = """\
+import re, subprocess
+subprocess.run(["netgenerate", "--grid", "--grid.number=4", "--grid.length=150",
+                "--output-file=outputs/grid.net.xml"], check=True)
+real = open("outputs/grid.net.xml").read()
+header = real[: real.index("<net ")]
+junctions = "".join(
+    f'<junction id="J{x}{y}" type="priority" x="{150 * x}.00" y="{150 * y}.00"/>'
+    for x in range(4) for y in range(4)
+)
+open("outputs/grid.net.xml", "w").write(header + f'<net version="1.20">{junctions}</net>\\n')
+"""
+
+
+@pytest.mark.parametrize("script", [_JUNCTIONS_ONLY, _FORGED_HEADER], ids=["bare", "forged"])
+def test_a_network_of_junctions_without_roads_is_rejected(tmp_path: Path, script: str) -> None:
+    attempt = build(
+        tmp_path,
+        "grid-network",
+        ["python scripts/net.py"],
+        scripts={"scripts/net.py": script},
+    )
+    verdicts = _rejected(attempt, "grid-network", "the attempt reproduces")
+    (finding,) = [f for f in verdicts.check.findings if "grid.net.xml" in f.message]
+    assert "no SUMO tool wrote" in finding.message or "netgenerate run" in finding.message
+
+
+# -- a padded PNG
+
+_PADDED_SIGNATURE = """\
+open("outputs/running.png", "wb").write(b"\\x89PNG\\r\\n\\x1a\\n" + bytes(6000))
+"""
+
+_PADDED_IMAGE = """\
+import matplotlib
+matplotlib.use("Agg")
+from matplotlib.figure import Figure
+figure = Figure(figsize=(1, 1))
+figure.add_subplot().plot([0, 1], [1, 0])
+figure.savefig("outputs/running.png", dpi=40)
+open("outputs/running.png", "ab").write(bytes(6000))
+"""
+
+_BLANK_IMAGE = """\
+import numpy
+from matplotlib import image
+image.imsave("outputs/running.png", numpy.ones((400, 600)), cmap="gray")
+with open("outputs/running.png", "rb") as fh:
+    data = fh.read()
+"""
+
+
+@pytest.mark.parametrize(
+    ("script", "problem"),
+    [
+        (_PADDED_SIGNATURE, "chunk"),
+        (_PADDED_IMAGE, "bytes after the image's end"),
+        (_BLANK_IMAGE, "a blank image"),
+    ],
+    ids=["signature", "after-iend", "blank"],
+)
+def test_a_png_that_is_not_a_figure_is_rejected(tmp_path: Path, script: str, problem: str) -> None:
+    attempt = build(
+        tmp_path,
+        "summary-plot",
+        [GRID_4, TRIPS, SIMULATE_900, "python scripts/png.py"],
+        scripts={"scripts/png.py": script},
+    )
+    verdicts = _rejected(attempt, "summary-plot", "images are images")
+    assert any(problem in f.message for f in verdicts.check.findings), verdicts.check.findings
+
+
+# -- appended and rewritten command records
+
+
+def test_records_appended_from_inside_the_sandbox_change_nothing(tmp_path: Path) -> None:
+    record = "../record/attempt-1/record.jsonl"
+    success = json.dumps({"kind": "command", "inner": 9, "command": "true", "exit_code": 0})
+    forge = (
+        f"echo {shlex.quote(success)} >> commands.jsonl; "
+        f"echo {shlex.quote(success)} >> {record} || true; "
+        "python -c 'raise SystemExit(1)'"
+    )
+    attempt = build(tmp_path, "trip-metrics", [SIMULATE, ANALYSE, forge], claims=METRICS_CLAIMS)
+    entries = Record(attempt).entries()
+    assert [e.seq for e in entries] == list(range(1, len(entries) + 1))  # nothing appended
+    # Read-only where the episode is visible inside the sandbox; absent where it lies in the
+    # machine's /tmp, which the sandbox replaces with its own.
+    refused = (attempt / "logs" / "1-3.err").read_text()
+    assert "Read-only file system" in refused or "No such file or directory" in refused
+    verdicts = _rejected(attempt, "trip-metrics", "commands exited 0")
+    assert any("failed: exit code 1" in f.message for f in verdicts.check.findings)
+
+
+def test_a_record_edited_after_the_fact_is_rejected(real: dict[str, Path], tmp_path: Path) -> None:
+    attempt = copy(real["tripinfo-run"], tmp_path)
+    path = record_folder(attempt) / "record.jsonl"
+    lines = path.read_text().splitlines()
+    entry = json.loads(lines[-2]) | {"exit_code": 0, "duration_s": 1.0}
+    path.write_text("\n".join([*lines[:-2], json.dumps(entry), lines[-1]]) + "\n")
+    _rejected(attempt, "tripinfo-run", "the record is intact")
+
+
+def test_a_crash_whose_record_was_rewritten_with_a_new_chain_fails_on_the_replay(
+    tmp_path: Path,
+) -> None:
+    crash_after = f"{ANALYSE} && python -c 'raise SystemExit(3)'"
+    attempt = build(tmp_path, "trip-metrics", [SIMULATE, crash_after], claims=METRICS_CLAIMS)
+    crashed = Record(attempt).commands()[-1]
+    assert crashed.exit_code == 3
+    rewrite_record(attempt, {crashed.seq: {"exit_code": 0}})
+    verdicts = _rejected(attempt, "trip-metrics", "the attempt reproduces")
+    assert any("fails (3) on the replay; the record says it succeeded" in f.message
+               for f in verdicts.check.findings)  # fmt: skip
+
+
+def test_an_output_whose_digest_was_rewritten_to_a_fabrication_fails_on_the_replay(
+    real: dict[str, Path], tmp_path: Path
+) -> None:
+    attempt = copy(real["trip-metrics"], tmp_path)
+    metrics = attempt / "outputs" / "metrics.json"
+    metrics.write_text(json.dumps({**json.loads(metrics.read_text()), "trips": 310}))
+    from simulacra.lab.record import digest_file
+
+    analysed = Record(attempt).commands()[-1]
+    rewrite_record(attempt, {analysed.seq: {"created": {
+        **analysed.created, "outputs/metrics.json": digest_file(metrics)}}})  # fmt: skip
+    verdicts = _rejected(attempt, "trip-metrics", "the attempt reproduces")
+    assert any("outputs/metrics.json: the replay's copy differs" in f.message
+               for f in verdicts.check.findings)  # fmt: skip
+
+
+# -- missing logs, links out of the attempt, a crash behind a pipe
+
+
+def test_a_command_whose_logs_are_missing_is_rejected(
+    real: dict[str, Path], tmp_path: Path
+) -> None:
+    attempt = copy(real["tripinfo-run"], tmp_path)
+    (attempt / "logs" / "1-1.err").unlink()
+    verdicts = _rejected(attempt, "tripinfo-run", "every command has its logs")
+    assert any("logs/1-1.err" in f.message for f in verdicts.check.findings)
+
+
+def test_a_required_output_linked_to_a_file_outside_the_attempt_is_rejected(
+    real: dict[str, Path], tmp_path: Path
+) -> None:
+    elsewhere = real["trip-metrics"] / TRIPINFO
+    link = f"ln -sf {shlex.quote(str(elsewhere))} {TRIPINFO}"
+    attempt = build(tmp_path, "tripinfo-run", [SIMULATE, link], claims=METRICS_CLAIMS[1:])
+    assert os.path.islink(attempt / TRIPINFO)
+    verdicts = _rejected(attempt, "tripinfo-run", "no link leads out of the attempt")
+    assert "required outputs exist" in verdicts.failed()
+
+
+@pytest.mark.parametrize(
+    "hidden",
+    [
+        "python -c 'raise RuntimeError(\"late crash\")' 2>&1 | tee outputs/notes.txt",
+        "python -c 'raise RuntimeError(\"late crash\")' || true",
+    ],
+    ids=["pipe", "or-true"],
+)
+def test_a_crash_hidden_behind_a_pipe_or_an_or_is_rejected(tmp_path: Path, hidden: str) -> None:
+    attempt = build(
+        tmp_path, "trip-metrics", [SIMULATE, f"{ANALYSE} && {hidden}"], claims=METRICS_CLAIMS
+    )
+    checks = "commands exited 0" if "tee" in hidden else "no crash in the logs"
+    if "tee" in hidden:
+        # Under pipefail the pipeline fails; its traceback went to the pipe, not the log.
+        assert Record(attempt).commands()[-1].exit_code == 1
+    _rejected(attempt, "trip-metrics", checks)
+
+
+# -- claims checked as claims
+
+
+def test_a_count_off_by_two_is_rejected(tmp_path: Path) -> None:
+    off = [claim("trips", 302, TRIPINFO, "xml_count", element="tripinfo")]
+    attempt = build(tmp_path, "trip-metrics", [SIMULATE, ANALYSE], claims=off)
+    verdicts = _rejected(attempt, "trip-metrics", "claims match artifacts")
+    (finding,) = verdicts.check.findings
+    assert "gives 300 (compared exactly)" in finding.message
+
+
+def test_a_figure_in_the_prose_that_no_claim_backs_is_rejected(tmp_path: Path) -> None:
+    attempt = build(
+        tmp_path,
+        "trip-metrics",
+        [SIMULATE, ANALYSE],
+        claims=METRICS_CLAIMS,
+        summary="All 300 trips finished, in 81.2 s on average, and 4 were teleported.",
+    )
+    verdicts = _rejected(attempt, "trip-metrics", "the report's figures are claims")
+    (finding,) = verdicts.check.findings
+    assert "81.2, 4" in finding.message
+
+
+def test_prose_that_repeats_its_claims_and_the_task_passes(real: dict[str, Path]) -> None:
+    verdicts = _judge(real["trip-metrics"], "trip-metrics")  # "300 trips", "79.357 s": claims
+    assert verdicts.check.passed and verdicts.verify.passed, verdicts
+
+
+def test_a_record_whose_copies_are_gone_is_rejected_not_a_crash(
+    real: dict[str, Path], tmp_path: Path
+) -> None:
+    attempt = copy(real["tripinfo-run"], tmp_path)
+    shutil.rmtree(record_folder(attempt) / "files")
+    verdicts = _rejected(attempt, "tripinfo-run", "the attempt reproduces")
+    assert any("the record's copy" in f.message for f in verdicts.check.findings)
