@@ -30,6 +30,7 @@ from simulacra.experiments.sweep_results import JobResult
 # The folder holding the simulacra package: the child imports the same code as this process.
 _SOURCES = str(Path(__file__).resolve().parents[2])
 STOP_WAIT_S = 60  # for runs told to stop to mark themselves interrupted
+STOP = signal.SIGUSR1  # the caller to the pool: an interrupt reached the caller alone
 
 
 class PoolError(UserError, RuntimeError):
@@ -41,11 +42,10 @@ def on_processes(jobs: Sequence[SweepJob], root: str, workers: int) -> Iterator[
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (_SOURCES, env.get("PYTHONPATH")) if p)
     command = [sys.executable, "-m", "simulacra.experiments.pool", root, str(workers)]
-    # A process group of its own: Ctrl+C (or a notebook's interrupt, which reaches only this
-    # process) is passed on to the pool and every worker alike, below.
-    child = subprocess.Popen(
-        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, process_group=0
-    )
+    # This process group, so that a signal to the group (Ctrl+C in a terminal, a kill) reaches
+    # the pool and its workers too; an interrupt of this process alone (a notebook's) is
+    # passed on below, as STOP.
+    child = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
     assert child.stdin is not None and child.stdout is not None
     reported = 0
     try:
@@ -61,11 +61,11 @@ def on_processes(jobs: Sequence[SweepJob], root: str, workers: int) -> Iterator[
         code = child.wait()
     finally:
         if child.poll() is None:  # stopped early (Ctrl+C, an error): the runs stop as a run does
-            os.killpg(child.pid, signal.SIGINT)
+            child.send_signal(STOP)
             try:
                 child.wait(timeout=STOP_WAIT_S)
             except subprocess.TimeoutExpired:
-                os.killpg(child.pid, signal.SIGKILL)
+                child.kill()
                 child.wait()
     if reported < len(jobs):
         raise PoolError(
@@ -83,19 +83,50 @@ def _serve(root: str, workers: int) -> None:
     # spawn, not fork: a worker starts clean, without this process's threads or libraries.
     context = multiprocessing.get_context("spawn")
     count = max(1, min(workers, len(jobs)))
-    with results, ProcessPoolExecutor(count, mp_context=context) as pool:
+    _stop_on_signals()
+    with results, ProcessPoolExecutor(count, context) as pool:
         try:
-            futures = [pool.submit(run_job, job, root) for job in jobs]
+            futures = [pool.submit(_run_job, job, root) for job in jobs]
             for future in as_completed(futures):
                 results.write(json.dumps(asdict(future.result())) + "\n")
                 results.flush()
-        except KeyboardInterrupt:  # the running runs were interrupted too; start no other
+        except KeyboardInterrupt:  # the running runs stop as Ctrl+C stops a run; start no other
             pool.shutdown(cancel_futures=True)
             raise
+
+
+def _run_job(job: SweepJob, root: str) -> JobResult:
+    """A worker's job. Once Ctrl+C has stopped a run (it marks itself interrupted), the worker
+    ends instead of taking the next job the pool queued for it."""
+    try:
+        return run_job(job, root)
+    except KeyboardInterrupt:
+        os._exit(130)
+
+
+def _stop_on_signals() -> None:
+    """Ctrl+C (SIGINT, which a terminal sends the workers too) or STOP (the caller's, when
+    the interrupt reached it alone: then this process passes SIGINT on to each worker) stops
+    the pool, once: each worker gets one SIGINT, which asyncio turns into a clean stop."""
+    stopping = False
+
+    def stop(signum: int, frame: object) -> None:
+        nonlocal stopping
+        if stopping:
+            return
+        stopping = True
+        if signum == STOP:
+            for worker in multiprocessing.active_children():
+                if worker.pid is not None:
+                    os.kill(worker.pid, signal.SIGINT)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(STOP, stop)
 
 
 if __name__ == "__main__":
     try:
         _serve(sys.argv[1], int(sys.argv[2]))
-    except KeyboardInterrupt:  # Ctrl+C reaches the whole process group; the caller says so
+    except KeyboardInterrupt:  # the caller says where the sweep stands and how to resume it
         sys.exit(130)
