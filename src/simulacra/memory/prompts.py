@@ -4,15 +4,18 @@ declared fallback, turned into a Request by one function."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from typing import Annotated
 
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field, create_model
 
 from simulacra.llm import MaxChars, Request, chat
 
 IMPORTANCE_PURPOSE = "memory.importance"
 QUESTIONS_PURPOSE = "reflect.questions"
 INSIGHTS_PURPOSE = "reflect.insights"
+QUESTIONS_MAX_TOKENS = 160
+INSIGHTS_MAX_TOKENS = 320
 
 
 class ImportanceRating(BaseModel):
@@ -40,16 +43,78 @@ def importance_request(agent: str, text: str, fallback: int, seed: int = 0) -> R
     )
 
 
+class ImportanceRatings(BaseModel):
+    """Several memories rated in one call; the model made for n memories takes exactly n."""
+
+    ratings: list[Annotated[int, Field(ge=1, le=10)]]
+
+
+@cache
+def ratings_output(n: int) -> type[ImportanceRatings]:
+    """The output model for n memories: `ratings` holds exactly n numbers from 1 to 10."""
+    model: type[ImportanceRatings] = create_model(
+        f"ImportanceRatings{n}",
+        __base__=ImportanceRatings,
+        ratings=(
+            list[Annotated[int, Field(ge=1, le=10)]],
+            Field(min_length=n, max_length=n),
+        ),
+    )
+    return model
+
+
+IMPORTANCES_SYSTEM = (
+    "You rate how poignant each of {agent}'s memories is. On a scale of 1 to 10, 1 is purely "
+    "mundane (brushing teeth, making the bed) and 10 is extremely poignant (a break-up, a "
+    "college acceptance). Answer with JSON holding one rating per memory, in their order."
+)
+IMPORTANCES_USER = "Memories:\n{memories}\nRatings:"
+
+
+def importances_request(
+    agent: str, texts: Sequence[str], fallback: Sequence[int], seed: int = 0
+) -> Request:
+    """Ask for a 1-10 rating of each of `texts` in one call; `fallback` (the rule's) if not."""
+    output = ratings_output(len(texts))
+    return Request(
+        messages=chat(
+            IMPORTANCES_SYSTEM.format(agent=agent),
+            IMPORTANCES_USER.format(memories=_numbered(texts)),
+        ),
+        output=output,
+        fallback=output(ratings=list(fallback)),
+        max_tokens=8 + 4 * len(texts),
+        seed=seed,
+        purpose=IMPORTANCE_PURPOSE,
+        agent=agent,
+    )
+
+
+# A question or insight must say something: a small model copies an example's "..." or
+# writes "?" when nothing comes to it, and constrained decoding then needs a rule to follow.
+MIN_STATEMENT = 12
+
+
+def _has_words(text: str) -> str:
+    if sum(c.isalpha() for c in text) < 3:
+        raise ValueError(f"{text!r} holds no words; write a real sentence")
+    return text
+
+
+Sentence = Annotated[str, Field(min_length=MIN_STATEMENT), AfterValidator(_has_words)]
+
+
 class ReflectionQuestions(BaseModel):
     # No length limit in the schema: a served model that asks four questions is trimmed, not
     # failed.
-    questions: list[Annotated[str, MaxChars(120)]]
+    # Placeholders ("...", "?") fail validation, so a retry or the grammar asks for words.
+    questions: list[Annotated[Sentence, MaxChars(120)]]
 
 
 QUESTIONS_SYSTEM = (
     "You help {agent} reflect. Read {agent}'s recent memories and ask the {count} most salient "
-    "high-level questions that these statements alone can answer. "
-    'Answer with JSON: {{"questions": ["...", "..."]}}.'
+    "high-level questions that these statements alone can answer. Answer with JSON: a list "
+    '"questions" of {count} full questions about {agent}, each a sentence of its own.'
 )
 QUESTIONS_USER = "Recent memories:\n{statements}\nQuestions:"
 
@@ -65,7 +130,7 @@ def questions_request(
         ),
         output=ReflectionQuestions,
         fallback=ReflectionQuestions(questions=list(fallback)[:count]),
-        max_tokens=160,
+        max_tokens=QUESTIONS_MAX_TOKENS,
         seed=seed,
         purpose=QUESTIONS_PURPOSE,
         agent=agent,
@@ -73,7 +138,7 @@ def questions_request(
 
 
 class Insight(BaseModel):
-    text: Annotated[str, MaxChars(200)] = Field(min_length=1)
+    text: Annotated[Sentence, MaxChars(200)]
     evidence: list[int] = Field(description="numbers of the statements that support it")
 
 
@@ -102,7 +167,7 @@ def insights_request(
         output=Insights,
         # An unfounded insight is worse than none: the fallback adds nothing to memory.
         fallback=Insights(insights=[]),
-        max_tokens=320,
+        max_tokens=INSIGHTS_MAX_TOKENS,
         seed=seed,
         purpose=INSIGHTS_PURPOSE,
         agent=agent,
