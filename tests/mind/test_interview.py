@@ -112,3 +112,23 @@ async def test_the_day_plan_is_shown_to_a_planning_mind_and_withheld_without_pla
     assert full.count("07:00 open the cafe; 17:00 the party") == 1
     assert full.index("17:00 the party") < full.index("memories:")
     assert "17:00 the party" not in ablated
+
+
+async def test_an_interview_reads_memory_without_changing_it(
+    model: ScriptedModel, make_agent: MakeAgent
+) -> None:
+    isabella = make_agent()
+    invited = await isabella.memory.add("observation", "Maria invited me to her party", NOON)
+    asked: list[Request] = []
+    model.on(
+        "interview.answer",
+        lambda r: asked.append(r) or {"answer": "Maria's party.", "memory_ids": [invited.id]},
+    )
+    later = NOON + timedelta(hours=5)
+    reply = await isabella.interview("Are you going to a party?", later)
+    assert reply.memory_ids == (invited.id,)
+    # Its retrieval left the memory's last access alone; its call is a probe.
+    assert isabella.memory.get(invited.id).last_accessed_at == NOON
+    assert [r.probe for r in asked] == [True]
+    isabella.memory.retrieve("party", later)  # what an ordinary retrieval does
+    assert isabella.memory.get(invited.id).last_accessed_at == later

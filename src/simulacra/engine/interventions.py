@@ -33,14 +33,15 @@ class Intervention:
     """`thought`: `text` becomes the one agent's own thought. `event`: the world makes `change`
     (its fields are the world's own). `conversation`: the two agents talk about `text`.
     `correction`: `text` corrects a fact; each of `agents` (every agent when none are named)
-    invalidates the memories that mention all of `contradicts` and remembers `text`."""
+    invalidates the memories that mention all of `contradicts` and remembers `text`.
+    `importance`: the thought's or the correction's, or None to have it rated as any memory."""
 
     at: datetime
     type: InterventionType
     text: str
     agents: tuple[str, ...] = ()
     change: Mapping[str, Any] = field(default_factory=dict)
-    importance: float = 9.0
+    importance: float | None = None
     contradicts: tuple[tuple[str, ...], ...] = ()
 
 

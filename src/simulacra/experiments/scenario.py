@@ -162,7 +162,8 @@ class InterventionConfig(_Strict):
     `change` (town: place, object, state). `conversation`: two agents talk about `text`.
     `correction`: `text` corrects a fact; the agents named (every agent when none is) drop the
     memories that mention, for each group of words in `contradicts`, one of them, with all
-    that rests on them, and remember `text` instead."""
+    that rests on them, and remember `text` instead. `importance`: the memory's (1-10); none:
+    rated under `memory.importance` like any memory (the rule gives 9)."""
 
     at: Moment
     type: Literal["thought", "event", "conversation", "correction"]
@@ -171,7 +172,7 @@ class InterventionConfig(_Strict):
     agents: list[str] = Field(default_factory=list)
     change: dict[str, Any] = Field(default_factory=dict)
     contradicts: list[list[str]] = Field(default_factory=list)
-    importance: float = Field(default=9, ge=1, le=10)
+    importance: float | None = Field(default=None, ge=1, le=10)
 
     @model_validator(mode="after")
     def _contradicts_for_corrections(self) -> InterventionConfig:

@@ -33,11 +33,13 @@ from simulacra.mind.perceive import Perception, perceive
 from simulacra.mind.persona import Persona
 from simulacra.mind.plan import Planner
 from simulacra.mind.react import Decision, decide
+from simulacra.mind.relation import Relations
 from simulacra.mind.schedule import PlanStep, Schedule
 from simulacra.runlog import EventSink
 
 REACTION_MINUTES = 10
 CONVERSATION_TURNS = 8
+THOUGHT_IMPORTANCE = 9.0  # a planted thought's under the rule (and a failed rating's)
 
 
 def _step(data: dict[str, Any] | None) -> PlanStep | None:
@@ -75,6 +77,7 @@ class Agent:
         self.current: PlanStep | None = None
         self.interruption: PlanStep | None = None
         self.yesterday: str | None = None
+        self.relations = Relations()
 
     async def decide(self, phase: str, observation: Observation, now: datetime) -> Action | None:
         """One phase of the town's tick (see the module's docstring)."""
@@ -107,16 +110,23 @@ class Agent:
         args = {"object": step.object, "state": step.object_state}
         return Action("do", step.description, target=step.place, args=args)
 
-    async def think(self, text: str, now: datetime, importance: float) -> None:
+    async def think(self, text: str, now: datetime, importance: float | None = None) -> None:
         """The source's seed: a memory the agent holds as its own intention; a day already
-        planned is planned anew around it (a day not yet planned takes it in when planned)."""
+        planned is planned anew around it (a day not yet planned takes it in when planned).
+        Its importance is rated like any memory's unless the scenario gives one."""
         meta = {"intervention": "thought"}
-        await self.memory.add("observation", text, now, importance, meta=meta)
+        await self.memory.add(
+            "observation", text, now, importance, meta=meta, rule=THOUGHT_IMPORTANCE
+        )
         if any(block.covers(now) for block in self.planner.schedule.blocks):
             await self.replan(now, text)
 
     async def correct(
-        self, text: str, contradicts: Sequence[Sequence[str]], now: datetime, importance: float
+        self,
+        text: str,
+        contradicts: Sequence[Sequence[str]],
+        now: datetime,
+        importance: float | None = None,
     ) -> list[str]:
         """A scenario's correction: what it contradicts is invalidated and the day, if
         planned, is planned anew around the correction."""
@@ -137,7 +147,9 @@ class Agent:
         """The day's 5-8 blocks; none under ablations without planning."""
         if not self.ablation.plans:
             return []
-        return await self.planner.plan_day(now, yesterday)
+        steps = await self.planner.plan_day(now, yesterday)
+        await self.planner.flush(now)
+        return steps
 
     async def current_action(self, now: datetime) -> PlanStep:
         """The step to execute now. Without planning, the agent improvises one step at a time
@@ -146,6 +158,7 @@ class Agent:
             self.current = self.interruption
         elif self.ablation.plans:
             self.current = await self.planner.current_action(now, self.objects)
+            await self.planner.flush(now)  # an hour and its actions: one write, one rating
         else:
             self.current = await self.planner.improvise(now, self.current)
         return self.current
@@ -181,7 +194,9 @@ class Agent:
         if not self.ablation.plans:
             self.current = None
             return []
-        return await self.planner.replan(now, reason)
+        steps = await self.planner.replan(now, reason)
+        await self.planner.flush(now)
+        return steps
 
     async def reflect_if_due(self, now: datetime) -> list[MemoryRecord]:
         if not self.ablation.reflects:
@@ -228,6 +243,7 @@ class Agent:
             "names": dict(self.names),
             "objects": list(self.objects),
             "yesterday": self.yesterday,
+            "relations": self.relations.to_dict(),
         }
 
     def restore(self, state: Mapping[str, Any]) -> None:
@@ -242,3 +258,4 @@ class Agent:
         self.names = dict(state.get("names", {}))
         self.objects = tuple(state.get("objects", ()))
         self.yesterday = state.get("yesterday")
+        self.relations = Relations.from_dict(state.get("relations", {}))
