@@ -21,7 +21,7 @@ SMALL = [
     'world.attendance.end="10:00"',
 ]
 # Every event an interview makes: its answer and aware count, its retrieval and its call.
-PROBES = {"interview.answer"}
+PROBES = {"interview.answer"}  # the purpose of every call an interview makes
 
 
 def _run(root: Path, *overrides: str) -> RunDir:
@@ -58,5 +58,5 @@ def test_a_run_interviewed_hourly_does_what_the_same_run_does_without_interviews
     assert len(answers) == 16  # four agents, four times
     played, unasked = _played(asked), _played(quiet)
     assert len(played) == len(unasked)
-    first = next((i for i, (a, b) in enumerate(zip(played, unasked)) if a != b), None)
+    first = next((i for i, (a, b) in enumerate(zip(played, unasked, strict=True)) if a != b), None)
     assert first is None, f"the runs part at event {first}: {played[first]} != {unasked[first]}"
