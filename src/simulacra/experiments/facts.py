@@ -66,3 +66,10 @@ def aware_test(
         return knows_by_words(answer, groups, names.get(agent, agent))
 
     return aware
+
+
+def awareness_method(judge: str, fallbacks: int) -> str:
+    """How answers were judged aware, in words for eval.json, diagnose.json and the report."""
+    if judge == "scripted":
+        return "keywords (the scripted model stands in for a judge: it answers with the test)"
+    return f"judge {judge}, yes or no against the fact; keywords in {fallbacks} failed calls"

@@ -33,20 +33,13 @@ from simulacra.experiments.evaluate.social import (
     directed_density,
     mutual,
 )
-from simulacra.experiments.facts import Planting, knows_by_words, planting
+from simulacra.experiments.facts import Planting, awareness_method, knows_by_words, planting
 from simulacra.experiments.kinds import kind_of
 from simulacra.experiments.questions import Fact, QuestionBank
 from simulacra.experiments.scenario import Scenario
 from simulacra.llm import Gateway
 from simulacra.mind.judge import judge_aware
 from simulacra.runlog import Event, RunDir
-
-
-def awareness_method(judge: Gateway, fallbacks: int) -> str:
-    """How awareness was decided, in words for eval.json and the report."""
-    if judge.name == "scripted":
-        return "keywords (the scripted model stands in for a judge: it answers with the test)"
-    return f"judge {judge.name}, yes or no against the fact; keywords in {fallbacks} failed calls"
 
 
 async def judged(
@@ -142,7 +135,7 @@ def emergent(
     return {
         "acquaintance": density_rows,
         "diffusion": diffusion,
-        "diffusion_method": awareness_method(judge, fallbacks),
+        "diffusion_method": awareness_method(judge.name, fallbacks),
         "planted": {
             name: None if p is None else {"owner": p.owner, "at": p.at.isoformat(), "text": p.text}
             for name, p in planted.items()
