@@ -137,21 +137,21 @@ def check_denials(log: RunLog, aware: Mapping[int, bool]) -> list[Checked]:
         told = log.text(stated[-1])
         if set(stated) & set(shown):
             summary = (
-                f"{log.name(agent)} held the {fact.name} and retrieval brought it up, yet the "
+                f"{log.name(agent)} held the {fact.label} and retrieval brought it up, yet the "
                 "answer denies it: the model did not use what it was shown"
             )
             misses.append(_finding("retrieval_miss", log, interview, summary, evidence, detail))
         elif partial:
             detail["fragments"] = partial
             summary = (
-                f"{log.name(agent)} was asked about the {fact.name}: retrieval brought up "
+                f"{log.name(agent)} was asked about the {fact.label}: retrieval brought up "
                 f"{len(partial)} record(s) with part of it, not the one that states it "
                 f"({stated[-1]})"
             )
             pieces.append(_finding("fragments", log, interview, summary, evidence, detail))
         else:
             summary = (
-                f"{log.name(agent)} held the {fact.name} ({stated[-1]}: {told[:80]!r}) but "
+                f"{log.name(agent)} held the {fact.label} ({stated[-1]}: {told[:80]!r}) but "
                 f"none of the {len(shown)} records retrieved for the interview states it"
             )
             misses.append(_finding("retrieval_miss", log, interview, summary, evidence, detail))
@@ -236,9 +236,11 @@ def check_no_reaction(log: RunLog) -> Checked:
     if not happened:
         return _not_checked("no_reaction", "no event intervention happens in this run")
     found = []
+    seen_by = 0
     for event in happened:
         text = str(event.data.get("text", ""))
         seen = [o for o in log.of({"observation"}) if text and text in str(o.data.get("text"))]
+        seen_by += len(seen)
         for sight in seen:
             agent, t = sight.agent, at(sight)
             after = [
@@ -255,7 +257,8 @@ def check_no_reaction(log: RunLog) -> Checked:
             summary = f"{log.name(agent)} saw {text!r} and carried on for the next hour"
             evidence = [event, sight, *after[:3]]
             found.append(_finding("no_reaction", log, sight, summary, evidence, {}))
-    return _outcome("no_reaction", f"{len(happened)} world events and who saw them", found)
+    looked = f"{len(happened)} world events, seen {seen_by} times"
+    return _outcome("no_reaction", looked, found)
 
 
 def check_stale_beliefs(log: RunLog) -> Checked:

@@ -45,6 +45,11 @@ class FactWords:
     planted: Planting | None
     attendance: bool = False
 
+    @property
+    def label(self) -> str:
+        """How a finding names it."""
+        return "fact the interviews ask about" if self.name == IN_RUN else self.name
+
 
 @dataclass
 class RunLog:
@@ -55,6 +60,8 @@ class RunLog:
     records: dict[str, Event] = field(default_factory=dict)
     fell: dict[str, datetime] = field(default_factory=dict)  # record id -> invalidated at
     facts: dict[str, FactWords] = field(default_factory=dict)
+    by_kind: dict[str, list[Event]] = field(default_factory=dict)
+    corrections: frozenset[str] = frozenset()  # the texts of the run's corrections
 
     @classmethod
     def read(cls, path: str | Any) -> RunLog:
@@ -71,12 +78,18 @@ class RunLog:
         names = {a: str(info.get("name") or a) for a, info in agents.items()}
         found = cls(run_dir, scenario, events, names)
         for event in events:
+            found.by_kind.setdefault(event.kind, []).append(event)
             if event.kind == "memory.add":
                 found.records[str(event.data["id"])] = event
             elif event.kind == "memory.invalidate" and event.t is not None:
                 for record in (event.data["id"], *event.data.get("invalidated", [])):
                     found.fell.setdefault(str(record), datetime.fromisoformat(event.t))
         found.facts = found._facts()
+        found.corrections = frozenset(
+            str(e.data.get("text"))
+            for e in found.of({"intervention"})
+            if e.data.get("type") == "correction"
+        )
         return found
 
     def _facts(self) -> dict[str, FactWords]:
@@ -97,8 +110,10 @@ class RunLog:
     # --- reading ---------------------------------------------------------------------------
 
     def of(self, kinds: Iterable[str], agent: str | None = None) -> list[Event]:
-        wanted = set(kinds)
-        return [e for e in self.events if e.kind in wanted and (agent is None or e.agent == agent)]
+        """The events of these kinds (of one agent), in log order."""
+        found = [e for kind in kinds for e in self.by_kind.get(kind, [])]
+        found.sort(key=lambda e: e.seq)
+        return [e for e in found if agent is None or e.agent == agent]
 
     def name(self, agent: str | None) -> str:
         return self.names.get(agent or "", agent or "someone")
@@ -111,14 +126,38 @@ class RunLog:
         fell = self.fell.get(record)
         return fell is None or fell > t
 
+    def corrected(self, agent: str, fact: FactWords) -> datetime | None:
+        """When a correction told `agent` the fact no longer holds (its text names the fact),
+        if one did."""
+        for event in self.of({"intervention"}):
+            data = event.data
+            hearers = data.get("agents") or list(self.names)
+            said = str(data.get("text", ""))
+            if (
+                data.get("type") == "correction"
+                and agent in hearers
+                and knows_by_words(said, fact.groups, "")
+            ):
+                return at(event)
+        return None
+
+    def states(self, record: Event, fact: FactWords) -> bool:
+        """Whether a memory record states the fact by its words (a correction's, which names
+        the fact to call it off, does not)."""
+        text = str(record.data.get("text", ""))
+        name = self.name(record.agent)
+        return text not in self.corrections and knows_by_words(text, fact.groups, name)
+
     def holding(self, agent: str, fact: FactWords, by: datetime) -> list[Event]:
-        """The agent's valid records by `by` that state the fact, by its words."""
+        """The agent's valid records by `by` that state the fact, by its words; none once a
+        correction has told it the fact is off."""
+        corrected = self.corrected(agent, fact)
+        if corrected is not None and corrected <= by:
+            return []
         return [
             e
             for e in self.of({"memory.add"}, agent)
-            if at(e) <= by
-            and self.valid_at(str(e.data["id"]), by)
-            and knows_by_words(str(e.data.get("text", "")), fact.groups, self.name(agent))
+            if at(e) <= by and self.valid_at(str(e.data["id"]), by) and self.states(e, fact)
         ]
 
     def line(self, event: Event, what: str | None = None) -> Line:

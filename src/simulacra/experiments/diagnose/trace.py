@@ -215,7 +215,10 @@ def _statements(
 
 
 def _stored(log: RunLog, fact: FactWords, agent: str, since: datetime) -> Event | None:
-    return _first([e for e in log.holding(agent, fact, datetime.max) if at(e) >= since])
+    """The agent's first record from `since` that states the fact (whatever befell it later)."""
+    return _first(
+        [e for e in log.of({"memory.add"}, agent) if at(e) >= since and log.states(e, fact)]
+    )
 
 
 def _plan_retrievals(log: RunLog, fact: FactWords, agent: str, since: datetime) -> list[Event]:
@@ -227,11 +230,9 @@ def _plan_retrievals(log: RunLog, fact: FactWords, agent: str, since: datetime) 
 
 
 def _states(log: RunLog, fact: FactWords, retrieval: Event, agent: str) -> bool:
-    name = log.name(agent)
-    return any(
-        knows_by_words(log.text(str(r["id"])), fact.groups, name)
-        for r in retrieval.data.get("results", [])
-    )
+    """Whether the retrieval brought up a record that states the fact."""
+    found = (log.records.get(str(r["id"])) for r in retrieval.data.get("results", []))
+    return any(record is not None and log.states(record, fact) for record in found)
 
 
 def _in_force(log: RunLog, agent: str, window: Window) -> Event | None:
