@@ -12,8 +12,8 @@ from simulacra.runlog.events.payload import Payload
 @dataclass(frozen=True, kw_only=True)
 class Observed(Payload):
     """Something new an agent noticed: a person arriving, an event, a change in front of it.
-    Everything it saw, news or scenery, is its `memory.add` of kind observation (scenery with
-    importance_source "given")."""
+    Everything it saw, news or scenery, is its `memory.add` of kind observation; scenery has
+    no `observation` event."""
 
     KIND = "observation"
     AGENT = "id"
