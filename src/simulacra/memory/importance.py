@@ -13,6 +13,7 @@ from simulacra.llm import LanguageModel
 from simulacra.memory.prompts import (
     ImportanceRating,
     ImportanceRatings,
+    Voice,
     importance_request,
     importances_request,
 )
@@ -112,6 +113,7 @@ async def rate_all(
     given: Sequence[float | None],
     rules: Sequence[float | None] | None = None,
     seed: int = 0,
+    voice: Voice | None = None,
 ) -> list[tuple[float, str]]:
     """(importance, source) for each text: "given" where a value was supplied; else the
     policy's: "fixed", "rule" (the caller's rule value where it gave one, else the keyword
@@ -135,9 +137,10 @@ async def rate_all(
     if asked and model is not None:
         batches = [asked[i : i + BATCH] for i in range(0, len(asked), BATCH)]
         if len(batches) == 1:  # one call: no task to create
-            rated = [await _rate(model, agent, batches[0], seed)]
+            rated = [await _rate(model, agent, batches[0], seed, voice)]
         else:
-            rated = list(await asyncio.gather(*(_rate(model, agent, b, seed) for b in batches)))
+            asks = (_rate(model, agent, b, seed, voice) for b in batches)
+            rated = list(await asyncio.gather(*asks))
         for batch, ratings in zip(batches, rated, strict=True):
             for (i, _, _), rating in zip(batch, ratings, strict=True):
                 found[i] = rating
@@ -145,15 +148,19 @@ async def rate_all(
 
 
 async def _rate(
-    model: LanguageModel, agent: str, batch: Sequence[tuple[int, str, float]], seed: int
+    model: LanguageModel,
+    agent: str,
+    batch: Sequence[tuple[int, str, float]],
+    seed: int,
+    voice: Voice | None,
 ) -> list[tuple[float, str]]:
     texts, guesses = [text for _, text, _ in batch], [guess for _, _, guess in batch]
     # The fallback answer is the rule's value, as a rating from 1 to 10.
     answers = [max(1, min(10, round(g))) for g in guesses]
     request = (
-        importance_request(agent, texts[0], answers[0], seed)
+        importance_request(agent, texts[0], answers[0], seed, voice)
         if len(batch) == 1
-        else importances_request(agent, texts, answers, seed)
+        else importances_request(agent, texts, answers, seed, voice)
     )
     completion = await model.complete(request)
     value = completion.value

@@ -1,15 +1,35 @@
 """The memory stream's prompts as data: each is a template, a pydantic output model and a
-declared fallback, turned into a Request by one function."""
+declared fallback, turned into a Request by one function.
+
+Given the agent's `Voice` (the system message and persona its mind's prompts start with), a
+prompt starts the same way, its own instructions following as the task: the model rates and
+reflects as the character, and a server's prompt cache keeps the prefix the agent's other calls
+share (without it, each rating would cost the agent's next call its cached prefix)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache
-from typing import Annotated
+from typing import Annotated, NamedTuple
 
 from pydantic import AfterValidator, BaseModel, Field, create_model
 
-from simulacra.llm import MaxChars, Request, chat
+from simulacra.llm import MaxChars, Message, Request, chat
+
+
+class Voice(NamedTuple):
+    """How the agent's own prompts begin: the system message, then the persona's summary."""
+
+    system: str
+    persona: str
+
+
+def messages(task: str, user: str, voice: Voice | None) -> tuple[Message, ...]:
+    """The prompt: the task as the system message, or after the agent's voice."""
+    if voice is None:
+        return chat(task, user)
+    return chat(voice.system, f"{voice.persona}\n\nTask: {task}\n\n{user}")
+
 
 IMPORTANCE_PURPOSE = "memory.importance"
 QUESTIONS_PURPOSE = "reflect.questions"
@@ -30,10 +50,14 @@ IMPORTANCE_SYSTEM = (
 IMPORTANCE_USER = "Memory: {text}\nRating:"
 
 
-def importance_request(agent: str, text: str, fallback: int, seed: int = 0) -> Request:
+def importance_request(
+    agent: str, text: str, fallback: int, seed: int = 0, voice: Voice | None = None
+) -> Request:
     """Ask for a 1-10 rating of `text`; `fallback` (the keyword rule's rating) if that fails."""
     return Request(
-        messages=chat(IMPORTANCE_SYSTEM.format(agent=agent), IMPORTANCE_USER.format(text=text)),
+        messages=messages(
+            IMPORTANCE_SYSTEM.format(agent=agent), IMPORTANCE_USER.format(text=text), voice
+        ),
         output=ImportanceRating,
         fallback=ImportanceRating(rating=fallback),
         max_tokens=16,
@@ -72,14 +96,19 @@ IMPORTANCES_USER = "Memories:\n{memories}\nRatings:"
 
 
 def importances_request(
-    agent: str, texts: Sequence[str], fallback: Sequence[int], seed: int = 0
+    agent: str,
+    texts: Sequence[str],
+    fallback: Sequence[int],
+    seed: int = 0,
+    voice: Voice | None = None,
 ) -> Request:
     """Ask for a 1-10 rating of each of `texts` in one call; `fallback` (the rule's) if not."""
     output = ratings_output(len(texts))
     return Request(
-        messages=chat(
+        messages=messages(
             IMPORTANCES_SYSTEM.format(agent=agent),
             IMPORTANCES_USER.format(memories=_numbered(texts)),
+            voice,
         ),
         output=output,
         fallback=output(ratings=list(fallback)),
@@ -120,13 +149,19 @@ QUESTIONS_USER = "Recent memories:\n{statements}\nQuestions:"
 
 
 def questions_request(
-    agent: str, statements: Sequence[str], fallback: Sequence[str], count: int = 3, seed: int = 0
+    agent: str,
+    statements: Sequence[str],
+    fallback: Sequence[str],
+    count: int = 3,
+    seed: int = 0,
+    voice: Voice | None = None,
 ) -> Request:
     """Ask which high-level questions the latest records raise; `fallback` questions if not."""
     return Request(
-        messages=chat(
+        messages=messages(
             QUESTIONS_SYSTEM.format(agent=agent, count=count),
             QUESTIONS_USER.format(statements=_numbered(statements)),
+            voice,
         ),
         output=ReflectionQuestions,
         fallback=ReflectionQuestions(questions=list(fallback)[:count]),
@@ -156,13 +191,19 @@ INSIGHTS_USER = "Question: {question}\nStatements:\n{statements}\nInsights:"
 
 
 def insights_request(
-    agent: str, question: str, statements: Sequence[str], count: int = 5, seed: int = 0
+    agent: str,
+    question: str,
+    statements: Sequence[str],
+    count: int = 5,
+    seed: int = 0,
+    voice: Voice | None = None,
 ) -> Request:
     """Ask for insights citing statement numbers (1-based); no insight at all if that fails."""
     return Request(
-        messages=chat(
+        messages=messages(
             INSIGHTS_SYSTEM.format(agent=agent, count=count),
             INSIGHTS_USER.format(question=question, statements=_numbered(statements)),
+            voice,
         ),
         output=Insights,
         # An unfounded insight is worse than none: the fallback adds nothing to memory.

@@ -18,6 +18,7 @@ from simulacra.memory.prompts import (
     QUESTIONS_MAX_TOKENS,
     Insights,
     ReflectionQuestions,
+    Voice,
     insights_request,
     questions_request,
 )
@@ -33,6 +34,7 @@ class Reflective(Protocol):
     model: LanguageModel | None
     seed: int
     reflection: ReflectionConfig
+    voice: Voice | None
 
     def recent_statements(self, n: int) -> list[Statement]: ...
 
@@ -115,7 +117,7 @@ async def reflect(stream: Reflective, now: datetime) -> ReflectionOutcome:
     room = prompt_room(
         window,
         QUESTIONS_MAX_TOKENS,
-        *_texts(questions_request(stream.agent, [], [], config.questions)),
+        *_texts(questions_request(stream.agent, [], [], config.questions, voice=stream.voice)),
     )
     fits = fit_budget([f"{n}. {r.text}" for n, r in enumerate(reversed(latest))], room)
     latest = latest[len(latest) - max(1, fits) :]
@@ -131,6 +133,7 @@ async def reflect(stream: Reflective, now: datetime) -> ReflectionOutcome:
             [f"What does {r.text!r} mean for {stream.agent}?" for r in weighty],
             config.questions,
             stream.seed,
+            stream.voice,
         ),
     )
     assert isinstance(asked, ReflectionQuestions)
@@ -143,7 +146,7 @@ async def reflect(stream: Reflective, now: datetime) -> ReflectionOutcome:
             token_budget=prompt_room(
                 window,
                 INSIGHTS_MAX_TOKENS,
-                *_texts(insights_request(stream.agent, q, [], config.insights)),
+                *_texts(insights_request(stream.agent, q, [], config.insights, voice=stream.voice)),
             ),
             purpose=INSIGHTS_PURPOSE,
             per_record=2,  # "12. " and a line break
@@ -160,6 +163,7 @@ async def reflect(stream: Reflective, now: datetime) -> ReflectionOutcome:
                     [r.record.text for r in found],
                     config.insights,
                     stream.seed,
+                    stream.voice,
                 ),
             )
             for question, found in zip(questions, evidence, strict=True)

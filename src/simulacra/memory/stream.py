@@ -21,6 +21,7 @@ from simulacra.llm import LanguageModel
 from simulacra.memory.columns import Columns
 from simulacra.memory.events import added, retrieved
 from simulacra.memory.importance import ImportancePolicy, given_importance, rate_all
+from simulacra.memory.prompts import Voice
 from simulacra.memory.record import REFLECTION, MemoryRecord, Retrieved, Statement
 from simulacra.memory.reflection import ReflectionConfig, reflect
 from simulacra.memory.scoring import (
@@ -90,6 +91,8 @@ class MemoryStream:
         self._last_write: asyncio.Future[None] | None = None
         self.since_reflection = 0.0
         self.rejected_insights = 0
+        # How the agent's mind starts its prompts; the stream's own start the same way.
+        self.voice: Voice | None = None
         self._load()
 
     # --- writing ---------------------------------------------------------------------------
@@ -147,7 +150,7 @@ class MemoryStream:
         self._last_write = mine
         try:
             ratings = await rate_all(
-                self.importance, self.model, self.agent, texts, given, rules, self.seed
+                self.importance, self.model, self.agent, texts, given, rules, self.seed, self.voice
             )
             if before is not None and not before.done():
                 await before

@@ -26,6 +26,7 @@ from typing import Any
 from simulacra.core import Action, InterviewAnswer, Observation
 from simulacra.llm import LanguageModel
 from simulacra.memory import MemoryRecord, MemoryStream
+from simulacra.memory.prompts import Voice
 from simulacra.mind.ablation import Ablation
 from simulacra.mind.context import MindContext, clock
 from simulacra.mind.converse import Conversation, converse
@@ -71,6 +72,8 @@ class Agent:
         self.ablation = Ablation(ablation)
         self.places = tuple(places)
         self.ctx = MindContext(persona, memory, model, self.ablation, events, seed)
+        # The stream's own prompts (ratings, reflection) start as the mind's do.
+        memory.voice = Voice(self.ctx.system, persona.summary())
         self.planner = Planner(self.ctx, self.places)
         self.perception = Perception()
         self.talked: dict[str, datetime] = {}
