@@ -76,11 +76,14 @@ def trace(
     for row in found["agents"]:
         table.add_row(escape(row["name"]), *(MARKS[s["held"]] for s in row["stages"]))
     console.print(table)
-    untold = [r["name"] for r in found["agents"] if r["broke"] == "expressed"]
+    owner = planted["owner"] if planted else None
+    untold = [
+        r["name"] for r in found["agents"] if r["broke"] == "expressed" and r["agent"] != owner
+    ]
     if untold:
         console.print(f"never told ({len(untold)}): {escape(', '.join(untold))}")
     for row in found["agents"]:
-        if row["broke"] in (None, "expressed"):
+        if row["broke"] is None or (row["broke"] == "expressed" and row["agent"] != owner):
             continue
         stages = row["stages"]
         at = next(i for i, s in enumerate(stages) if s["stage"] == row["broke"])
