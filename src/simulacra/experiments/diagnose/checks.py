@@ -155,7 +155,8 @@ def check_denials(log: RunLog, aware: Mapping[int, bool]) -> list[Checked]:
                 f"none of the {len(shown)} records retrieved for the interview states it"
             )
             misses.append(_finding("retrieval_miss", log, interview, summary, evidence, detail))
-    looked = f"{len(asked)} interviews about {', '.join(log.facts) or 'no fact'}"
+    about = sorted({fact.label for _, fact in asked})
+    looked = f"{len(asked)} interviews about the {' and the '.join(about) or 'no fact'}"
     if not asked:
         why = "no interview of the run asks about a fact (interviews, evaluation.questions)"
         return [_not_checked("retrieval_miss", why), _not_checked("fragments", why)]

@@ -160,11 +160,13 @@ def _planning(
     else:
         retrieval = _retrieval_for(log, plan)
         saw = retrieval is not None and _states(log, fact, retrieval, agent)
-        why = (
-            "the plan in force then was made with it"
-            if saw
-            else "the plan in force was made without it"
-        )
+        made = f"the plan in force then ({plan.data['level']}, {at(plan):%a %H:%M})"
+        if saw:
+            why = f"{made} was made with it in view"
+        elif stored is not None and at(plan) < at(stored):
+            why = f"{made} was made before it was told ({at(stored):%a %H:%M}) and not remade"
+        else:
+            why = f"{made} was made without it: its retrieval did not bring it up"
         planned = Stage("retrieved when planning", saw, why, _line(log, retrieval or plan))
         item = _item_at(plan, window)
         kept_why = (
