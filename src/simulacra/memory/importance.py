@@ -18,8 +18,10 @@ from simulacra.memory.prompts import (
     importances_request,
 )
 
-# Records a model rates in one call: a look at a busy place shows many at once.
-BATCH = 8
+# The most records one rating call may take (`memory.rating_batch`): a look at a busy place
+# shows many at once. The default is one, as the source rates: SmolLM2-135M, given a list,
+# counts 1, 2, 3 ... instead of rating (measured), and its ratings would follow the order.
+MAX_BATCH = 32
 
 # A rough stand-in for the model's judgement: words that usually mark consequential events.
 _WEIGHTY = {
@@ -114,11 +116,14 @@ async def rate_all(
     rules: Sequence[float | None] | None = None,
     seed: int = 0,
     voice: Voice | None = None,
+    batch: int = 1,
 ) -> list[tuple[float, str]]:
     """(importance, source) for each text: "given" where a value was supplied; else the
     policy's: "fixed", "rule" (the caller's rule value where it gave one, else the keyword
     rule), or the model's rating (its name), the rule's value standing in when it fails.
-    The texts a model rates go to it in batches of up to BATCH, one call each."""
+    The texts a model rates go to it `batch` at a time, one call each."""
+    if not 1 <= batch <= MAX_BATCH:
+        raise ValueError(f"rating batch must be 1 to {MAX_BATCH}, got {batch}")
     rules = rules if rules is not None else [None] * len(texts)
     found: list[tuple[float, str] | None] = []
     asked: list[tuple[int, str, float]] = []  # (position, text, the rule's value)
@@ -135,14 +140,14 @@ async def rate_all(
                 found.append(None)
                 asked.append((i, text, guess))
     if asked and model is not None:
-        batches = [asked[i : i + BATCH] for i in range(0, len(asked), BATCH)]
+        batches = [asked[i : i + batch] for i in range(0, len(asked), batch)]
         if len(batches) == 1:  # one call: no task to create
             rated = [await _rate(model, agent, batches[0], seed, voice)]
         else:
             asks = (_rate(model, agent, b, seed, voice) for b in batches)
             rated = list(await asyncio.gather(*asks))
-        for batch, ratings in zip(batches, rated, strict=True):
-            for (i, _, _), rating in zip(batch, ratings, strict=True):
+        for chunk, ratings in zip(batches, rated, strict=True):
+            for (i, _, _), rating in zip(chunk, ratings, strict=True):
                 found[i] = rating
     return [rating for rating in found if rating is not None]
 

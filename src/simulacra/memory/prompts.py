@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Annotated, NamedTuple
 
-from pydantic import AfterValidator, BaseModel, Field, create_model
+from pydantic import AfterValidator, BaseModel, Field, create_model, field_validator
 
 from simulacra.llm import MaxChars, Message, Request, chat
 
@@ -67,10 +67,24 @@ def importance_request(
     )
 
 
+def _not_counting(ratings: list[int]) -> list[int]:
+    if len(ratings) >= 3 and ratings == list(range(ratings[0], ratings[0] + len(ratings))):
+        raise ValueError(
+            f"ratings {ratings} count up by one: a copied numbering, not a rating of each memory"
+        )
+    return ratings
+
+
 class ImportanceRatings(BaseModel):
-    """Several memories rated in one call; the model made for n memories takes exactly n."""
+    """Several memories rated in one call; the model made for n memories takes exactly n, and
+    refuses a list that only counts (1, 2, 3 ...), which a small model writes for any list."""
 
     ratings: list[Annotated[int, Field(ge=1, le=10)]]
+
+    @field_validator("ratings")
+    @classmethod
+    def _rated(cls, ratings: list[int]) -> list[int]:
+        return _not_counting(ratings)
 
 
 @cache

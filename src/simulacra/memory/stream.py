@@ -64,6 +64,7 @@ class MemoryStream:
         reflection: ReflectionConfig | None = None,
         seed: int = 0,
         record_access: bool = True,
+        rating_batch: int = 1,
     ) -> None:
         if not 0 < decay <= 1:
             raise ValueError(
@@ -80,6 +81,7 @@ class MemoryStream:
         # False reads the stream as it is: retrieval leaves last-access times alone, so that
         # several readers (an evaluation's conditions) see the same memories.
         self.record_access = record_access
+        self.rating_batch = rating_batch  # records one rating call may take
         # A Store passed in is shared with other streams and closed by its owner.
         self._store = db if isinstance(db, Store) else Store(db)
         self._owns_store = not isinstance(db, Store)
@@ -129,7 +131,7 @@ class MemoryStream:
         evidence_each: Sequence[Iterable[str]] | None = None,
     ) -> list[MemoryRecord]:
         """Write several records of one kind at once: one embedding batch, one transaction,
-        and the ratings the model makes in as few calls as `importance.BATCH` allows.
+        and the model's ratings `rating_batch` records a call.
 
         `importance` and `rule` are one value for all, one per text, or None (see `add`);
         `meta` is one mapping for all or one per text; `evidence_each`, when given, the
@@ -150,7 +152,15 @@ class MemoryStream:
         self._last_write = mine
         try:
             ratings = await rate_all(
-                self.importance, self.model, self.agent, texts, given, rules, self.seed, self.voice
+                self.importance,
+                self.model,
+                self.agent,
+                texts,
+                given,
+                rules,
+                self.seed,
+                self.voice,
+                self.rating_batch,
             )
             if before is not None and not before.done():
                 await before

@@ -8,13 +8,13 @@ reaction step here; "replan" rebuilds the rest of the day here; "talk" goes to t
 which pairs talkers, and the engine holds the conversation through `converse`.
 
 Budget (one agent, one day of 10-minute ticks, every module on, the synthetic busy cafe day of
-tests/mind/test_budget.py, measured): 114 calls, 4.8 an hour: plan.daily 1, plan.hourly 6 (the
+tests/mind/test_budget.py, measured): 132 calls, 5.5 an hour: plan.daily 1, plan.hourly 6 (the
 day's blocks broken into hours three at a time), plan.actions 17 (one per waking hour),
 summarize.day 1, react.decide 16, converse.relation 1 and converse.turn 2, reflect.* 4, and
-memory.importance 65: every record is rated, the sights of one look in one call and the plans
-of one phase in another (83 records: one call each would cost 18 more). Under
-`memory.importance: rule` the day costs 49 calls, 2.0 an hour. A quiet day costs less:
-react.decide and the ratings of sights follow what happens.
+memory.importance 83: every record is rated, each in its own call as the source does. With
+`memory.rating_batch: 8` (a look's sights, a phase's plans, a reflection's insights in one
+call) the day costs 114; under `memory.importance: rule`, 49 (2.0 an hour). A quiet day costs
+less: react.decide and the ratings of sights follow what happens.
 """
 
 from __future__ import annotations
