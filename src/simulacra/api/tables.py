@@ -48,7 +48,8 @@ _RETRIEVALS = {
     "t": TIME,
     "agent": "string",
     "query": "string",
-    "k": "int64",
+    "k": "Int64",  # missing: as many as fit the token budget
+    "purpose": "string",
     "rank": "int64",
     "memory": "string",
     "recency": "float64",
@@ -157,8 +158,8 @@ def memories_table(events: Iterable[Event]) -> pd.DataFrame:
 
 def retrievals_table(events: Iterable[Event]) -> pd.DataFrame:
     """One row per record a retrieval returned: the retrieval (`seq`, `t`, `agent`, `query`,
-    `k`), the record's `rank` (1 first) and `memory` id, and its normalised `recency`,
-    `importance` and `relevance` with their weighted `total`."""
+    `k`, `purpose`), the record's `rank` (1 first) and `memory` id, and its normalised
+    `recency`, `importance` and `relevance` with their weighted `total`."""
     rows = []
     for e in events:
         if e.kind != "retrieval":
@@ -171,7 +172,8 @@ def retrievals_table(events: Iterable[Event]) -> pd.DataFrame:
                     e.t,
                     e.agent,
                     d.get("query"),
-                    d.get("k", 0),
+                    d.get("k"),
+                    d.get("purpose", ""),
                     rank,
                     hit.get("id"),
                     hit.get("recency"),
