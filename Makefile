@@ -35,7 +35,7 @@ install: $(VENV)/.installed
 install-dev: $(VENV)/.installed-dev
 
 # demo plays scenarios/town.yaml's whole day (07:00-21:00, five agents, four interviews) on the
-# embedded model; importance by rule spares a model call for every salient memory.
+# embedded model; importance by rule (docs/town.md) spares the rating calls of every memory.
 DEMO_SET := --set memory.importance=rule
 
 demo: install

@@ -24,6 +24,7 @@ from rich.table import Table
 from typer.core import TyperGroup
 
 from simulacra.errors import Interrupted, UserError, explain_os_error
+from simulacra.experiments.diagnose.commands import register as register_diagnose
 from simulacra.lab.commands import lab_app
 from simulacra.llm import Request, chat, load_model
 from simulacra.runlog import RunDir, compare_runs
@@ -92,6 +93,7 @@ app.add_typer(models_app, name="models")
 scenario_app = typer.Typer(help="Scenarios: their format's schema, and checking one.")
 app.add_typer(scenario_app, name="scenario")
 app.add_typer(lab_app, name="lab")
+register_diagnose(app)  # diagnose RUN, trace RUN FACT
 
 
 class _Warnings(logging.Handler):

@@ -47,6 +47,7 @@ def test_the_table_has_a_row_per_run_with_its_variant_replicate_seed_and_figures
     for run_name, attendance in zip(table["run"], table["mean_attendance"], strict=True):
         assert api.open_run(swept.path / run_name).summary()["mean_attendance"] == attendance
     assert str(table["mean_attendance"].dtype) == "float64"
+    assert str(table["variant"].value_counts().dtype) == "int64"  # pandas' str, not pyarrow's
 
 
 def test_the_summary_gives_each_variant_a_mean_inside_its_interval(swept):

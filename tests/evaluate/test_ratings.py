@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from simulacra.experiments.evaluate.judging import Ranking
 from simulacra.experiments.evaluate.ratings import agreement, people_rankings, rate
-from simulacra.experiments.evaluate.social import density
+from simulacra.experiments.evaluate.social import density, directed_density, mutual
 
 CONDITIONS = ("full", "no_reflection", "no_reflection_no_planning", "none")
 
@@ -57,13 +57,21 @@ def test_people_rankings_refuse_answers_of_another_page() -> None:
 def test_the_density_of_a_hand_made_acquaintance_set_is_exact() -> None:
     agents = ["ann", "ben", "cat", "dan"]
     knows = [("ann", "ben"), ("ben", "ann"), ("cat", "ann"), ("ann", "ann"), ("eve", "ann")]
-    assert density(agents, knows) == 3 / 12  # self-knowledge and strangers do not count
+    # One pair of six knows each other both ways (ann and ben); cat's one-sided claim, ann's
+    # self-knowledge and a stranger do not make an edge.
+    assert density(agents, knows) == 1 / 6
+    assert mutual(knows) == [("ann", "ben")]
+    assert directed_density(agents, knows) == 3 / 12
     assert density(agents, []) == 0.0
     assert density(agents, [(a, b) for a in agents for b in agents]) == 1.0
 
 
 @given(st.sets(st.tuples(st.integers(0, 5), st.integers(0, 5))))
-def test_density_is_the_share_of_ordered_pairs(pairs: set[tuple[int, int]]) -> None:
+def test_density_is_the_share_of_pairs_who_both_say_they_know_each_other(
+    pairs: set[tuple[int, int]],
+) -> None:
     agents = [str(i) for i in range(6)]
     knows = [(str(a), str(b)) for a, b in pairs]
-    assert density(agents, knows) == len([p for p in pairs if p[0] != p[1]]) / 30
+    both = {frozenset((a, b)) for a, b in pairs if a != b and (b, a) in pairs}
+    assert density(agents, knows) == len(both) / 15
+    assert directed_density(agents, knows) == len([p for p in pairs if p[0] != p[1]]) / 30

@@ -74,7 +74,8 @@ def test_acquaintance_is_asked_of_every_pair_at_each_time(evaluated: dict[str, A
     times = [r["t"] for r in evaluated["acquaintance"]]
     assert times == ["2024-02-14T07:00:00", "2024-02-14T09:50:00"]
     for row in evaluated["acquaintance"]:
-        assert row["density"] == round(len(row["edges"]) / 6, 4)
+        assert row["directed_density"] == round(len(row["edges"]) / 6, 4)
+        assert row["density"] == round(len(row["pairs"]) / 3, 4)  # pairs who both say so
     # Marta's persona names Theo and Priya: she knows them from the start.
     start = {tuple(e) for e in evaluated["acquaintance"][0]["edges"]}
     assert {("marta_okafor", "theo_brandt"), ("marta_okafor", "priya_nair")} <= start
@@ -84,13 +85,27 @@ def test_diffusion_and_coordination_follow_the_party_and_its_cancellation(
     evaluated: dict[str, Any], town_run: RunDir
 ) -> None:
     party = evaluated["diffusion"]["party"]
-    assert party[0]["aware"] == 0  # 07:00: nobody has heard yet
+    # The curve starts when Marta is given the party (07:30), she alone aware, as the
+    # source's starts at its host; then the evaluation's times after it.
+    assert [p["t"] for p in party] == ["2024-02-14T07:30:00", "2024-02-14T09:50:00"]
+    assert party[0]["agents"] == ["marta_okafor"] and party[0]["owner"] == "marta_okafor"
+    assert evaluated["planted"]["party"]["owner"] == "marta_okafor"
+    assert evaluated["diffusion_method"].startswith("keywords")
     told = evaluated["coordination"]["party"]["rows"]
     assert told and told[0]["agent"] == "theo_brandt" and told[0]["told_by"] == "marta_okafor"
     assert told[0]["told_at"] == "2024-02-14T08:00:00"
     # Asked after the correction, whoever knows of the party knows it is called off.
     for agent in party[-1]["agents"]:
         assert "called off" in party[-1]["answers"][agent]
+
+
+def test_the_scripted_host_knows_of_her_own_party(evaluated: dict[str, Any]) -> None:
+    # Asked at 07:30, Marta answers from her memory of the thought (not the fallback), and
+    # the judge's stand-in finds the party in her answer: she is counted by what she said.
+    first = evaluated["diffusion"]["party"][0]
+    assert "party" in first["answers"]["marta_okafor"].lower()
+    assert "not sure how to answer" not in first["answers"]["marta_okafor"]
+    assert first["verdicts"]["marta_okafor"] == {"by_words": True, "judged": True}
 
 
 def test_a_correction_invalidates_the_party_and_the_viewer_shows_it(town_run: RunDir) -> None:

@@ -12,6 +12,7 @@ import pytest
 from simulacra.embed import HashingEmbedder
 from simulacra.llm import Request, ScriptedModel
 from simulacra.memory import MemoryStream, ReflectionConfig
+from simulacra.memory.scoring import TOKENIZER_SLACK
 from simulacra.runlog import EventWriter, read_events
 
 NOW = datetime(2023, 2, 13, 9, 0)
@@ -136,19 +137,35 @@ async def test_reflection_without_a_model_stores_nothing_unfounded() -> None:
     assert stream.since_reflection == 0 and len(stream) == 15
 
 
-async def test_reflection_prompts_hold_the_newest_statements_that_fit_the_token_budget() -> None:
+async def reflect_with_window(context_tokens: int, records: int) -> tuple[Request, Request]:
+    """Reflect once over `records` records with a model of `context_tokens`; both prompts."""
     asked: list[Request] = []
     model = reflective_model()
-    model.on("reflect.questions", lambda r: asked.append(r) or {"questions": ["What now?"]})
-    stream = MemoryStream(
-        "ada", HashingEmbedder(), model=model, reflection=ReflectionConfig(token_budget=100)
-    )
-    await fill(stream, [5] * 40)  # the newest are 10 tokens each: 10 fit in 100
+    model.on("reflect.questions", lambda r: asked.append(r) or {"questions": ["What now for Ada?"]})
+    model.on("reflect.insights", lambda r: asked.append(r) or {"insights": []})
+    config = ReflectionConfig(context_tokens=context_tokens)
+    stream = MemoryStream("ada", HashingEmbedder(), model=model, reflection=config)
+    await fill(stream, [5] * records)
     await stream.reflect(NOW + timedelta(hours=1))
-    (questions,) = asked
+    questions, insights = asked
+    return questions, insights
+
+
+async def test_reflection_reads_the_100_latest_records_when_the_window_holds_them() -> None:
+    questions, insights = await reflect_with_window(16_384, 140)
     statements = questions.messages[-1].content
-    assert shown(questions) == 10
-    assert "for 40 hours" in statements and "for 31 hours" in statements
-    assert "for 30 hours" not in statements
-    insights = model.ledger.by_purpose["reflect.insights"]
-    assert insights.calls == 1 and insights.prompt_tokens <= 100 + 120
+    assert shown(questions) == 100
+    assert "for 140 hours" in statements and "for 41 hours" in statements
+    assert "for 40 hours" not in statements
+    assert shown(insights) == 140  # the evidence: every record fits this window
+
+
+async def test_a_small_window_shows_the_newest_statements_that_fit_it() -> None:
+    questions, insights = await reflect_with_window(1024, 140)
+    statements = questions.messages[-1].content
+    assert 10 < shown(questions) < 100
+    assert "for 140 hours" in statements and "for 41 hours" not in statements
+    for request in (questions, insights):
+        # What the prompt costs in the model's tokens, estimated as generously as the sizing.
+        prompt = sum(len(m.content) for m in request.messages) / 4 * TOKENIZER_SLACK
+        assert prompt + request.max_tokens <= 1024

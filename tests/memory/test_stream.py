@@ -178,3 +178,46 @@ async def test_reopening_with_another_embedder_is_refused(tmp_path: Path) -> Non
     MemoryStream("ada", HashingEmbedder(dim=256), db=db).close()
     with pytest.raises(ValueError, match="same embedder"):
         MemoryStream("ada", HashingEmbedder(dim=64), db=db)
+
+
+async def test_a_model_rates_the_records_of_one_write_in_one_call_when_batches_are_on() -> None:
+    asked: list[Request] = []
+    model = ScriptedModel()
+    model.on("memory.importance", lambda r: asked.append(r) or {"ratings": [3, 8, 1]})
+    stream = MemoryStream("ada", HashingEmbedder(), model=model, rating_batch=8)
+    texts = ["Ada eats toast", "Ada is offered the job", "Ada brushes her teeth"]
+    records = await stream.add_many("observation", texts, NOW)
+    assert len(asked) == 1 and [r.importance for r in records] == [3, 8, 1]
+    assert {r.importance_source for r in records} == {"scripted"}
+
+
+async def test_a_callers_rule_value_stands_in_under_the_rule_and_when_a_rating_fails() -> None:
+    ruled = MemoryStream("ada", HashingEmbedder(), importance="rule")
+    plan = await ruled.add("plan", "Ada's plan for today", NOW, rule=5.0)
+    assert (plan.importance, plan.importance_source) == (5.0, "rule")
+    failing = ScriptedModel()
+    failing.on("memory.importance", lambda _: "no idea")
+    rated = MemoryStream("ada", HashingEmbedder(), model=failing, rating_batch=2)
+    plans = await rated.add_many("plan", ["day", "hour"], NOW, rule=[5.0, 3.0])
+    assert [(r.importance, r.importance_source) for r in plans] == [(5.0, "rule"), (3.0, "rule")]
+    assert failing.ledger.by_purpose["memory.importance"].fallbacks == 1  # one call for both
+
+
+async def test_a_write_larger_than_a_batch_is_rated_in_several_calls() -> None:
+    model = ScriptedModel()  # answers every batch with its fallback, the keyword rule
+    alone = MemoryStream("ada", HashingEmbedder(), model=model)  # one record a call: the source
+    await alone.add_many("observation", [f"sight {n}" for n in range(5)], NOW)
+    assert model.ledger.by_purpose["memory.importance"].calls == 5
+    batched = MemoryStream("bo", HashingEmbedder(), model=model, rating_batch=4)
+    await batched.add_many("observation", [f"sight {n}" for n in range(5)], NOW)
+    assert model.ledger.by_purpose["memory.importance"].calls == 5 + 2
+
+
+async def test_a_list_of_ratings_that_only_counts_is_refused_and_the_rule_stands_in() -> None:
+    model = ScriptedModel()
+    model.on("memory.importance", lambda r: {"ratings": [1, 2, 3, 4]})  # what SmolLM2 writes
+    stream = MemoryStream("ada", HashingEmbedder(), model=model, rating_batch=4)
+    texts = ["Ada eats toast", "Ada wins the prize", "Ada sleeps", "Ada reads"]
+    records = await stream.add_many("observation", texts, NOW)
+    assert {r.importance_source for r in records} == {"rule"}
+    assert model.ledger.by_purpose["memory.importance"].fallbacks == 1

@@ -8,6 +8,7 @@ from datetime import timedelta
 from simulacra.core import Observation
 from simulacra.llm import Request, ScriptedModel
 from simulacra.mind import Ablation, converse
+from simulacra.mind.scripted import sociable
 from simulacra.runlog import EventWriter, read_events
 
 from .conftest import KLAUS, MONDAY, MakeAgent
@@ -112,3 +113,36 @@ async def test_the_day_plan_is_shown_to_a_planning_mind_and_withheld_without_pla
     assert full.count("07:00 open the cafe; 17:00 the party") == 1
     assert full.index("17:00 the party") < full.index("memories:")
     assert "17:00 the party" not in ablated
+
+
+async def test_an_interview_reads_memory_without_changing_it(
+    model: ScriptedModel, make_agent: MakeAgent
+) -> None:
+    isabella = make_agent()
+    invited = await isabella.memory.add("observation", "Maria invited me to her party", NOON)
+    asked: list[Request] = []
+    model.on(
+        "interview.answer",
+        lambda r: asked.append(r) or {"answer": "Maria's party.", "memory_ids": [invited.id]},
+    )
+    later = NOON + timedelta(hours=5)
+    reply = await isabella.interview("Are you going to a party?", later)
+    assert reply.memory_ids == (invited.id,)
+    # Its retrieval left the memory's last access alone; its call is a probe.
+    assert isabella.memory.get(invited.id).last_accessed_at == NOON
+    assert [r.probe for r in asked] == [True]
+    isabella.memory.retrieve("party", later)  # what an ordinary retrieval does
+    assert isabella.memory.get(invited.id).last_accessed_at == later
+
+
+async def test_the_scripted_interviewee_answers_from_many_party_memories_without_falling_back(
+    model: ScriptedModel, make_agent: MakeAgent
+) -> None:
+    sociable(model)
+    isabella = make_agent()
+    for n in range(5):  # more party memories than an answer may name
+        text = f"Isabella will host a Valentine's party at Hobbs Cafe (note {n})"
+        await isabella.memory.add("observation", text, NOON + timedelta(minutes=n))
+    reply = await isabella.interview("Do you know of any party?", NOON + timedelta(hours=1))
+    assert not reply.fallback and reply.answer.startswith("Yes: ")
+    assert 1 <= len(reply.memory_ids) <= 3

@@ -52,7 +52,7 @@ async def test_daily_plan_has_5_to_8_contiguous_blocks_until_midnight(
     assert calls(model, "plan.daily") == 1
     (record,) = [r for r in agent.memory.recent(10) if r.kind == "plan"]
     assert "decorating the cafe for the party" in record.text
-    assert record.importance_source == "given"
+    assert record.importance_source == "scripted"  # rated, as every record is
     events.flush()
     (plan,) = [e for e in read_events(events.path) if e.kind == "plan"]
     assert plan.data["level"] == "day" and len(plan.data["items"]) == len(blocks)
@@ -119,7 +119,7 @@ async def test_sleep_is_not_decomposed(model: ScriptedModel, make_agent: MakeAge
     await agent.plan_day(MONDAY)
     step = await agent.current_action(MONDAY + timedelta(hours=3))
     assert step.description == "sleeping" and step.duration_min == 6 * 60
-    assert calls(model) == 1
+    assert calls(model, "plan.") == 1  # the day; its sleep is not broken down
 
 
 async def test_replan_keeps_the_past_and_rebuilds_from_now(

@@ -21,7 +21,7 @@ def _talk(request: Request) -> dict[str, object]:
     return {"choice": "talk", "target": "klaus", "reason": "say hello to a regular"}
 
 
-async def test_routine_observations_cost_no_model_call(
+async def test_routine_observations_cost_one_rating_and_no_decision(
     model: ScriptedModel, make_agent: MakeAgent
 ) -> None:
     model.on("plan.daily", lambda r: ISABELLA_DAY)
@@ -33,10 +33,12 @@ async def test_routine_observations_cost_no_model_call(
         salient = await agent.perceive(now, Observation("isabella", CAFE, SCENERY))
         decision = await agent.react(now, salient, nearby=())
         assert decision.choice == "continue" and not decision.fallback
-    assert calls(model) == before
+    # The first look's sights are rated together, in one call; nothing else is asked.
+    assert calls(model) == before + 1
+    assert calls(model, "react.decide") == 0
     observations = [r for r in agent.memory.recent(50) if r.kind == "observation"]
     assert [r.text for r in observations] == list(SCENERY)  # stored once, not every tick
-    assert observations[0].importance_source == "given"
+    assert {r.importance_source for r in observations} == {"scripted"}
 
 
 async def test_a_salient_observation_gives_a_decision(

@@ -73,4 +73,4 @@ def fresh(outputs: list[Path], source: Path) -> bool:
 
 
 def _dtype(value: Any) -> str:
-    return "int64" if isinstance(value, int) and not isinstance(value, bool) else "string"
+    return "int64" if isinstance(value, int) and not isinstance(value, bool) else "str"

@@ -19,7 +19,7 @@ from simulacra.experiments.stats import CONFIDENCE, figure_ci
 from simulacra.experiments.sweep import resume_sweep as finish_sweep
 from simulacra.experiments.sweep import run_sweep
 
-_KEYS = {"run": "string", "variant": "string", "model": "string", "replicate": "int64"}
+_KEYS = {"run": "str", "variant": "str", "model": "str", "replicate": "int64"}
 
 
 class NotASweep(UserError):
@@ -72,7 +72,7 @@ class Sweep:
             )
         columns = [*_KEYS, "seed", "status"]
         frame = pd.DataFrame.from_records(rows, columns=union_columns(columns, rows))
-        dtypes = {**_KEYS, "seed": "int64", "status": "string"}
+        dtypes = {**_KEYS, "seed": "int64", "status": "str"}
         return frame.astype({c: dtypes.get(c, "float64") for c in frame.columns})
 
     def summary(self, confidence: float = CONFIDENCE) -> pd.DataFrame:
@@ -93,7 +93,7 @@ class Sweep:
                     rows.append((variant, model, figure, ci.mean, ci.low, ci.high, ci.n))
         columns = ["variant", "model", "figure", "mean", "low", "high", "n"]
         frame = pd.DataFrame.from_records(rows, columns=columns)
-        types = {"variant": "string", "model": "string", "figure": "string", "n": "int64"}
+        types = {"variant": "str", "model": "str", "figure": "str", "n": "int64"}
         return frame.astype({**types, "mean": "float64", "low": "float64", "high": "float64"})
 
     def export(self, out: str | Path | None = None) -> Path:

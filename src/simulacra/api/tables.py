@@ -50,7 +50,8 @@ _RETRIEVALS = {
     "t": TIME,
     "agent": "str",
     "query": "str",
-    "k": "int64",
+    "k": "float64",  # NaN: as many as fit the token budget (NumPy's missing number)
+    "purpose": "str",
     "rank": "int64",
     "memory": "str",
     "recency": "float64",
@@ -162,8 +163,8 @@ def memories_table(events: Iterable[Event]) -> pd.DataFrame:
 
 def retrievals_table(events: Iterable[Event]) -> pd.DataFrame:
     """One row per record a retrieval returned: the retrieval (`seq`, `t`, `agent`, `query`,
-    `k`), the record's `rank` (1 first) and `memory` id, and its normalised `recency`,
-    `importance` and `relevance` with their weighted `total`."""
+    `k`, `purpose`), the record's `rank` (1 first) and `memory` id, and its normalised
+    `recency`, `importance` and `relevance` with their weighted `total`."""
     rows = []
     for e in events:
         if e.kind != "retrieval":
@@ -176,7 +177,8 @@ def retrievals_table(events: Iterable[Event]) -> pd.DataFrame:
                     e.t,
                     e.agent,
                     d.get("query"),
-                    d.get("k", 0),
+                    d.get("k"),
+                    d.get("purpose", ""),
                     rank,
                     hit.get("id"),
                     hit.get("recency"),

@@ -31,8 +31,9 @@ class Mind(Protocol):
 
 @runtime_checkable
 class Thinker(Protocol):
-    async def think(self, text: str, now: datetime, importance: float) -> None:
-        """Hold `text` as one's own thought (the scenario's `thought` intervention)."""
+    async def think(self, text: str, now: datetime, importance: float | None) -> None:
+        """Hold `text` as one's own thought (the scenario's `thought` intervention); its
+        importance is `importance`, or rated as any memory's when None."""
         ...
 
 
@@ -64,7 +65,11 @@ class Interviewee(Protocol):
 @runtime_checkable
 class Correctable(Protocol):
     async def correct(
-        self, text: str, contradicts: Sequence[Sequence[str]], now: datetime, importance: float
+        self,
+        text: str,
+        contradicts: Sequence[Sequence[str]],
+        now: datetime,
+        importance: float | None,
     ) -> list[str]:
         """Learn the correction `text`: memories that mention, for every group of words in
         `contradicts`, one of them are invalidated with all that rests on them, and `text` is

@@ -7,7 +7,7 @@ checkpoint, so a resumed run neither repeats nor skips one.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol
@@ -33,25 +33,33 @@ class Intervention:
     """`thought`: `text` becomes the one agent's own thought. `event`: the world makes `change`
     (its fields are the world's own). `conversation`: the two agents talk about `text`.
     `correction`: `text` corrects a fact; each of `agents` (every agent when none are named)
-    invalidates the memories that mention all of `contradicts` and remembers `text`."""
+    invalidates the memories that mention all of `contradicts` and remembers `text`.
+    `importance`: the thought's or the correction's, or None to have it rated as any memory."""
 
     at: datetime
     type: InterventionType
     text: str
     agents: tuple[str, ...] = ()
     change: Mapping[str, Any] = field(default_factory=dict)
-    importance: float = 9.0
+    importance: float | None = None
     contradicts: tuple[tuple[str, ...], ...] = ()
+
+
+# Whether an agent's answer at a time counts as aware: (agent, answer, now) -> bool.
+AwareTest = Callable[[str, str, datetime], bool]
 
 
 @dataclass(frozen=True)
 class InterviewPlan:
     """`question` put to every agent at each of `times`. An answer counts as aware when, for
-    every group of words in `aware_when`, it contains at least one (whole words, any case)."""
+    every group of words in `aware_when`, it contains at least one (whole words, any case),
+    or as `aware` says where the caller gives that test (the run pipeline's knows who owns
+    the fact and what each agent is called)."""
 
     times: tuple[datetime, ...]
     question: str
     aware_when: tuple[tuple[str, ...], ...] = ()
+    aware: AwareTest | None = None
 
 
 class Host(Protocol):
@@ -132,10 +140,11 @@ class Interventions:
                 [((m.id,), _asker(m, plan.question, now)) for m in minds]
             )
             if plan.aware_when:
+                test = plan.aware or (lambda _, said, __: mentions_all(said, plan.aware_when))
                 aware = [
                     m.id
                     for m, answer in zip(minds, answers, strict=True)
-                    if mentions_all(answer.answer, plan.aware_when)
+                    if test(m.id, answer.answer, now)
                 ]
                 engine.router.writer.emit(
                     Measured(name="aware", value=len(aware), agents=aware), t=now

@@ -1,14 +1,14 @@
-"""The measures every run has, read back from its events: the model budget, the fallbacks, and
-the diffusion of what interviews ask about."""
+"""The measures every run has, read back from its events: the model budget, the fallbacks, the
+memory (who rated each record's importance, how often agents reflected), and the diffusion of
+what interviews ask about."""
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
-from datetime import timedelta
+from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime, timedelta
 from typing import Any
 
-from simulacra.core import mentions_all
 from simulacra.runlog import Event
 
 _FIELDS = (
@@ -97,15 +97,61 @@ def fallbacks(spent: dict[str, Any]) -> dict[str, Any]:
 
 
 def diffusion(
-    events: Sequence[Event], question: str, aware_when: Sequence[Sequence[str]]
+    events: Sequence[Event], question: str, aware: Callable[[str, str, datetime], bool]
 ) -> list[dict[str, Any]]:
-    """Per interview time: how many agents answered aware, who, and every answer."""
+    """Per interview time: how many agents answered aware (by the `aware` test), who, and
+    every answer."""
     by_time: defaultdict[str, dict[str, str]] = defaultdict(dict)
     for event in events:
         if event.kind == "interview" and event.data.get("question") == question:
             by_time[event.t or ""][event.agent or "-"] = str(event.data.get("answer", ""))
     found = []
     for t, answers in sorted(by_time.items()):
-        aware = [a for a, text in answers.items() if mentions_all(text, aware_when)]
-        found.append({"t": t, "aware": len(aware), "agents": aware, "answers": answers})
+        when = datetime.fromisoformat(t)
+        knew = [a for a, text in answers.items() if aware(a, text, when)]
+        found.append({"t": t, "aware": len(knew), "agents": knew, "answers": answers})
     return found
+
+
+# Where an importance came from other than a model's rating (any other source names a model).
+UNRATED = ("rule", "fixed", "given")
+
+
+class MemoryTally:
+    """Counted while the log is read: each record's importance source by kind, and the
+    reflections."""
+
+    def __init__(self) -> None:
+        self.sources: defaultdict[str, defaultdict[str, int]] = defaultdict(
+            lambda: defaultdict(int)
+        )
+        self.reflections = 0
+
+    def add(self, event: Event) -> None:
+        if event.kind == "memory.add":
+            source = str(event.data.get("importance_source", ""))
+            by = source if source in UNRATED else "model"
+            self.sources[str(event.data.get("kind", "?"))][by] += 1
+        elif event.kind == "reflection":
+            self.reflections += 1
+
+    def result(self, agent_days: int) -> dict[str, Any]:
+        """Records by who set their importance (`model` for a model's rating), in all and
+        per kind, the model's share, and the reflections per agent-day."""
+        total: defaultdict[str, int] = defaultdict(int)
+        for counts in self.sources.values():
+            for by, n in counts.items():
+                total[by] += n
+        records = sum(total.values())
+        return {
+            "records": records,
+            "importance": dict(sorted(total.items())),
+            "importance_by_kind": {
+                k: dict(sorted(v.items())) for k, v in sorted(self.sources.items())
+            },
+            "model_rated_share": round(total["model"] / records, 4) if records else 0.0,
+            "reflections": self.reflections,
+            "reflections_per_agent_day": (
+                round(self.reflections / agent_days, 3) if agent_days else 0.0
+            ),
+        }

@@ -33,10 +33,11 @@ from simulacra.engine import (
     console_progress,
 )
 from simulacra.errors import Interrupted, UserError, explain_os_error
+from simulacra.experiments.facts import aware_test
 from simulacra.experiments.heap import fewer_collections
 from simulacra.experiments.kinds import Cast, Services, kind_of
 from simulacra.experiments.load import load_scenario
-from simulacra.experiments.measures import budget, diffusion, fallbacks
+from simulacra.experiments.measures import MemoryTally, budget, diffusion, fallbacks
 from simulacra.experiments.models import cache_in_run, load_run_model
 from simulacra.experiments.scenario import Scenario
 from simulacra.llm import Gateway, Ledger
@@ -209,7 +210,7 @@ def _open(
             router=router,
             clock=clock,
             seed=scenario.seed,
-            interventions=_interventions(scenario),
+            interventions=_interventions(scenario, _cast_names(kind.agents_info(cast))),
             checkpoints=_checkpoints(run_dir, cast),
             checkpoint_every=scenario.clock.checkpoint_every,
         )
@@ -336,21 +337,31 @@ def _measure(
     # One pass over the log (a 1,000-agent day writes 170 MB): the calls are summed as they
     # are read (a 10,000-agent month logs 490,000 of them); what the measures read is kept
     # (the embodied world's read the calls too).
-    wanted = {"interview"} | kind.reads
+    wanted = {"run", "interview"} | kind.reads
     events: list[Event] = []
+    memory = MemoryTally()
 
     def calls() -> Iterator[Event]:
-        for event in read_events(run_dir.events_path, {"llm.call"} | wanted):
+        read = {"llm.call", "memory.add", "reflection"} | wanted
+        for event in read_events(run_dir.events_path, read):
             if event.kind in wanted:
                 events.append(event)
             if event.kind == "llm.call":
                 yield event
+            else:
+                memory.add(event)
 
     spent = budget(calls(), agents, clock.ticks, clock.calendar.tick)
-    metrics: dict[str, Any] = {"budget": spent, "fallbacks": fallbacks(spent)}
+    days = len({t.date() for t in clock.calendar.times()})
+    metrics: dict[str, Any] = {
+        "budget": spent,
+        "fallbacks": fallbacks(spent),
+        "memory": memory.result(agents * days),
+    }
     plan = scenario.interviews
     if plan is not None and plan.aware_when:
-        metrics["diffusion"] = diffusion(events, plan.question, plan.aware_when)
+        test = aware_test(scenario, plan.aware_when, _names(events))
+        metrics["diffusion"] = diffusion(events, plan.question, test)
     metrics |= kind.measures(events, scenario)
     summary = kind.headline(metrics)
     if metrics.get("diffusion"):
@@ -361,7 +372,17 @@ def _measure(
     return metrics
 
 
-def _interventions(scenario: Scenario) -> Interventions:
+def _names(events: list[Event]) -> dict[str, str]:
+    """Each agent's name, from the run's first event."""
+    start = next((e for e in events if e.kind == "run"), None)
+    return _cast_names(start.data.get("agents", {}) if start is not None else {})
+
+
+def _cast_names(agents: dict[str, dict[str, Any]]) -> dict[str, str]:
+    return {a: str(info.get("name") or a) for a, info in agents.items()}
+
+
+def _interventions(scenario: Scenario, names: dict[str, str]) -> Interventions:
     items = [
         Intervention(
             scenario.when(item.at),
@@ -377,10 +398,12 @@ def _interventions(scenario: Scenario) -> Interventions:
     plan = scenario.interviews
     interviews = None
     if plan is not None:
+        groups = tuple(tuple(group) for group in plan.aware_when)
         interviews = InterviewPlan(
             tuple(scenario.when(t) for t in plan.times),
             plan.question,
-            tuple(tuple(group) for group in plan.aware_when),
+            groups,
+            aware_test(scenario, groups, names) if groups else None,
         )
     return Interventions(items, interviews)
 

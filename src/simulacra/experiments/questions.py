@@ -59,10 +59,14 @@ Template = Annotated[str, Field(min_length=1)]
 
 class Fact(_Strict):
     """A planted fact: the question that probes it, and when an answer counts as knowing it
-    (for every group of words, one of them, whole words, any case)."""
+    by its words (for every group of words, one of them, whole words, any case; the words
+    of a group that names the speaker need not be said by the speaker). `attendance`: the
+    world's attendance (its place and window) is this fact's event, so that who came counts
+    for it and `simulacra trace` follows it into schedules and arrivals."""
 
     question: Template
     aware_when: list[list[str]] = Field(min_length=1)
+    attendance: bool = False
 
     @field_validator("question")
     @classmethod

@@ -141,11 +141,18 @@ class AgentsConfig(_Strict):
 class MemoryConfig(_Strict):
     """`mode`: stream (the memory stream with retrieval) or bounded (the grid source's last
     few notes); default the world's. `importance`: model (rated 1-10 as the source does),
-    rule, or a fixed number. `recall`: memories a prompt shows, where a mind takes a number.
-    `messages`: received messages an agent keeps (grid)."""
+    rule, or a fixed number. `rating_batch`: records the model rates in one call (1, as the
+    source; more saves calls with a model that can rate a list). `recall`: memories a prompt
+    shows, where a mind takes a number. `messages`: received messages an agent keeps (grid)."""
 
     mode: Literal["stream", "bounded"] | None = None
     importance: Literal["model", "rule"] | Annotated[float, Field(ge=0, le=10)] = "model"
+    rating_batch: int = Field(
+        default=1,
+        ge=1,
+        le=32,
+        description="records rated in one call; the embedded model counts instead of rating a list",
+    )
     embedder: EmbedderConfig = EmbedderConfig()
     recall: int | None = Field(default=None, ge=0)
     messages: int = Field(default=10, ge=0)
@@ -162,7 +169,8 @@ class InterventionConfig(_Strict):
     `change` (town: place, object, state). `conversation`: two agents talk about `text`.
     `correction`: `text` corrects a fact; the agents named (every agent when none is) drop the
     memories that mention, for each group of words in `contradicts`, one of them, with all
-    that rests on them, and remember `text` instead."""
+    that rests on them, and remember `text` instead. `importance`: the memory's (1-10); none:
+    rated under `memory.importance` like any memory (the rule gives 9)."""
 
     at: Moment
     type: Literal["thought", "event", "conversation", "correction"]
@@ -171,7 +179,7 @@ class InterventionConfig(_Strict):
     agents: list[str] = Field(default_factory=list)
     change: dict[str, Any] = Field(default_factory=dict)
     contradicts: list[list[str]] = Field(default_factory=list)
-    importance: float = Field(default=9, ge=1, le=10)
+    importance: float | None = Field(default=None, ge=1, le=10)
 
     @model_validator(mode="after")
     def _contradicts_for_corrections(self) -> InterventionConfig:

@@ -4,7 +4,13 @@ from simulacra.llm.accounting import Ledger, Tally
 from simulacra.llm.cache import SqliteCache
 from simulacra.llm.config import ModelConfig
 from simulacra.llm.embedded import EmbeddedModelError, ImagesRefused
-from simulacra.llm.gateway import Backend, Gateway, ModelFailure, ModelUnreachable
+from simulacra.llm.gateway import (
+    DEFAULT_CONTEXT_TOKENS,
+    Backend,
+    Gateway,
+    ModelFailure,
+    ModelUnreachable,
+)
 from simulacra.llm.openai_compat import EndpointError
 from simulacra.llm.replay import CACHE_FILE, ReplayMiss
 from simulacra.llm.scripted import ScriptedModel
@@ -26,6 +32,7 @@ from simulacra.llm.types import (
 
 __all__ = [
     "CACHE_FILE",
+    "DEFAULT_CONTEXT_TOKENS",
     "Backend",
     "Completion",
     "EmbeddedModelError",

@@ -41,6 +41,13 @@ class ModelConfig(BaseModel):
         description="the embedded model's repeat penalty and DRY sampler (served models keep "
         "their own sampling); none: both off",
     )
+    context_tokens: int | None = Field(
+        None,
+        ge=512,
+        description="the served model's context window in tokens (retrieval and reflection "
+        "fill it, as the source does); the embedded model knows its own (2,048 a slot); "
+        "none: 8,192",
+    )
     unreachable_after: int = Field(
         10,
         ge=1,
@@ -72,5 +79,6 @@ class ModelConfig(BaseModel):
             max_tokens=self.max_tokens,
             repetition=self.repetition,
             unreachable_after=self.unreachable_after,
+            context_tokens=self.context_tokens,
             **options,
         )

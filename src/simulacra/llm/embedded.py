@@ -41,6 +41,7 @@ class ImagesRefused(ModelFailure):
 # takes a core that llama.cpp's threads share, a token costs 50 times more (2 busy cores:
 # 2 threads 0.4 tokens/s, 1 thread 27 tokens/s).
 DEFAULT_THREADS = 1
+SLOT_CONTEXT = 2048  # tokens a slot holds: a prompt and its answer
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,7 @@ class EmbeddedSettings:
     path: Path
     threads: int = DEFAULT_THREADS
     parallel: int = 2
-    context_per_slot: int = 2048
+    context_per_slot: int = SLOT_CONTEXT
 
 
 class Repetition(BaseModel):
@@ -175,9 +176,10 @@ class EmbeddedBackend:
     each backend loads its own model (a new run starts from empty slots); an agent, in the
     order agents first call, gets a slot of its own with `cache_prompt`, so its calls reuse
     the prefix its last call left there (system message, persona); and the last slot is
-    shared by agents beyond those and by calls of no agent, without the prompt cache, so the
-    order in which they reach it changes nothing. With one slot there is nothing to share
-    it with: calls take it one at a time, cache and all.
+    shared by agents beyond those, by calls of no agent and by probes (interviews during a
+    run), without the prompt cache, so the order in which they reach it changes nothing.
+    With one slot there is nothing to share it with: calls take it one at a time, cache and
+    all.
 
     `in_process`: the gateway sets no wall-clock timeout on these calls. Generation stops at
     the request's max_tokens and a prompt cannot outgrow the slot's context, so a call always
@@ -200,11 +202,20 @@ class EmbeddedBackend:
             max_workers=settings.parallel, thread_name_prefix="embedded-model"
         )
 
-    def slot(self, agent: str | None) -> tuple[int, bool]:
-        """The slot an agent's calls go to, and whether they may reuse its prompt cache."""
+    @property
+    def context_tokens(self) -> int:
+        """The window a prompt and its answer must fit: one slot's."""
+        return self.settings.context_per_slot
+
+    def slot(self, agent: str | None, probe: bool = False) -> tuple[int, bool]:
+        """The slot an agent's calls go to, and whether they may reuse its prompt cache. A
+        probe goes to the shared slot, which keeps no cache (with one slot, nothing can keep
+        it apart: it takes the slot as any call does)."""
         shared = self.settings.parallel - 1
         if shared == 0:
             return 0, True
+        if probe:
+            return shared, False
         own = self._slots.get(agent) if agent is not None else None
         if own is None and agent is not None and len(self._slots) < shared:
             own = self._slots[agent] = len(self._slots)
@@ -220,7 +231,7 @@ class EmbeddedBackend:
                 "e.g. llama.cpp's server with a vision GGUF, vLLM or Ollama), or use a mind "
                 "that describes the view in words (embodied: agents.mind=caption)"
             )
-        slot, cached = self.slot(request.agent)
+        slot, cached = self.slot(request.agent, request.probe)
         body: dict[str, Any] = {
             "messages": [{"role": m.role, "content": m.text} for m in request.messages],
             "max_tokens": request.max_tokens,

@@ -48,6 +48,10 @@ class ModelUnreachable(ModelFailure, UserError):
 CallHook = Callable[[Request, Completion], None]
 
 RETRY_TEMPERATURE = 0.7
+# The context window of a model that does not say its own and was given none: prompts that
+# fill the context (retrieval, reflection) are sized to it. 8,192 tokens is about the least a
+# served chat model takes today; the source's GPT-3.5 took 4,096.
+DEFAULT_CONTEXT_TOKENS = 8192
 
 
 def _attempt_request(request: Request, attempt: int) -> Request:
@@ -74,9 +78,14 @@ class Gateway:
         temperature: float | None = None,
         max_tokens: int | None = None,
         unreachable_after: int | None = None,
+        context_tokens: int | None = None,
     ) -> None:
         if attempts < 1:
             raise ValueError("attempts must be at least 1")
+        # The model's window: the backend's own where it knows it (the embedded model's
+        # slot), else the configured one (a served model's), else the default.
+        own = getattr(backend, "context_tokens", None)
+        self.context_tokens: int = own or context_tokens or DEFAULT_CONTEXT_TOKENS
         # Calls in a row whose every attempt failed to connect or timed out before the model
         # is declared unreachable (None: never); any answer, even a bad one, resets the count.
         self.unreachable_after = unreachable_after

@@ -13,6 +13,7 @@ from typing import Any
 
 from simulacra.errors import UserError
 from simulacra.llm.cache import SqliteCache, cache_key
+from simulacra.llm.embedded import SLOT_CONTEXT
 from simulacra.llm.gateway import ModelFailure
 from simulacra.llm.types import RawReply, Request
 
@@ -61,6 +62,9 @@ class ReplayBackend:
         self.original_spec = original_spec
         # The original name, so that the Gateway's keys are the keys the run wrote.
         self.name = original_name
+        # An embedded run sized its prompts to the slot's window; a replay must too.
+        embedded = original_spec.partition(":")[0].partition("?")[0] == "embedded"
+        self.context_tokens = SLOT_CONTEXT if embedded else None
 
     async def generate(
         self, request: Request, schema: dict[str, Any] | None, seed: int

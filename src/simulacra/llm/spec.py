@@ -42,6 +42,7 @@ OPTIONS = (
     "max_tokens",
     "repetition",
     "unreachable_after",
+    "context_tokens",
 )
 _EMBEDDED_OPTIONS = ("threads", "parallel")
 MAX_SLOTS = 16  # each slot holds a 2,048-token context: 47 MB of KV cache for the 135M model
@@ -59,9 +60,10 @@ def load_model(spec: str, **options: Any) -> Gateway:
     """Build the model a spec names.
 
     Options go to the Gateway: attempts, timeout_s, concurrency, cache (a path or a
-    SqliteCache), on_call (called with each request and completion), ledger, and temperature
-    and max_tokens (set, they replace every request's own); `repetition` (a Repetition) goes
-    to the embedded backend, and other backends keep their own sampling.
+    SqliteCache), on_call (called with each request and completion), ledger, temperature
+    and max_tokens (set, they replace every request's own), and context_tokens (a served
+    model's window; the embedded model knows its own); `repetition` (a Repetition) goes to
+    the embedded backend, and other backends keep their own sampling.
     """
     unknown = sorted(set(options) - set(OPTIONS))
     if unknown:

@@ -90,7 +90,9 @@ class Request:
 
     `output` is the pydantic model the answer must validate against (None for free text).
     `fallback` is what the caller receives, flagged, when every attempt fails: a model fault
-    never crashes a run, but it is never silent either.
+    never crashes a run, but it is never silent either. `probe` marks a call that measures
+    (an interview during a run): a backend must leave nothing of it that later calls could
+    see (the embedded model keeps it out of the agents' prompt caches).
     """
 
     messages: Sequence[Message]
@@ -101,6 +103,7 @@ class Request:
     seed: int = 0
     purpose: str = "text"
     agent: str | None = None
+    probe: bool = False
 
 
 @dataclass(frozen=True)

@@ -23,11 +23,19 @@ def added(record: MemoryRecord) -> MemoryAdded:
     )
 
 
-def retrieved(query: str, k: int, found: Sequence[Retrieved]) -> RetrievalEvent:
+def retrieved(
+    query: str,
+    k: int | None,
+    found: Sequence[Retrieved],
+    purpose: str = "",
+    budget: int | None = None,
+) -> RetrievalEvent:
     """The `retrieval` event: the normalised components and total of each result."""
     return RetrievalEvent(
         query=query,
         k=k,
+        purpose=purpose,
+        token_budget=budget,
         results=[
             {
                 "id": r.record.id,

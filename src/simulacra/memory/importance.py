@@ -10,7 +10,18 @@ from dataclasses import dataclass
 from typing import Literal
 
 from simulacra.llm import LanguageModel
-from simulacra.memory.prompts import ImportanceRating, importance_request
+from simulacra.memory.prompts import (
+    ImportanceRating,
+    ImportanceRatings,
+    Voice,
+    importance_request,
+    importances_request,
+)
+
+# The most records one rating call may take (`memory.rating_batch`): a look at a busy place
+# shows many at once. The default is one, as the source rates: SmolLM2-135M, given a list,
+# counts 1, 2, 3 ... instead of rating (measured), and its ratings would follow the order.
+MAX_BATCH = 32
 
 # A rough stand-in for the model's judgement: words that usually mark consequential events.
 _WEIGHTY = {
@@ -84,30 +95,15 @@ def check_importance(value: float, what: str) -> float:
     return float(value)
 
 
-async def rate(
-    policy: ImportancePolicy, model: LanguageModel | None, agent: str, text: str, seed: int = 0
-) -> tuple[float, str]:
-    """The importance of `text` under `policy`, and its source (model name, "rule", "fixed")."""
-    if policy.mode == "fixed":
-        return policy.value, "fixed"
-    guess = rule_importance(text)
-    if policy.mode == "rule" or model is None:
-        return float(guess), "rule"
-    completion = await model.complete(importance_request(agent, text, guess, seed))
-    if completion.fallback or not isinstance(completion.value, ImportanceRating):
-        return float(guess), "rule"
-    return float(completion.value.rating), completion.model or model.name
-
-
 def given_importance(
-    importance: float | Sequence[float | None] | None, count: int
+    importance: float | Sequence[float | None] | None, count: int, what: str = "importance"
 ) -> list[float | None]:
-    """One value (or None: to be rated) per text, from what `add_many` was given."""
+    """One value (or None) per text, from what `add_many` was given."""
     if importance is None or isinstance(importance, int | float):
         return [importance] * count
     given = list(importance)
     if len(given) != count:
-        raise ValueError(f"add_many got {count} texts but {len(given)} importance values")
+        raise ValueError(f"add_many got {count} texts but {len(given)} {what} values")
     return given
 
 
@@ -117,27 +113,66 @@ async def rate_all(
     agent: str,
     texts: Sequence[str],
     given: Sequence[float | None],
+    rules: Sequence[float | None] | None = None,
     seed: int = 0,
+    voice: Voice | None = None,
+    batch: int = 1,
 ) -> list[tuple[float, str]]:
-    """(importance, source) for each text: "given" where a value was supplied, else rated."""
-    if policy.mode == "model" and model is not None and None in given:
-        return list(
-            await asyncio.gather(
-                *(_one(policy, model, agent, t, v, seed) for t, v in zip(texts, given, strict=True))
-            )
-        )
-    # Nothing to wait for: rate in place without creating tasks.
-    return [await _one(policy, model, agent, t, v, seed) for t, v in zip(texts, given, strict=True)]
+    """(importance, source) for each text: "given" where a value was supplied; else the
+    policy's: "fixed", "rule" (the caller's rule value where it gave one, else the keyword
+    rule), or the model's rating (its name), the rule's value standing in when it fails.
+    The texts a model rates go to it `batch` at a time, one call each."""
+    if not 1 <= batch <= MAX_BATCH:
+        raise ValueError(f"rating batch must be 1 to {MAX_BATCH}, got {batch}")
+    rules = rules if rules is not None else [None] * len(texts)
+    found: list[tuple[float, str] | None] = []
+    asked: list[tuple[int, str, float]] = []  # (position, text, the rule's value)
+    for i, (text, value, hint) in enumerate(zip(texts, given, rules, strict=True)):
+        if value is not None:
+            found.append((check_importance(value, "given importance"), "given"))
+        elif policy.mode == "fixed":
+            found.append((policy.value, "fixed"))
+        else:
+            guess = float(rule_importance(text)) if hint is None else hint
+            if policy.mode == "rule" or model is None:
+                found.append((check_importance(guess, "rule importance"), "rule"))
+            else:
+                found.append(None)
+                asked.append((i, text, guess))
+    if asked and model is not None:
+        batches = [asked[i : i + batch] for i in range(0, len(asked), batch)]
+        if len(batches) == 1:  # one call: no task to create
+            rated = [await _rate(model, agent, batches[0], seed, voice)]
+        else:
+            asks = (_rate(model, agent, b, seed, voice) for b in batches)
+            rated = list(await asyncio.gather(*asks))
+        for chunk, ratings in zip(batches, rated, strict=True):
+            for (i, _, _), rating in zip(chunk, ratings, strict=True):
+                found[i] = rating
+    return [rating for rating in found if rating is not None]
 
 
-async def _one(
-    policy: ImportancePolicy,
-    model: LanguageModel | None,
+async def _rate(
+    model: LanguageModel,
     agent: str,
-    text: str,
-    given: float | None,
+    batch: Sequence[tuple[int, str, float]],
     seed: int,
-) -> tuple[float, str]:
-    if given is not None:
-        return check_importance(given, "given importance"), "given"
-    return await rate(policy, model, agent, text, seed)
+    voice: Voice | None,
+) -> list[tuple[float, str]]:
+    texts, guesses = [text for _, text, _ in batch], [guess for _, _, guess in batch]
+    # The fallback answer is the rule's value, as a rating from 1 to 10.
+    answers = [max(1, min(10, round(g))) for g in guesses]
+    request = (
+        importance_request(agent, texts[0], answers[0], seed, voice)
+        if len(batch) == 1
+        else importances_request(agent, texts, answers, seed, voice)
+    )
+    completion = await model.complete(request)
+    value = completion.value
+    if completion.fallback or value is None:
+        return [(float(g), "rule") for g in guesses]
+    source = completion.model or model.name
+    ratings = [value.rating] if isinstance(value, ImportanceRating) else []
+    if isinstance(value, ImportanceRatings):
+        ratings = list(value.ratings)
+    return [(float(r), source) for r in ratings]

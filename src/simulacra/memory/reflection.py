@@ -4,22 +4,26 @@ yields insights that cite it; insights stored as reflection records form a tree 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
 from pydantic import BaseModel
 
-from simulacra.llm import LanguageModel, Request
+from simulacra.llm import DEFAULT_CONTEXT_TOKENS, LanguageModel, Request
 from simulacra.memory.prompts import (
+    INSIGHTS_MAX_TOKENS,
+    INSIGHTS_PURPOSE,
+    QUESTIONS_MAX_TOKENS,
     Insights,
     ReflectionQuestions,
+    Voice,
     insights_request,
     questions_request,
 )
 from simulacra.memory.record import REFLECTION, MemoryRecord, Retrieved, Statement
-from simulacra.memory.scoring import fit_budget
+from simulacra.memory.scoring import fit_budget, prompt_room
 from simulacra.runlog.events import Reflected
 
 
@@ -30,36 +34,46 @@ class Reflective(Protocol):
     model: LanguageModel | None
     seed: int
     reflection: ReflectionConfig
+    voice: Voice | None
 
     def recent_statements(self, n: int) -> list[Statement]: ...
 
     def retrieve(
-        self, query: str, now: datetime, k: int = 30, *, token_budget: int | None = None
+        self,
+        query: str,
+        now: datetime,
+        k: int | None = 30,
+        *,
+        token_budget: int | None = None,
+        purpose: str = "",
+        per_record: int = 0,
     ) -> list[Retrieved]: ...
 
-    async def add(
+    async def add_many(
         self,
         kind: str,
-        text: str,
+        texts: Sequence[str],
         now: datetime,
-        importance: float | None = None,
-        evidence: Iterable[str] = (),
-    ) -> MemoryRecord: ...
+        *,
+        evidence_each: Sequence[Iterable[str]] | None = None,
+    ) -> list[MemoryRecord]: ...
 
 
 @dataclass(frozen=True)
 class ReflectionConfig:
     """The source's parameters: reflect when 150 importance has accrued, over the 100 latest
-    records, with 3 questions; how much evidence each question retrieves, how many insights
-    it may yield and how many tokens of statements a prompt may hold are ours (the 100 latest
-    records of a town day run to 6,000 tokens, three times the embedded model's context)."""
+    records, with 3 questions, each question's evidence the top-ranked records that fit the
+    context. `context_tokens` is the model's window (default: the one the model declares):
+    the statements and the evidence shown
+    are as many as fit it (the 100 latest records of a town day run to about 6,000 tokens,
+    three times the embedded model's 2,048: it sees the newest that fit). How many insights
+    a question may yield is ours."""
 
     threshold: float = 150.0
     recent: int = 100
     questions: int = 3
-    evidence: int = 30
     insights: int = 5
-    token_budget: int = 600
+    context_tokens: int | None = None  # None: the model's (Gateway.context_tokens)
 
 
 @dataclass(frozen=True)
@@ -96,9 +110,16 @@ class ReflectionOutcome:
 async def reflect(stream: Reflective, now: datetime) -> ReflectionOutcome:
     """One reflection over `stream`, as the source describes it; see ReflectionConfig."""
     config = stream.reflection
+    window = config.context_tokens or getattr(stream.model, "context_tokens", None)
+    window = window if isinstance(window, int) else DEFAULT_CONTEXT_TOKENS
     latest = stream.recent_statements(config.recent)
-    # The newest of them that fit the budget, still oldest first.
-    fits = fit_budget([r.text for r in reversed(latest)], config.token_budget)
+    # The newest of them that fit the window, still oldest first ("12. " numbers each).
+    room = prompt_room(
+        window,
+        QUESTIONS_MAX_TOKENS,
+        *_texts(questions_request(stream.agent, [], [], config.questions, voice=stream.voice)),
+    )
+    fits = fit_budget([f"{n}. {r.text}" for n, r in enumerate(reversed(latest))], room)
     latest = latest[len(latest) - max(1, fits) :]
     if not latest:
         return ReflectionOutcome(questions=[])
@@ -112,12 +133,24 @@ async def reflect(stream: Reflective, now: datetime) -> ReflectionOutcome:
             [f"What does {r.text!r} mean for {stream.agent}?" for r in weighty],
             config.questions,
             stream.seed,
+            stream.voice,
         ),
     )
     assert isinstance(asked, ReflectionQuestions)
     questions = [q.strip() for q in asked.questions if q.strip()][: config.questions]
     evidence = [
-        stream.retrieve(q, now, k=config.evidence, token_budget=config.token_budget)
+        stream.retrieve(
+            q,
+            now,
+            k=None,
+            token_budget=prompt_room(
+                window,
+                INSIGHTS_MAX_TOKENS,
+                *_texts(insights_request(stream.agent, q, [], config.insights, voice=stream.voice)),
+            ),
+            purpose=INSIGHTS_PURPOSE,
+            per_record=2,  # "12. " and a line break
+        )
         for q in questions
     ]
     answers = await asyncio.gather(
@@ -130,12 +163,15 @@ async def reflect(stream: Reflective, now: datetime) -> ReflectionOutcome:
                     [r.record.text for r in found],
                     config.insights,
                     stream.seed,
+                    stream.voice,
                 ),
             )
             for question, found in zip(questions, evidence, strict=True)
         )
     )
     outcome = ReflectionOutcome(questions=questions)
+    texts: list[str] = []
+    cites: list[list[str]] = []
     for question, found, answer in zip(questions, evidence, answers, strict=True):
         assert isinstance(answer, Insights)
         for insight in answer.insights[: config.insights]:
@@ -145,8 +181,10 @@ async def reflect(stream: Reflective, now: datetime) -> ReflectionOutcome:
             if problem:
                 outcome.rejected.append(RejectedInsight(question, text, cited, problem))
                 continue
-            ids = [found[n - 1].record.id for n in dict.fromkeys(cited)]
-            outcome.records.append(await stream.add(REFLECTION, text, now, evidence=ids))
+            texts.append(text)
+            cites.append([found[n - 1].record.id for n in dict.fromkeys(cited)])
+    # One write: the model rates all of a reflection's insights in one call (or a few).
+    outcome.records.extend(await stream.add_many(REFLECTION, texts, now, evidence_each=cites))
     return outcome
 
 
@@ -158,6 +196,11 @@ def _unsupported(cited: tuple[int, ...], shown: list[Retrieved]) -> str:
     if unknown:
         return f"cites statements {unknown} but only 1-{len(shown)} were shown"
     return ""
+
+
+def _texts(request: Request) -> list[str]:
+    """A prompt's texts without its statements: what it holds besides the memories."""
+    return [m.text for m in request.messages]
 
 
 async def _ask(model: LanguageModel | None, request: Request) -> BaseModel:

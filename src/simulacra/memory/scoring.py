@@ -145,11 +145,27 @@ def approx_tokens(text: str) -> int:
     return math.ceil(len(text) / 4)
 
 
-def fit_budget(texts: Sequence[str], budget: int) -> int:
-    """How many of `texts`, taken in order, fit in `budget` tokens (a prefix, never a gap)."""
+# Real tokens per approx_tokens token, SmolLM2's tokenizer on 150 records of a two-day town
+# (measured): 1.43 over all of them, 1.75 at the 95th percentile of single records (plans,
+# full of clock times, cost the most). A prompt sized by this fits the model's window.
+TOKENIZER_SLACK = 1.8
+# What a chat template adds around the messages (role markers), in real tokens.
+CHAT_TOKENS = 32
+
+
+def prompt_room(context_tokens: int, max_tokens: int, *fixed: str) -> int:
+    """The approx_tokens budget left for memories in a prompt that holds the `fixed` texts
+    and leaves `max_tokens` of a `context_tokens` window for the answer; never negative."""
+    real = context_tokens - max_tokens - CHAT_TOKENS
+    return max(0, int(real / TOKENIZER_SLACK) - sum(approx_tokens(text) for text in fixed))
+
+
+def fit_budget(texts: Sequence[str], budget: int, per_text: int = 0) -> int:
+    """How many of `texts`, taken in order, fit in `budget` tokens (a prefix, never a gap),
+    each costing `per_text` tokens more than its own (a prompt's line prefix)."""
     used = 0
     for count, text in enumerate(texts):
-        used += approx_tokens(text)
+        used += approx_tokens(text) + per_text
         if used > budget:
             return count
     return len(texts)

@@ -21,6 +21,7 @@ from simulacra.llm import LanguageModel
 from simulacra.memory.columns import Columns
 from simulacra.memory.events import added, retrieved
 from simulacra.memory.importance import ImportancePolicy, given_importance, rate_all
+from simulacra.memory.prompts import Voice
 from simulacra.memory.record import REFLECTION, MemoryRecord, Retrieved, Statement
 from simulacra.memory.reflection import ReflectionConfig, reflect
 from simulacra.memory.scoring import (
@@ -29,6 +30,7 @@ from simulacra.memory.scoring import (
     Span,
     Weights,
     WeightsLike,
+    approx_tokens,
     as_weights,
     fit_budget,
     ranking_key,
@@ -43,6 +45,8 @@ from simulacra.runlog.events import MemoryInvalidated, Payload
 
 # Last-access times are written back to SQLite in batches of about this many.
 _TOUCH_BATCH = 1024
+# Texts read at a time while a retrieval fills its token budget.
+_FIT_CHUNK = 64
 
 
 class MemoryStream:
@@ -60,6 +64,7 @@ class MemoryStream:
         reflection: ReflectionConfig | None = None,
         seed: int = 0,
         record_access: bool = True,
+        rating_batch: int = 1,
     ) -> None:
         if not 0 < decay <= 1:
             raise ValueError(
@@ -76,6 +81,7 @@ class MemoryStream:
         # False reads the stream as it is: retrieval leaves last-access times alone, so that
         # several readers (an evaluation's conditions) see the same memories.
         self.record_access = record_access
+        self.rating_batch = rating_batch  # records one rating call may take
         # A Store passed in is shared with other streams and closed by its owner.
         self._store = db if isinstance(db, Store) else Store(db)
         self._owns_store = not isinstance(db, Store)
@@ -87,6 +93,8 @@ class MemoryStream:
         self._last_write: asyncio.Future[None] | None = None
         self.since_reflection = 0.0
         self.rejected_insights = 0
+        # How the agent's mind starts its prompts; the stream's own start the same way.
+        self.voice: Voice | None = None
         self._load()
 
     # --- writing ---------------------------------------------------------------------------
@@ -99,9 +107,15 @@ class MemoryStream:
         importance: float | None = None,
         evidence: Iterable[str] = (),
         meta: dict[str, Any] | None = None,
+        *,
+        rule: float | None = None,
     ) -> MemoryRecord:
-        """Write one record; its importance is rated (under the policy) unless given."""
-        (record,) = await self.add_many(kind, [text], now, [importance], evidence, meta)
+        """Write one record; its importance is `importance` when given, else rated under the
+        policy, where `rule` is what the rule policy (and a failed rating) gives this record
+        (default: the keyword rule)."""
+        (record,) = await self.add_many(
+            kind, [text], now, [importance], evidence, meta, rule=[rule]
+        )
         return record
 
     async def add_many(
@@ -112,22 +126,41 @@ class MemoryStream:
         importance: float | Sequence[float | None] | None = None,
         evidence: Iterable[str] = (),
         meta: dict[str, Any] | Sequence[dict[str, Any]] | None = None,
+        *,
+        rule: float | Sequence[float | None] | None = None,
+        evidence_each: Sequence[Iterable[str]] | None = None,
     ) -> list[MemoryRecord]:
-        """Write several records of one kind at once: one embedding batch, one transaction.
+        """Write several records of one kind at once: one embedding batch, one transaction,
+        and the model's ratings `rating_batch` records a call.
 
-        `importance` is one value for all, one per text, or None to rate (None items too);
-        `meta` is one mapping for all or one per text.
+        `importance` and `rule` are one value for all, one per text, or None (see `add`);
+        `meta` is one mapping for all or one per text; `evidence_each`, when given, the
+        evidence of each text in place of `evidence` for all.
         """
         if not kind:
             raise ValueError("memory kind must be a non-empty string such as 'observation'")
         given = given_importance(importance, len(texts))
-        cited = self._cited(evidence)
+        rules = given_importance(rule, len(texts), "rule")
+        if evidence_each is not None and len(evidence_each) != len(texts):
+            raise ValueError(
+                f"add_many got {len(texts)} texts but {len(evidence_each)} evidence lists"
+            )
+        each = [self._cited(e) for e in evidence_each] if evidence_each is not None else None
+        cited = each or [self._cited(evidence)] * len(texts)
         # Ids follow the order of the calls, not the order in which model ratings come back.
         before, mine = self._last_write, asyncio.get_running_loop().create_future()
         self._last_write = mine
         try:
             ratings = await rate_all(
-                self.importance, self.model, self.agent, texts, given, self.seed
+                self.importance,
+                self.model,
+                self.agent,
+                texts,
+                given,
+                rules,
+                self.seed,
+                self.voice,
+                self.rating_batch,
             )
             if before is not None and not before.done():
                 await before
@@ -141,7 +174,7 @@ class MemoryStream:
         texts: Sequence[str],
         now: datetime,
         ratings: list[tuple[float, str]],
-        cited: tuple[str, ...],
+        cited: list[tuple[str, ...]],
         metas: list[dict[str, Any]],
     ) -> list[MemoryRecord]:
         if not texts:
@@ -158,11 +191,11 @@ class MemoryStream:
                 last_accessed_at=now,
                 importance=value,
                 importance_source=source,
-                evidence_ids=cited,
+                evidence_ids=evidence,
                 meta=dict(meta),
             )
-            for i, (text, (value, source), meta) in enumerate(
-                zip(texts, ratings, metas, strict=True)
+            for i, (text, (value, source), meta, evidence) in enumerate(
+                zip(texts, ratings, metas, cited, strict=True)
             )
         ]
         since = self.since_reflection
@@ -183,7 +216,7 @@ class MemoryStream:
             np.full(len(records), code, dtype=np.int16),
         )
         for record in records:
-            for source_id in cited:
+            for source_id in record.evidence_ids:
                 self._citers[source_id].append(record.id)
             self._emit(added(record), now)
         return records
@@ -217,23 +250,35 @@ class MemoryStream:
         self,
         query: str,
         now: datetime,
-        k: int = 30,
+        k: int | None = 30,
         weights: WeightsLike | None = None,
         kinds: Iterable[str] | None = None,
         token_budget: int | None = None,
+        *,
+        purpose: str = "",
+        record_access: bool | None = None,
+        per_record: int = 0,
     ) -> list[Retrieved]:
         """The k valid records that best answer `query` now, best first.
 
         Each component is min-max normalised over the candidates (see `scoring.min_max`);
-        `kinds` limits the candidates; `token_budget` keeps the best prefix that fits. The
-        records returned count as accessed now.
+        `kinds` limits the candidates; `token_budget` keeps the best prefix that fits, and
+        with `k=None` that prefix is all there is: the top-ranked records that fit, as many
+        as they are; each record costs `per_record` tokens more than its text (the prefix a
+        prompt gives its line). The records returned count as accessed now, unless
+        `record_access` (default: the stream's) is False. `purpose` labels the `retrieval`
+        event.
         """
         w = as_weights(weights)
         candidates = self._candidates(kinds)
         found: list[Retrieved] = []
-        if k > 0 and (candidates is None or candidates.size):
-            found = self._score(query, now, k, w, candidates, token_budget)
-        self._emit(retrieved(query, k, found), now)
+        if k is None and token_budget is None:
+            raise ValueError("retrieve: k=None takes as many records as fit a token_budget")
+        touch = self.record_access if record_access is None else record_access
+        if (k is None or k > 0) and (candidates is None or candidates.size):
+            budget = None if token_budget is None else (token_budget, per_record)
+            found = self._score(query, now, k, w, candidates, budget, touch)
+        self._emit(retrieved(query, k, found, purpose, token_budget), now)
         return found
 
     def recent(self, n: int) -> list[MemoryRecord]:
@@ -299,10 +344,11 @@ class MemoryStream:
         self,
         query: str,
         now: datetime,
-        k: int,
+        k: int | None,
         weights: Weights,
         candidates: Indices | None,
-        token_budget: int | None,
+        budget: tuple[int, int] | None,
+        touch: bool,
     ) -> list[Retrieved]:
         self._embed_written()
         size = self._columns.size
@@ -315,16 +361,15 @@ class MemoryStream:
         now_h = sim_hours(now)
         parts = (recency(now_h - accessed, self.decay), importance, relevance)
         spans = [Span.of(part) for part in parts]
-        best = top_k(ranking_key(parts, spans, weights), k)
+        best = top_k(ranking_key(parts, spans, weights), relevance.size if k is None else k)
+        rows = best if candidates is None else candidates[best]
+        if budget is not None:
+            keep = self._fitting(rows, *budget)
+            best, rows = best[:keep], rows[:keep]
         rec, imp, rel = (span.apply(part[best]) for span, part in zip(spans, parts, strict=True))
         totals = score(rec, imp, rel, weights)
-        rows = best if candidates is None else candidates[best]
-        if token_budget is not None:
-            texts = self._store.texts(self.agent, [row + 1 for row in rows.tolist()])
-            keep = fit_budget(texts, token_budget)
-            rows = rows[:keep]
         # A retrieval "in the past" (an interview about yesterday) never moves access back.
-        later = rows[self._columns.accessed_h[rows] < now_h] if self.record_access else rows[:0]
+        later = rows[self._columns.accessed_h[rows] < now_h] if touch else rows[:0]
         self._columns.accessed_h[later] = now_h
         for row in later.tolist():
             self._touched[row + 1] = now
@@ -341,6 +386,20 @@ class MemoryStream:
         if len(self._touched) >= _TOUCH_BATCH:
             self._save_touched()
         return results
+
+    def _fitting(self, rows: Indices, budget: int, per_record: int) -> int:
+        """How many of `rows`, best first, fit in `budget` tokens: their texts are read a
+        chunk at a time, so that a large stream is not read whole to fill a prompt."""
+        kept, used = 0, 0
+        for start in range(0, rows.size, _FIT_CHUNK):
+            chunk = rows[start : start + _FIT_CHUNK].tolist()
+            texts = self._store.texts(self.agent, [row + 1 for row in chunk])
+            fits = fit_budget(texts, budget - used, per_record)
+            kept += fits
+            if fits < len(texts):
+                return kept
+            used += sum(approx_tokens(text) + per_record for text in texts)
+        return kept
 
     def _embed_written(self) -> None:
         """Embed, in one batch, the records written since the last retrieval."""

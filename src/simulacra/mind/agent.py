@@ -8,11 +8,13 @@ reaction step here; "replan" rebuilds the rest of the day here; "talk" goes to t
 which pairs talkers, and the engine holds the conversation through `converse`.
 
 Budget (one agent, one day of 10-minute ticks, every module on, the synthetic busy cafe day of
-tests/mind/test_budget.py, measured): 65 calls, 2.7 an hour: plan.daily 1, plan.hourly 6 (the
+tests/mind/test_budget.py, measured): 132 calls, 5.5 an hour: plan.daily 1, plan.hourly 6 (the
 day's blocks broken into hours three at a time), plan.actions 17 (one per waking hour),
-summarize.day 1, react.decide 16, converse.turn 2, memory.importance 18 (salient sights and
-dialogues only), reflect.* 4. A quiet day costs less: react.decide and memory.importance follow
-what happens.
+summarize.day 1, react.decide 16, converse.relation 1 and converse.turn 2, reflect.* 4, and
+memory.importance 83: every record is rated, each in its own call as the source does. With
+`memory.rating_batch: 8` (a look's sights, a phase's plans, a reflection's insights in one
+call) the day costs 114; under `memory.importance: rule`, 49 (2.0 an hour). A quiet day costs
+less: react.decide and the ratings of sights follow what happens.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any
 from simulacra.core import Action, InterviewAnswer, Observation
 from simulacra.llm import LanguageModel
 from simulacra.memory import MemoryRecord, MemoryStream
+from simulacra.memory.prompts import Voice
 from simulacra.mind.ablation import Ablation
 from simulacra.mind.context import MindContext, clock
 from simulacra.mind.converse import Conversation, converse
@@ -33,11 +36,13 @@ from simulacra.mind.perceive import Perception, perceive
 from simulacra.mind.persona import Persona
 from simulacra.mind.plan import Planner
 from simulacra.mind.react import Decision, decide
+from simulacra.mind.relation import Relations
 from simulacra.mind.schedule import PlanStep, Schedule
 from simulacra.runlog import EventSink
 
 REACTION_MINUTES = 10
 CONVERSATION_TURNS = 8
+THOUGHT_IMPORTANCE = 9.0  # a planted thought's under the rule (and a failed rating's)
 
 
 def _step(data: dict[str, Any] | None) -> PlanStep | None:
@@ -67,6 +72,8 @@ class Agent:
         self.ablation = Ablation(ablation)
         self.places = tuple(places)
         self.ctx = MindContext(persona, memory, model, self.ablation, events, seed)
+        # The stream's own prompts (ratings, reflection) start as the mind's do.
+        memory.voice = Voice(self.ctx.system, persona.summary())
         self.planner = Planner(self.ctx, self.places)
         self.perception = Perception()
         self.talked: dict[str, datetime] = {}
@@ -75,6 +82,7 @@ class Agent:
         self.current: PlanStep | None = None
         self.interruption: PlanStep | None = None
         self.yesterday: str | None = None
+        self.relations = Relations()
 
     async def decide(self, phase: str, observation: Observation, now: datetime) -> Action | None:
         """One phase of the town's tick (see the module's docstring)."""
@@ -107,16 +115,23 @@ class Agent:
         args = {"object": step.object, "state": step.object_state}
         return Action("do", step.description, target=step.place, args=args)
 
-    async def think(self, text: str, now: datetime, importance: float) -> None:
+    async def think(self, text: str, now: datetime, importance: float | None = None) -> None:
         """The source's seed: a memory the agent holds as its own intention; a day already
-        planned is planned anew around it (a day not yet planned takes it in when planned)."""
+        planned is planned anew around it (a day not yet planned takes it in when planned).
+        Its importance is rated like any memory's unless the scenario gives one."""
         meta = {"intervention": "thought"}
-        await self.memory.add("observation", text, now, importance, meta=meta)
+        await self.memory.add(
+            "observation", text, now, importance, meta=meta, rule=THOUGHT_IMPORTANCE
+        )
         if any(block.covers(now) for block in self.planner.schedule.blocks):
             await self.replan(now, text)
 
     async def correct(
-        self, text: str, contradicts: Sequence[Sequence[str]], now: datetime, importance: float
+        self,
+        text: str,
+        contradicts: Sequence[Sequence[str]],
+        now: datetime,
+        importance: float | None = None,
     ) -> list[str]:
         """A scenario's correction: what it contradicts is invalidated and the day, if
         planned, is planned anew around the correction."""
@@ -137,7 +152,9 @@ class Agent:
         """The day's 5-8 blocks; none under ablations without planning."""
         if not self.ablation.plans:
             return []
-        return await self.planner.plan_day(now, yesterday)
+        steps = await self.planner.plan_day(now, yesterday)
+        await self.planner.flush(now)
+        return steps
 
     async def current_action(self, now: datetime) -> PlanStep:
         """The step to execute now. Without planning, the agent improvises one step at a time
@@ -146,6 +163,7 @@ class Agent:
             self.current = self.interruption
         elif self.ablation.plans:
             self.current = await self.planner.current_action(now, self.objects)
+            await self.planner.flush(now)  # an hour and its actions: one write, one rating
         else:
             self.current = await self.planner.improvise(now, self.current)
         return self.current
@@ -181,7 +199,9 @@ class Agent:
         if not self.ablation.plans:
             self.current = None
             return []
-        return await self.planner.replan(now, reason)
+        steps = await self.planner.replan(now, reason)
+        await self.planner.flush(now)
+        return steps
 
     async def reflect_if_due(self, now: datetime) -> list[MemoryRecord]:
         if not self.ablation.reflects:
@@ -228,6 +248,7 @@ class Agent:
             "names": dict(self.names),
             "objects": list(self.objects),
             "yesterday": self.yesterday,
+            "relations": self.relations.to_dict(),
         }
 
     def restore(self, state: Mapping[str, Any]) -> None:
@@ -242,3 +263,4 @@ class Agent:
         self.names = dict(state.get("names", {}))
         self.objects = tuple(state.get("objects", ()))
         self.yesterday = state.get("yesterday")
+        self.relations = Relations.from_dict(state.get("relations", {}))

@@ -7,15 +7,16 @@ agent's seed, the purpose and the simulated time, so that reruns repeat themselv
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Generic, Protocol, TypeVar
 
 from pydantic import BaseModel
 
-from simulacra.llm import LanguageModel, Request, chat
+from simulacra.llm import DEFAULT_CONTEXT_TOKENS, LanguageModel, Request, chat
 from simulacra.memory import MemoryStream, Retrieved
+from simulacra.memory.scoring import prompt_room
 from simulacra.mind.ablation import Ablation
 from simulacra.runlog import EventSink
 from simulacra.runlog.events import Payload
@@ -62,6 +63,11 @@ def end_of_day(now: datetime) -> datetime:
     return now.replace(hour=0, minute=0, second=0, microsecond=0) + timedelta(days=1)
 
 
+# What memory_lines adds to each record's text, in approx_tokens: "- " and a line break, and
+# with ids "[marta_okafor-00012] " too.
+LINE_TOKENS, ID_LINE_TOKENS = 1, 7
+
+
 def memory_lines(found: Sequence[Retrieved], *, with_ids: bool = False) -> str:
     """Retrieved memories as prompt lines, oldest first so that the story reads in order."""
     records = sorted((r.record for r in found), key=lambda rec: rec.created_at)
@@ -82,10 +88,6 @@ CHARACTER_SYSTEM = (
 )
 
 
-# What one prompt may spend on memories: the best-scored that fit, never the whole stream.
-RECALL_TOKENS = 300
-
-
 @dataclass(frozen=True)
 class MindContext(Generic[P]):
     persona: P
@@ -100,6 +102,18 @@ class MindContext(Generic[P]):
     def id(self) -> str:
         return self.persona.id
 
+    @property
+    def context_tokens(self) -> int:
+        """The model's window, which a prompt and its answer must fit."""
+        window = getattr(self.model, "context_tokens", None)
+        return window if isinstance(window, int) else DEFAULT_CONTEXT_TOKENS
+
+    def room(self, task: str, situation: str, max_tokens: int) -> int:
+        """The tokens left for memories in a prompt of `task` and `situation` (its memories
+        left out) whose answer takes up to `max_tokens`."""
+        summary = self.persona.summary()
+        return prompt_room(self.context_tokens, max_tokens, self.system, summary, task, situation)
+
     async def ask(
         self,
         purpose: str,
@@ -111,6 +125,7 @@ class MindContext(Generic[P]):
         *,
         max_tokens: int = 256,
         salt: str = "",
+        probe: bool = False,
     ) -> Answer[T]:
         request = Request(
             messages=chat(self.system, f"{self.persona.summary()}\n\nTask: {task}\n\n{situation}"),
@@ -120,6 +135,7 @@ class MindContext(Generic[P]):
             seed=call_seed(self.seed, purpose, now, salt),
             purpose=purpose,
             agent=self.id,
+            probe=probe,
         )
         completion = await self.model.complete(request)
         value = completion.value
@@ -127,12 +143,49 @@ class MindContext(Generic[P]):
             return Answer(fallback, completion.text, True)
         return Answer(value, completion.text, completion.fallback)
 
-    def recall(self, query: str, now: datetime, k: int) -> list[Retrieved]:
-        """Retrieve what this agent's ablation lets it remember (nothing without memory)."""
+    def recall(
+        self,
+        query: str,
+        now: datetime,
+        purpose: str,
+        room: int,
+        *,
+        with_ids: bool = False,
+        touch: bool = True,
+    ) -> list[Retrieved]:
+        """What this agent's ablation lets it remember (nothing without memory): the
+        top-ranked records that fit `room` tokens (see `room`), as the source fills the
+        context. `touch=False` reads without counting as an access (an interview's)."""
         kinds = self.ablation.recalled_kinds
         if kinds == ():
             return []
-        return self.memory.retrieve(query, now, k=k, kinds=kinds, token_budget=RECALL_TOKENS)
+        return self.memory.retrieve(
+            query,
+            now,
+            k=None,
+            kinds=kinds,
+            token_budget=room,
+            purpose=purpose,
+            record_access=None if touch else False,
+            per_record=ID_LINE_TOKENS if with_ids else LINE_TOKENS,
+        )
+
+    def situation(
+        self,
+        purpose: str,
+        query: str,
+        now: datetime,
+        task: str,
+        template: str,
+        max_tokens: int,
+        fields: Mapping[str, str],
+    ) -> str:
+        """`template` filled with `fields` and, as {memories}, the top-ranked memories for
+        `query` that fit the window beside the rest of the prompt (`task`, the persona, the
+        answer's `max_tokens`)."""
+        room = self.room(task, template.format(memories="", **fields), max_tokens)
+        found = self.recall(query, now, purpose, room)
+        return template.format(memories=memory_lines(found), **fields)
 
     def emit(self, payload: Payload, now: datetime) -> None:
         if self.events is not None:

@@ -1,8 +1,12 @@
 """Dialogue: two agents alternate turns grounded in what each remembers of the other.
 
-Each speaker retrieves once, at the start, its memories of the other and the topic, so that
-the prompt prefix stays the same from turn to turn (servers cache it). The conversation ends
-when a speaker's answer sets `end`, or at the turn limit. Both agents store the transcript.
+Each speaker, at the start, summarises what it thinks of the other from the memories it
+retrieves about them (`relation.relationship`, kept per pair until new memories arrive) and
+retrieves its memories of the other and the topic, as the source does before dialogue; both
+stay the same from turn to turn, so the prompt prefix does too (servers cache it). The
+memories fill what the window leaves beside the longest transcript the turn limit allows. The
+conversation ends when a speaker's answer sets `end`, or at the turn limit. Both agents store
+the transcript.
 """
 
 from __future__ import annotations
@@ -16,9 +20,11 @@ from simulacra.memory import MemoryRecord
 from simulacra.mind import converse_prompts as p
 from simulacra.mind.context import MindContext, clock, memory_lines
 from simulacra.mind.persona import Persona
+from simulacra.mind.relation import Relations, relationship
 from simulacra.runlog.events import ConversationHeld, MessageSent
 
-DIALOGUE_MEMORIES = 6
+TURN_TOKENS = 80
+TURN_CHARS = 200  # TurnOutput's limit, and a name: what one line of the transcript may take
 
 
 @dataclass(frozen=True)
@@ -45,6 +51,7 @@ class Speaker(Protocol):
     id: str
     persona: Persona
     ctx: MindContext[Persona]
+    relations: Relations
 
     async def remember_conversation(
         self, conversation: Conversation, names: Mapping[str, str], now: datetime
@@ -60,23 +67,29 @@ async def converse(
     subject = topic or "whatever comes up"
     names = {a.id: a.persona.name, b.id: b.persona.name}
     conversation_id = f"conv-{a.id}-{b.id}-{now:%Y%m%dT%H%M%S}"
-    memories = {
-        me.id: memory_lines(me.ctx.recall(f"{you.persona.name} {subject}", now, DIALOGUE_MEMORIES))
-        for me, you in ((a, b), (b, a))
-    }
+    relations: dict[str, str] = {}
+    memories: dict[str, str] = {}
+    for me, you in ((a, b), (b, a)):
+        relations[me.id] = await relationship(me.ctx, me.relations, you.id, you.persona.name, now)
+        # The transcript grows to max_turns lines; the memories take what is left.
+        longest = "x" * ((TURN_CHARS + 24) * max_turns)
+        bare = _user(me, you, relations[me.id], subject, "", now, longest)
+        room = me.ctx.room(p.TURN_SYSTEM, bare, TURN_TOKENS)
+        query = f"{you.persona.name} {subject}"
+        memories[me.id] = memory_lines(me.ctx.recall(query, now, "converse.turn", room))
     turns: list[Utterance] = []
     ended_by: Literal["decision", "turn_limit"] = "turn_limit"
     for turn in range(max_turns):
         speaker, listener = (a, b) if turn % 2 == 0 else (b, a)
-        relation = speaker.persona.relation_to(listener.id, listener.persona.name)
-        user = p.TURN_USER.format(
-            name=speaker.persona.name,
-            other=listener.persona.name,
-            relation=relation or "no particular relationship noted",
-            topic=subject,
-            memories=memories[speaker.id],
-            now=clock(now),
-            transcript="\n".join(f"{names[u.speaker]}: {u.text}" for u in turns) or "(nothing yet)",
+        transcript = "\n".join(f"{names[u.speaker]}: {u.text}" for u in turns)
+        user = _user(
+            speaker,
+            listener,
+            relations[speaker.id],
+            subject,
+            memories[speaker.id],
+            now,
+            transcript or "(nothing yet)",
         )
         fallback = p.fallback_turn(turn, listener.persona.name)
         answer = await speaker.ctx.ask(
@@ -86,7 +99,7 @@ async def converse(
             user,
             p.TurnOutput,
             fallback,
-            max_tokens=80,
+            max_tokens=TURN_TOKENS,
             salt=str(turn),
         )
         text = answer.value.text.strip() or fallback.text
@@ -113,3 +126,23 @@ async def converse(
     for me in (a, b):
         await me.remember_conversation(conversation, names, now)
     return conversation
+
+
+def _user(
+    speaker: Speaker,
+    listener: Speaker,
+    relation: str,
+    topic: str,
+    memories: str,
+    now: datetime,
+    transcript: str,
+) -> str:
+    return p.TURN_USER.format(
+        name=speaker.persona.name,
+        other=listener.persona.name,
+        relation=relation,
+        topic=topic,
+        memories=memories,
+        now=clock(now),
+        transcript=transcript,
+    )

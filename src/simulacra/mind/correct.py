@@ -13,13 +13,15 @@ from simulacra.core import mentions_all
 from simulacra.memory import OBSERVATION
 from simulacra.mind.context import MindContext
 
+CORRECTION_IMPORTANCE = 9.0  # under the rule (and when a rating fails), as a planted thought
+
 
 async def correct(
     ctx: MindContext[Any],
     text: str,
     contradicts: Sequence[Sequence[str]],
     now: datetime,
-    importance: float,
+    importance: float | None,
 ) -> list[str]:
     """Invalidate what `text` contradicts; return every id invalidated (cascades included)."""
     memory = ctx.memory
@@ -31,5 +33,5 @@ async def correct(
         gone.append(record_id)
         gone += memory.invalidate(record_id, f"corrected: {text}", now)
     meta = {"intervention": "correction", "invalidated": gone}
-    await memory.add(OBSERVATION, text, now, importance, meta=meta)
+    await memory.add(OBSERVATION, text, now, importance, meta=meta, rule=CORRECTION_IMPORTANCE)
     return gone

@@ -1,8 +1,12 @@
 """Interview: answer a question in character from retrieved memories, naming the ones used.
 
-The memories go into the prompt with their ids. The answer cites ids; only ids that were in
-the prompt count. When the model cites none of them, every id in the prompt is returned,
-because the answer was conditioned on all of them.
+The memories go into the prompt with their ids: the top-ranked that fit the model's window.
+The answer cites ids; only ids that were in the prompt count. When the model cites none of
+them, every id in the prompt is returned, because the answer was conditioned on all of them.
+
+An interview reads and changes nothing: its retrieval leaves last-access times alone and its
+model call is a probe (no prompt cache of the agent's holds it), so a run interviewed during
+play does what the same run does without interviews.
 
 A mind that plans also sees its plan for the day (the latest day plan or replan it holds);
 under an ablation without planning the plan is withheld, as retrieval withholds plan records.
@@ -26,16 +30,15 @@ from simulacra.memory import PLAN, MemoryRecord
 from simulacra.mind.context import MindContext, memory_lines
 from simulacra.runlog.events import Interviewed
 
-# Twelve memories made an interview prompt of about 1,000 tokens, half of all the prompt
-# tokens the embedded model processed on the demo day; eight keep the answers grounded.
-INTERVIEW_MEMORIES = 8
+ANSWER_TOKENS = 120
+MEMORY_IDS = 3  # the memories an answer may name
 DAY_PLAN_LEVELS = ("day", "replan")
 
 
 class InterviewOutput(BaseModel):
     # Bounded: one to three sentences, and the few memories they rest on.
     answer: Annotated[str, MaxChars(240)]
-    memory_ids: list[Annotated[str, MaxChars(24)]] = Field(default=[], max_length=3)
+    memory_ids: list[Annotated[str, MaxChars(24)]] = Field(default=[], max_length=MEMORY_IDS)
 
 
 FALLBACK = InterviewOutput(answer="I'm not sure how to answer that.")
@@ -85,23 +88,33 @@ async def interview(
     ctx: MindContext[Any], question: str, now: datetime, choices: Sequence[str] = ()
 ) -> InterviewAnswer:
     plan = day_plan(ctx, now)
-    # The plan is shown once, above the memories (it titles itself: "<name>'s plan for ...").
-    recalled = ctx.recall(question, now, k=INTERVIEW_MEMORIES + 1)
-    found = [r for r in recalled if plan is None or r.record.id != plan.id][:INTERVIEW_MEMORIES]
-    user = INTERVIEW_USER.format(
-        plan=f"{plan.text}\n\n" if plan else "",
-        name=ctx.persona.name,
-        memories=memory_lines(found, with_ids=True),
-        question=question,
-    )
     closed = tuple(choices)
     output = closed_output(closed) if closed else InterviewOutput
     system = CLOSED_SYSTEM.format(choices=" or ".join(closed)) if closed else INTERVIEW_SYSTEM
+    fields = {
+        "plan": f"{plan.text}\n\n" if plan else "",
+        "name": ctx.persona.name,
+        "question": question,
+    }
+    room = ctx.room(system, INTERVIEW_USER.format(memories="", **fields), ANSWER_TOKENS)
+    recalled = ctx.recall(question, now, "interview.answer", room, with_ids=True, touch=False)
+    # The plan is shown once, above the memories (it titles itself: "<name>'s plan for ...").
+    found = [r for r in recalled if plan is None or r.record.id != plan.id]
+    user = INTERVIEW_USER.format(memories=memory_lines(found, with_ids=True), **fields)
     # A closed question's fallback takes the last choice (for yes or no: no).
     fallback = output.model_validate(
         {**FALLBACK.model_dump(), **({"choice": closed[-1]} if closed else {})}
     )
-    answer = await ctx.ask("interview.answer", now, system, user, output, fallback, max_tokens=120)
+    answer = await ctx.ask(
+        "interview.answer",
+        now,
+        system,
+        user,
+        output,
+        fallback,
+        max_tokens=ANSWER_TOKENS,
+        probe=True,
+    )
     shown = [r.record.id for r in found] + ([plan.id] if plan else [])
     cited = [i for i in dict.fromkeys(answer.value.memory_ids) if i in shown]
     ids = tuple(cited or shown)

@@ -1,5 +1,6 @@
 """The evaluation's judge: ranks the answers several conditions gave to one interview
-question by believability, and checks an answer against the memories it used.
+question by believability, checks an answer against the memories it used, and says whether
+an answer knows a planted fact.
 
 The answers arrive blinded (letters A, B, ... in an order the caller shuffled). The ranking's
 output model is an enum of every permutation of those letters, so the schema itself keeps a
@@ -132,3 +133,50 @@ async def check_answer(
     if completion.fallback or not isinstance(completion.value, FactCheckOutput):
         return None
     return completion.value
+
+
+AWARE_PURPOSE = "judge.aware"
+AWARE_SYSTEM = (
+    "You judge whether a character of a town simulation knows a fact, from the character's "
+    "answer to an interviewer. The verdict is yes when the answer shows the character knows "
+    "the fact (in any words; the character may speak of its own plans in the first person), "
+    "no when the answer does not mention it, denies it or doubts it. Reply in JSON."
+)
+AWARE_USER = """The fact ({owner}'s, in {owner}'s words): {fact}
+
+Interviewer to {name}: {question}
+{name}: {answer}
+
+Does {name} know the fact?"""
+
+
+class AwareOutput(BaseModel):
+    verdict: Literal["yes", "no"]
+
+
+async def judge_aware(
+    model: LanguageModel,
+    fact: str,
+    owner: str,
+    name: str,
+    question: str,
+    answer: str,
+    *,
+    by_words: bool,
+    item: str,
+) -> tuple[bool, bool]:
+    """Whether the answer of the agent called `name` knows `fact` (first thought by `owner`),
+    and whether the fallback, the keyword test's verdict `by_words`, stood in."""
+    fallback = AwareOutput(verdict="yes" if by_words else "no")
+    user = AWARE_USER.format(owner=owner, fact=fact, name=name, question=question, answer=answer)
+    request = Request(
+        chat(AWARE_SYSTEM, user),
+        output=AwareOutput,
+        fallback=fallback,
+        max_tokens=12,
+        seed=_seed(item, "aware"),
+        purpose=AWARE_PURPOSE,
+    )
+    completion = await model.complete(request)
+    value = completion.value if isinstance(completion.value, AwareOutput) else fallback
+    return value.verdict == "yes", completion.fallback

@@ -4,8 +4,9 @@ A sight is new when it was not in the previous observation and, after a move, wa
 the last half hour (walking past the same things is not news). New sights are salient when
 another agent appears, a world event happens, or something changes in front of the agent (same
 place as before, not the object the agent itself uses). The rest (the scenery of a place just
-entered, what people already there are now doing) is stored with a low given importance, which
-costs no model call.
+entered, what people already there are now doing) is stored too. The model rates all of one
+look's records in one call; under `memory.importance: rule` scenery takes SCENERY_IMPORTANCE and
+news the keyword rule's value.
 """
 
 from __future__ import annotations
@@ -124,7 +125,7 @@ async def perceive(
     # sentence, and the cache answers all but the first of them.
     here = frozenset({(ctx.id, me), *others.items()})
     mine_too = (own_object.lower(),) if own_object else ()
-    importance: list[float | None] = []
+    rules: list[float | None] = []
     metas: list[dict[str, Any]] = []
     news_of: list[bool] = []
     for text in fresh:
@@ -134,11 +135,11 @@ async def perceive(
         mine = not about and (ctx.id in named or _mentions(lowered, mine_too))
         is_event = text in events
         news = is_event or not appeared.isdisjoint(about) or (stayed and not about and not mine)
-        importance.append(None if news else SCENERY_IMPORTANCE)
+        rules.append(None if news else SCENERY_IMPORTANCE)
         metas.append({"place": observation.place, "about": about, "event": is_event})
         news_of.append(news)
     # One write for the whole look: a busy place shows many people at once.
-    records = await ctx.memory.add_many("observation", fresh, now, importance, meta=metas)
+    records = await ctx.memory.add_many("observation", fresh, now, meta=metas, rule=rules)
     salient = [r for r, news in zip(records, news_of, strict=True) if news]
     for record in salient:  # scenery is in the log as its memory.add alone
         ctx.emit(Observed(text=record.text), now)

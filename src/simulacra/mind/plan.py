@@ -2,7 +2,9 @@
 
 Only the step about to run is decomposed, so a day costs one call for the day, one per waking
 block longer than an hour, and one per waking hour. Sleep is never decomposed. Each level is
-written to memory as a plan record (importance given, not rated, to save a call) and logged.
+logged and written to memory as a plan record; the plan records of one phase are written
+together (`flush`), so that the model rates them in one call. Under `memory.importance: rule`
+a plan record's importance is its level's (PLAN_IMPORTANCE), as it was before plans were rated.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from simulacra.mind import plan_prompts as p
-from simulacra.mind.context import MindContext, clock, end_of_day, memory_lines
+from simulacra.mind.context import MindContext, clock, end_of_day
 from simulacra.mind.persona import Persona
 from simulacra.mind.routine import is_sleep, routine_plan
 from simulacra.mind.schedule import (
@@ -27,9 +29,11 @@ from simulacra.mind.schedule import (
 )
 from simulacra.runlog.events import Planned
 
-# Plans are given an importance rather than rated: a day plan matters more than one action.
+# The rule's importance of a plan record (and a failed rating's): a day plan matters more
+# than one action.
 PLAN_IMPORTANCE = {"day": 5.0, "replan": 6.0, "hour": 3.0, "action": 2.0}
-PLAN_MEMORIES = 12
+DAILY_TOKENS = REPLAN_TOKENS = 320
+NEXT_STEP_TOKENS = SUMMARY_TOKENS = 256  # the default of `MindContext.ask`
 
 
 def _items(steps: Sequence[PlanStep]) -> list[dict[str, Any]]:
@@ -67,6 +71,7 @@ class Planner:
         self.places = tuple(places)
         self.schedule = schedule or Schedule()
         self.unknown_places = 0
+        self._unwritten: list[tuple[str, str]] = []  # (level, text) of plans to remember
 
     @property
     def _name(self) -> str:
@@ -87,35 +92,47 @@ class Planner:
         self.unknown_places += unknown
         return steps
 
-    async def _record(
-        self, level: str, text: str, steps: Sequence[PlanStep], now: datetime
-    ) -> None:
-        await self.ctx.memory.add(
-            "plan", text, now, importance=PLAN_IMPORTANCE[level], meta={"level": level}
-        )
+    def _record(self, level: str, text: str, steps: Sequence[PlanStep], now: datetime) -> None:
+        self._unwritten.append((level, text))
         self.ctx.emit(Planned(level=level, items=_items(steps)), now)
 
-    async def plan_day(self, now: datetime, yesterday: str | None = None) -> list[PlanStep]:
-        memories = self.ctx.recall(
-            f"{self._name}'s plans, appointments, invitations and promises for {_day(now)}",
+    async def flush(self, now: datetime) -> None:
+        """Write the plans made since the last flush as plan records, in one write."""
+        if not self._unwritten:
+            return
+        levels, texts = zip(*self._unwritten, strict=True)
+        self._unwritten = []
+        await self.ctx.memory.add_many(
+            "plan",
+            texts,
             now,
-            k=PLAN_MEMORIES,
+            meta=[{"level": level} for level in levels],
+            rule=[PLAN_IMPORTANCE[level] for level in levels],
         )
-        user = p.DAILY_USER.format(
-            **self._prefix(),
-            yesterday=yesterday or "(nothing to recall)",
-            memories=memory_lines(memories),
-            date=_day(now),
-            start=clock(now),
-        )
+
+    async def plan_day(self, now: datetime, yesterday: str | None = None) -> list[PlanStep]:
         fallback = routine_plan(self.ctx.persona, self.places)
         # The usual day as an example: small models copy a format they are shown, and it is
         # part of the agent's stable prompt prefix.
         task = p.DAILY_SYSTEM + p.DAILY_EXAMPLE.format(
             name=self._name, routine=fallback.model_dump_json()
         )
+        user = self.ctx.situation(
+            "plan.daily",
+            f"{self._name}'s plans, appointments, invitations and promises for {_day(now)}",
+            now,
+            task,
+            p.DAILY_USER,
+            DAILY_TOKENS,
+            {
+                **self._prefix(),
+                "yesterday": yesterday or "(nothing to recall)",
+                "date": _day(now),
+                "start": clock(now),
+            },
+        )
         answer = await self.ctx.ask(
-            "plan.daily", now, task, user, p.DailyPlanOutput, fallback, max_tokens=320
+            "plan.daily", now, task, user, p.DailyPlanOutput, fallback, max_tokens=DAILY_TOKENS
         )
         asleep = p.PlannedBlock(start=clock(now), place=self.ctx.persona.home, activity="sleeping")
         steps = self._blocks(answer.value.blocks, now, asleep)
@@ -123,7 +140,7 @@ class Planner:
         self.schedule.cut_at(now)
         self.schedule.blocks += steps
         text = f"{self._name}'s plan for {_day(now)}:\n{_lines(steps)}"
-        await self._record("day", text, steps, now)
+        self._record("day", text, steps, now)
         return steps
 
     async def replan(self, now: datetime, reason: str = "") -> list[PlanStep]:
@@ -138,17 +155,29 @@ class Planner:
         else:
             fallback = p.ReplanOutput(blocks=routine_plan(self.ctx.persona, self.places).blocks)
         why = reason or "a new situation"
-        memories = self.ctx.recall(f"{why}; {self._name}'s plans and promises", now, PLAN_MEMORIES)
-        user = p.REPLAN_USER.format(
-            **self._prefix(),
-            remaining=_lines(remaining) or "(no plan)",
-            memories=memory_lines(memories),
-            now=clock(now),
-            date=_day(now),
-            reason=why,
+        user = self.ctx.situation(
+            "plan.replan",
+            f"{why}; {self._name}'s plans and promises",
+            now,
+            p.REPLAN_SYSTEM,
+            p.REPLAN_USER,
+            REPLAN_TOKENS,
+            {
+                **self._prefix(),
+                "remaining": _lines(remaining) or "(no plan)",
+                "now": clock(now),
+                "date": _day(now),
+                "reason": why,
+            },
         )
         answer = await self.ctx.ask(
-            "plan.replan", now, p.REPLAN_SYSTEM, user, p.ReplanOutput, fallback, max_tokens=320
+            "plan.replan",
+            now,
+            p.REPLAN_SYSTEM,
+            user,
+            p.ReplanOutput,
+            fallback,
+            max_tokens=REPLAN_TOKENS,
         )
         running = remaining[0] if remaining else None
         carry_on = p.PlannedBlock(
@@ -160,7 +189,7 @@ class Planner:
         self.schedule.cut_at(now)
         self.schedule.blocks += steps
         text = f"{self._name} changed plans at {clock(now)} ({why}):\n{_lines(steps)}"
-        await self._record("replan", text, steps, now)
+        self._record("replan", text, steps, now)
         return steps
 
     async def current_action(self, now: datetime, objects: Sequence[str] = ()) -> PlanStep:
@@ -215,7 +244,7 @@ class Planner:
         self.schedule.hours += chunks
         if len(chunks) > 1:
             text = f"{self._name}'s hours for {block.description}:\n{_lines(chunks)}"
-            await self._record("hour", text, chunks, now)
+            self._record("hour", text, chunks, now)
         return next(c for c in chunks if c.covers(now))
 
     async def _decompose_hour(
@@ -247,7 +276,7 @@ class Planner:
         steps = _actions(answer.value.actions, hour, objects)
         self.schedule.actions += steps
         text = f"{self._name}'s next steps for {hour.description}:\n{_lines(steps)}"
-        await self._record("action", text, steps, now)
+        self._record("action", text, steps, now)
         return next(s for s in steps if s.covers(now))
 
     async def improvise(self, now: datetime, current: PlanStep | None) -> PlanStep:
@@ -264,16 +293,31 @@ class Planner:
         )
         if is_sleep(routine[0].description):
             return routine[0]
-        memories = self.ctx.recall(f"what {self._name} should do now", now, k=PLAN_MEMORIES)
-        user = p.NEXT_STEP_USER.format(
-            **self._prefix(), memories=memory_lines(memories), now=clock(now), date=_day(now)
+        user = self.ctx.situation(
+            "plan.now",
+            f"what {self._name} should do now",
+            now,
+            p.NEXT_STEP_SYSTEM,
+            p.NEXT_STEP_USER,
+            NEXT_STEP_TOKENS,
+            {
+                **self._prefix(),
+                "now": clock(now),
+                "date": _day(now),
+            },
         )
         until_then = min(60, routine[0].duration_min)
         fallback = p.NextStepOutput(
             place=routine[0].place, activity=routine[0].description, minutes=max(5, until_then)
         )
         answer = await self.ctx.ask(
-            "plan.now", now, p.NEXT_STEP_SYSTEM, user, p.NextStepOutput, fallback
+            "plan.now",
+            now,
+            p.NEXT_STEP_SYSTEM,
+            user,
+            p.NextStepOutput,
+            fallback,
+            max_tokens=NEXT_STEP_TOKENS,
         )
         place, known = resolve_place(answer.value.place, self.places, self.ctx.persona.home)
         self.unknown_places += not known
@@ -290,16 +334,27 @@ class Planner:
         )
         if not self.ctx.ablation.plans:
             return fallback.summary
-        memories = self.ctx.recall(
+        user = self.ctx.situation(
+            "summarize.day",
             f"what {self._name} did today, and what {self._name} promised or plans to do next",
             now,
-            k=PLAN_MEMORIES,
-        )
-        user = p.SUMMARY_USER.format(
-            **self._prefix(), plan=plan, memories=memory_lines(memories), date=_day(day)
+            p.SUMMARY_SYSTEM,
+            p.SUMMARY_USER,
+            SUMMARY_TOKENS,
+            {
+                **self._prefix(),
+                "plan": plan,
+                "date": _day(day),
+            },
         )
         answer = await self.ctx.ask(
-            "summarize.day", now, p.SUMMARY_SYSTEM, user, p.DaySummaryOutput, fallback
+            "summarize.day",
+            now,
+            p.SUMMARY_SYSTEM,
+            user,
+            p.DaySummaryOutput,
+            fallback,
+            max_tokens=SUMMARY_TOKENS,
         )
         return answer.value.summary.strip() or fallback.summary
 

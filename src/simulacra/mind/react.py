@@ -14,14 +14,14 @@ from typing import Literal
 
 from simulacra.memory import MemoryRecord
 from simulacra.mind import react_prompts as p
-from simulacra.mind.context import MindContext, clock, memory_lines
+from simulacra.mind.context import MindContext, clock
 from simulacra.mind.persona import Persona
 from simulacra.mind.routine import is_sleep
 from simulacra.mind.schedule import PlanStep
 from simulacra.runlog.events import Decided
 
 TALK_COOLDOWN = timedelta(hours=3)
-REACT_MEMORIES = 8
+REACT_TOKENS = 48
 
 
 @dataclass(frozen=True)
@@ -79,18 +79,30 @@ async def decide(
         return Decision("continue", None, "nothing new worth stopping for", False)
     free = [a for a in _free(nearby, talked, now) if a != ctx.id]
     noticed = "\n".join(f"- {r.text}" for r in asked)
-    memories = ctx.recall(" ".join(r.text for r in asked), now, k=REACT_MEMORIES)
-    user = p.REACT_USER.format(
-        name=ctx.persona.name,
-        memories=memory_lines(memories),
-        now=clock(now),
-        action=current.description if current else "going about the day",
-        place=current.place if current else ctx.persona.home,
-        nearby=", ".join(f"{a} ({names[a]})" if a in names else a for a in free) or "nobody",
-        noticed=noticed,
+    user = ctx.situation(
+        "react.decide",
+        " ".join(r.text for r in asked),
+        now,
+        p.REACT_SYSTEM,
+        p.REACT_USER,
+        REACT_TOKENS,
+        {
+            "name": ctx.persona.name,
+            "now": clock(now),
+            "action": current.description if current else "going about the day",
+            "place": current.place if current else ctx.persona.home,
+            "nearby": ", ".join(f"{a} ({names[a]})" if a in names else a for a in free) or "nobody",
+            "noticed": noticed,
+        },
     )
     answer = await ctx.ask(
-        "react.decide", now, p.REACT_SYSTEM, user, p.ReactionOutput, p.FALLBACK, max_tokens=48
+        "react.decide",
+        now,
+        p.REACT_SYSTEM,
+        user,
+        p.ReactionOutput,
+        p.FALLBACK,
+        max_tokens=REACT_TOKENS,
     )
     value = answer.value
     decision = Decision(value.choice, None, value.reason.strip(), answer.fallback)

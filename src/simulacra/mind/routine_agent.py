@@ -113,7 +113,7 @@ class RoutineAgent:
         meta = {"origin": origin, "said": said}
         return await self.memory.add("observation", text, now, NEWS_IMPORTANCE, meta=meta)
 
-    async def think(self, text: str, now: datetime, importance: float) -> None:
+    async def think(self, text: str, now: datetime, importance: float | None = None) -> None:
         """A thought put into its mind is news of its own to pass on."""
         await self._keep(self.persona.name, text, now)
 

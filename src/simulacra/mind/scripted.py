@@ -17,6 +17,7 @@ import re
 from typing import Any
 
 from simulacra.llm import Request, ScriptedModel
+from simulacra.mind.interview import MEMORY_IDS
 
 _NEARBY = re.compile(r"Nearby, free to talk: (.+)")
 _PARTY = re.compile(r"[^.\n:\]]*\bparty\b[^.\n]*", re.IGNORECASE)
@@ -109,8 +110,13 @@ def _interview(request: Request) -> dict[str, Any]:
     if "party" in question.lower() or "event" in question.lower():
         if news is None:
             return {"answer": "I have not heard of any party or event today.", "memory_ids": []}
-        party = [i for i, text in cited if "party" in text.lower()]
-        return {"answer": f"Yes: {news}.", "memory_ids": party}
+        # The memory the news came from first, then other party memories: three at most, as
+        # the output model allows.
+        party = sorted(
+            (i for i, text in cited if "party" in text.lower()),
+            key=lambda i: news not in dict(cited)[i],
+        )
+        return {"answer": f"Yes: {news}.", "memory_ids": party[:MEMORY_IDS]}
     asked = set(_WORD.findall(question.lower()))
     best = max(
         reversed(cited), key=lambda c: len(asked & set(_WORD.findall(c[1].lower()))), default=None

@@ -76,7 +76,14 @@ def _acquaintance(found: Mapping[str, Any], published: Mapping[str, Any]) -> str
     if not rows:
         return ""
     table = [
-        {"t": r["t"], "density": r["density"], "pairs who know": len(r["edges"])} for r in rows
+        {
+            "t": r["t"],
+            "density": r["density"],
+            "pairs who both say so": len(r.get("pairs", [])),
+            "directed density": r.get("directed_density", "-"),
+            "one-way claims": len(r["edges"]),
+        }
+        for r in rows
     ]
     source = published.get("density", {})
     series = {"density": [r["density"] for r in rows]}
@@ -85,8 +92,9 @@ def _acquaintance(found: Mapping[str, Any], published: Mapping[str, Any]) -> str
         "<h3>Relationship formation: network density over time</h3>"
         f'<div class="plot">{over_time_svg([r["t"] for r in rows], series, "density")}</div>'
         + rows_table(table, no_link)
-        + f"<p>The source: {source.get('start')} at the start, {source.get('end')} after two "
-        "days.</p>"
+        + "<p>Density as the source counts it: the share of pairs of agents who both say they "
+        f"know each other. The source: {source.get('start')} at the start, {source.get('end')} "
+        "after two days.</p>"
         + '<div class="plot">'
         + acquaintance_svg(agents, rows[0]["edges"], rows[-1]["edges"])
         + "</div>"
@@ -97,25 +105,31 @@ def _diffusion(found: Mapping[str, Any], published: Mapping[str, Any]) -> str:
     facts = found.get("diffusion") or {}
     if not facts:
         return ""
-    times = next(iter(facts.values()))
-    series = {name: [p["share"] for p in points] for name, points in facts.items()}
-    table = [
-        {
-            "t": p["t"],
-            **{
-                name: f"{facts[name][i]['aware']} ({facts[name][i]['share']:.0%})" for name in facts
-            },
-        }
-        for i, p in enumerate(times)
-    ]
+    planted = found.get("planted") or {}
+    parts = ["<h3>Information diffusion: share of agents who know each planted fact</h3>"]
+    for name, points in facts.items():
+        if not points:
+            continue
+        where = planted.get(name)
+        origin = (
+            f"planted in {where['owner']} at {where['at']}, who counts as aware from then"
+            if where
+            else "no thought of the scenario plants it: counted from the first probe"
+        )
+        series = {name: [p["share"] for p in points]}
+        table = [{"t": p["t"], "aware": f"{p['aware']} ({p['share']:.0%})"} for p in points]
+        parts.append(
+            f"<h4>{escape(name)} ({escape(origin)})</h4>"
+            f'<div class="plot">{over_time_svg([p["t"] for p in points], series, "share aware")}'
+            "</div>" + rows_table(table, no_link)
+        )
     source = published.get("party_aware_share", {})
-    return (
-        "<h3>Information diffusion: share of agents who know each planted fact</h3>"
-        f'<div class="plot">{over_time_svg([p["t"] for p in times], series, "share aware")}</div>'
-        + rows_table(table, no_link)
-        + f"<p>The source's party: {source.get('start', 0):.0%} then "
-        f"{source.get('end', 0):.0%} of agents.</p>"
+    method = found.get("diffusion_method") or "keywords"
+    parts.append(
+        f"<p>Aware: {escape(str(method))}. The source's party: {source.get('start', 0):.0%} "
+        f"then {source.get('end', 0):.0%} of agents.</p>"
     )
+    return "".join(parts)
 
 
 def _coordination(found: Mapping[str, Any], published: Mapping[str, Any]) -> str:

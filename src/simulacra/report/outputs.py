@@ -32,7 +32,14 @@ def build_outputs(run_dir: str | Path) -> dict[str, Path]:
         replay = with_images(replay, run, events)
     metrics = _read_json(run / "metrics.json")
     paths = {"report": run / "report.html", "viewer": run / "viewer.html"}
-    page = render_report(replay, events, metrics, _read_json(run / "eval.json"))
+    page = render_report(
+        replay,
+        events,
+        metrics,
+        _read_json(run / "eval.json"),
+        _read_json(run / "diagnose.json"),
+        _read_json(run / "trace.json"),
+    )
     paths["report"].write_text(page, encoding="utf-8")
     paths["viewer"].write_text(render_viewer(replay), encoding="utf-8")
     return paths

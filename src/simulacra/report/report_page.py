@@ -10,6 +10,7 @@ from itertools import combinations
 from typing import Any
 
 from simulacra.report.budget import BudgetLine, budget_lines, by_agent, by_purpose, total
+from simulacra.report.diagnosis import diagnosis_section, memory_section, trace_sections
 from simulacra.report.evaluation import evaluation_section
 from simulacra.report.plots import budget_svg
 from simulacra.report.replay_model import Replay
@@ -27,6 +28,8 @@ def render_report(
     events: Sequence[Event],
     metrics: Mapping[str, Any] | None,
     evaluation: Mapping[str, Any] | None = None,
+    diagnosis: Mapping[str, Any] | None = None,
+    traces: Mapping[str, Any] | None = None,
 ) -> str:
     css = files("simulacra.report").joinpath("report.css").read_text(encoding="utf-8")
     title = f"simulacra report: {replay.run.scenario}"
@@ -39,8 +42,11 @@ def render_report(
         section("Each agent's day", day_timeline_svg(replay), "timeline"),
         _conversations(replay),
         _budget(replay, events, metrics),
+        memory_section(metrics),
+        diagnosis_section(diagnosis, replay) if diagnosis else "",
+        trace_sections(traces, replay) if traces else "",
         evaluation_section(evaluation) if evaluation else "",
-        _all_metrics(replay, metrics, ("summary", *shown, *_budget_shown(events))),
+        _all_metrics(replay, metrics, ("summary", "memory", *shown, *_budget_shown(events))),
     ]
     return (
         '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'

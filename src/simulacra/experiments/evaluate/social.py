@@ -2,7 +2,8 @@
 spread, and the coordination around a fact (invited by whom, when, said they would come, came).
 
 Acquaintance and diffusion are asked in interviews, as the source did; coordination is read
-from the log's conversations and the world's attendance.
+from the log's conversations and the world's attendance. Density counts as the source does:
+a pair of agents is an edge when both say they know each other.
 """
 
 from __future__ import annotations
@@ -21,12 +22,27 @@ YES_NO = ("yes", "no")
 ACCEPTING = (("come", "join", "attend", "there", "love to", "wouldn't miss"),)
 
 
-def density(agents: Sequence[str], knows: Sequence[tuple[str, str]]) -> float:
-    """Directed density: the share of ordered pairs (a, b), a != b, in which a knows b."""
+def directed_density(agents: Sequence[str], knows: Sequence[tuple[str, str]]) -> float:
+    """The share of ordered pairs (a, b), a != b, in which a said it knows b."""
     members = set(agents)
     edges = {(a, b) for a, b in knows if a != b and a in members and b in members}
     n = len(members)
     return len(edges) / (n * (n - 1)) if n > 1 else 0.0
+
+
+def mutual(knows: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The undirected edges: pairs (a, b), a < b, in which each said it knows the other."""
+    said = set(knows)
+    return sorted({(min(a, b), max(a, b)) for a, b in said if a != b and (b, a) in said})
+
+
+def density(agents: Sequence[str], knows: Sequence[tuple[str, str]]) -> float:
+    """The source's density: the share of the n(n-1)/2 pairs of agents who both say they
+    know each other."""
+    members = set(agents)
+    edges = [(a, b) for a, b in mutual(knows) if a in members and b in members]
+    n = len(members)
+    return 2 * len(edges) / (n * (n - 1)) if n > 1 else 0.0
 
 
 async def acquaintances(
@@ -48,13 +64,13 @@ async def acquaintances(
     return [pair for pair in found if pair is not None]
 
 
-async def aware_of(
-    minds: Mapping[str, Interviewee], fact: Fact, at: datetime, step: Callable[[], None]
+async def answers_to(
+    minds: Mapping[str, Interviewee], question: str, at: datetime, step: Callable[[], None]
 ) -> dict[str, str]:
-    """Every agent's answer to the fact's question, keyed by agent."""
+    """Every agent's answer to `question` at `at`, keyed by agent."""
 
     async def one(agent: str) -> tuple[str, str]:
-        reply = await minds[agent].interview(fact.question, at)
+        reply = await minds[agent].interview(question, at)
         step()
         return agent, reply.answer
 
@@ -65,8 +81,9 @@ def coordination(
     events: Sequence[Event], fact: Fact, attended: Sequence[str] | None
 ) -> list[dict[str, Any]]:
     """Per agent told the fact in a conversation: who told it first and when, whether it said
-    it would come (in a conversation about the fact), and whether it came (where the world
-    keeps attendance; None otherwise). The host, who told but was never told, is left out."""
+    it would come (in a conversation about the fact), and whether it came (for a fact whose
+    event is the world's attendance, `Fact.attendance`; None otherwise). The host, who told
+    but was never told, is left out."""
     rows: dict[str, dict[str, Any]] = {}
     for event in events:
         if event.kind != "conversation":
@@ -91,7 +108,7 @@ def coordination(
             said = [str(t.get("text", "")) for t in turns if t.get("speaker") == agent]
             row["said_yes"] = row["said_yes"] or any(mentions_all(s, ACCEPTING) for s in said)
     for row in rows.values():
-        row["came"] = None if attended is None else row["agent"] in attended
+        row["came"] = None if attended is None or not fact.attendance else row["agent"] in attended
     return sorted(rows.values(), key=lambda r: (str(r["told_at"]), r["agent"]))
 
 

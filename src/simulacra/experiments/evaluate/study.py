@@ -12,12 +12,12 @@ import hashlib
 import json
 import tempfile
 from collections.abc import Mapping, Sequence
+from contextlib import ExitStack
 from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from simulacra.core import mentions_all
 from simulacra.embed import build_embedder
 from simulacra.experiments.evaluate.answers import (
     Answer,
@@ -26,19 +26,13 @@ from simulacra.experiments.evaluate.answers import (
     embellishment,
     summary_of,
 )
+from simulacra.experiments.evaluate.emergent import day_ends, emergent
 from simulacra.experiments.evaluate.items import Cast, interview_items
 from simulacra.experiments.evaluate.judging import Ranking, blinded, judge_items
 from simulacra.experiments.evaluate.memory_at import copy_memory_at, interviewees
 from simulacra.experiments.evaluate.progress import Steps, quiet
 from simulacra.experiments.evaluate.published import PUBLISHED
 from simulacra.experiments.evaluate.ratings import agreement, people_rankings, rate
-from simulacra.experiments.evaluate.social import (
-    acquaintances,
-    aware_of,
-    coordination,
-    coordination_summary,
-    density,
-)
 from simulacra.experiments.kinds import kind_of
 from simulacra.experiments.load import load_scenario
 from simulacra.experiments.models import load_run_model
@@ -145,9 +139,25 @@ def evaluate(
         "published": PUBLISHED,
     }
     if plan.social:
-        found |= _social(
-            run_dir, scenario, gateway, embedder, bank, cast, agents, ticks, events, calls, steps
-        )
+        times = [scenario.when(t) for t in plan.times] if plan.times else day_ends(ticks)
+        with ExitStack() as counted:
+            # Acquaintance and facts asked of the minds; the judge's verdicts, if it is apart.
+            counted.enter_context(_counting(gateway, calls, "social"))
+            if judged_by is not gateway:
+                counted.enter_context(_counting(judged_by, calls, "judge.aware"))
+            found |= emergent(
+                run_dir,
+                scenario,
+                gateway,
+                judged_by,
+                embedder,
+                bank,
+                cast,
+                agents,
+                times,
+                events,
+                steps,
+            )
     found["calls"] = calls
     steps.start("ratings (TrueSkill and its bootstrap)", 1)
     found |= ratings_of(found, [])
@@ -243,77 +253,3 @@ class _counting:
     def __exit__(self, *_: object) -> None:
         spent = self.model.ledger.total.calls - self.before
         self.calls[self.label] = self.calls.get(self.label, 0) + spent
-
-
-def _social(
-    run_dir: RunDir,
-    scenario: Scenario,
-    model: Gateway,
-    embedder: Any,
-    bank: QuestionBank,
-    cast: Cast,
-    agents: Sequence[str],
-    ticks: Sequence[datetime],
-    events: Sequence[Any],
-    calls: dict[str, int],
-    steps: Steps,
-) -> dict[str, Any]:
-    plan = scenario.evaluation
-    times = [scenario.when(t) for t in plan.times] if plan.times else _day_ends(ticks)
-    kind = kind_of(scenario)
-    density_rows: list[dict[str, Any]] = []
-    diffusion: dict[str, list[dict[str, Any]]] = {f: [] for f in bank.facts}
-    for t in times:
-        with tempfile.TemporaryDirectory(prefix="simulacra-evaluate-") as scratch:
-            memory = Path(scratch) / "memory-at.sqlite"
-            copy_memory_at(run_dir, t, memory)
-            with interviewees(
-                scenario, memory, model, embedder, kind.ablations[0] if kind.ablations else None
-            ) as minds:
-                minds = {a: m for a, m in minds.items() if a in agents}
-                n = len(minds)
-                steps.start(f"acquaintance at {t:%a %H:%M}", n * (n - 1) + n * len(bank.facts))
-                with _counting(model, calls, "acquaintance"):
-                    knows = asyncio.run(
-                        acquaintances(minds, cast.names, bank.acquaintance, t, steps.advance)
-                    )
-                density_rows.append(
-                    {
-                        "t": t.isoformat(),
-                        "density": round(density(list(minds), knows), 4),
-                        "edges": [list(e) for e in knows],
-                    }
-                )
-                with _counting(model, calls, "diffusion"):
-                    for name, fact in bank.facts.items():
-                        said = asyncio.run(aware_of(minds, fact, t, steps.advance))
-                        aware = [
-                            a for a, text in said.items() if mentions_all(text, fact.aware_when)
-                        ]
-                        diffusion[name].append(
-                            {
-                                "t": t.isoformat(),
-                                "aware": len(aware),
-                                "share": round(len(aware) / n, 4),
-                                "agents": aware,
-                                "answers": said,
-                            }
-                        )
-    metrics_path = run_dir.path / "metrics.json"
-    metrics = json.loads(metrics_path.read_text(encoding="utf-8")) if metrics_path.exists() else {}
-    came = (metrics.get("attendance") or {}).get("attended")
-    coordinated = {}
-    for name, fact in bank.facts.items():
-        rows = coordination(events, fact, came)
-        coordinated[name] = {"rows": rows, "summary": coordination_summary(rows)}
-    return {"acquaintance": density_rows, "diffusion": diffusion, "coordination": coordinated}
-
-
-def _day_ends(ticks: Sequence[datetime]) -> list[datetime]:
-    """The first tick, then each simulated day's last tick."""
-    ends = [
-        t
-        for t, nxt in zip(ticks, [*ticks[1:], None], strict=True)
-        if nxt is None or nxt.date() != t.date()
-    ]
-    return sorted({ticks[0], *ends})

@@ -86,6 +86,7 @@ class Services:
             events=self.sink(agent),
             seed=agent_seed(scenario.seed, agent),
             record_access=self.record_access,
+            rating_batch=scenario.memory.rating_batch,
         )
         self.streams.append(stream)
         return stream

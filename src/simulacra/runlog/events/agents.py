@@ -12,8 +12,8 @@ from simulacra.runlog.events.payload import Payload
 @dataclass(frozen=True, kw_only=True)
 class Observed(Payload):
     """Something new an agent noticed: a person arriving, an event, a change in front of it.
-    Everything it saw, news or scenery, is its `memory.add` of kind observation (scenery with
-    importance_source "given")."""
+    Everything it saw, news or scenery, is its `memory.add` of kind observation; scenery has
+    no `observation` event."""
 
     KIND = "observation"
     AGENT = "id"
@@ -48,14 +48,17 @@ class MemoryInvalidated(Payload):
 
 @dataclass(frozen=True, kw_only=True)
 class Retrieval(Payload):
-    """A retrieval: the query, k, and each result's `id` and normalised `recency`,
-    `importance`, `relevance` and `total`."""
+    """A retrieval: the query, k (null: as many as fit `token_budget`), each result's `id` and
+    normalised `recency`, `importance`, `relevance` and `total`, and what it was for
+    (`purpose`: the model call it fills, such as plan.daily or interview.answer)."""
 
     KIND = "retrieval"
     AGENT = "id"
     query: str
-    k: int
+    k: int | None
     results: list[dict[str, Any]]
+    purpose: str = ""
+    token_budget: int | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
