@@ -42,6 +42,8 @@ PREPARED = {
     "town": "simulacra run scenarios/town.yaml --model scripted --set agents.count=2 "
     "--set clock.duration=1h",
     "hazard": "simulacra run scenarios/hazard.yaml --model scripted --set clock.ticks=3",
+    "town-2day": "simulacra run scenarios/town-2day.yaml --model scripted --set agents.count=4 "
+    "--set clock.tick=60m",
 }
 # A run stopped part-way, for `run --resume`: Ctrl+C after six ticks.
 STOPPED = """
