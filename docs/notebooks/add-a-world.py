@@ -21,7 +21,6 @@ print(inspect.getsource(ElFarolWorld.resolve))
 # model each agent answers the same prompt instead.
 
 # %%
-import json
 import tempfile
 
 import matplotlib.pyplot as plt
@@ -34,7 +33,7 @@ run.summary()
 
 # %%
 weeks = run.events("world")
-attendance = [json.loads(d).get("attendance") for d in weeks["data"]]
+attendance = [d.get("attendance") for d in weeks["data"]]
 weekly = weeks.assign(attendance=attendance).dropna(subset=["attendance"])
 ax = weekly.plot(x="t", y="attendance", figsize=(8, 3), legend=False, marker=".")
 ax.axhline(60, color="grey", linestyle="--")

@@ -8,7 +8,6 @@
 # commuters, whose choices follow fixed rules, to show the pipeline and the analysis.
 
 # %%
-import json
 import tempfile
 
 import matplotlib.pyplot as plt
@@ -33,19 +32,19 @@ run = simulacra.run(
 run.summary()
 
 # %% [markdown]
-# The world's state after each day is a `world` event; its `data` (JSON) carries the day's
-# modal split and taxi wait, among the agents' positions.
+# The world's state after each day is a `world` event, at the day's end (the next morning);
+# its `data` (a dict) carries the day's modal split and taxi wait, among the agents' positions.
 
 # %%
 days = run.events("world")
-state = pd.json_normalize([json.loads(d) for d in days["data"]]).drop(columns="step")
+state = pd.json_normalize(days["data"].tolist()).drop(columns="step")
 state = state.loc[:, ~state.columns.str.startswith("agents.")]
-state.insert(0, "date", days["t"].dt.date.to_numpy())
+state.insert(0, "as of", days["t"].to_numpy())
 state.dropna(how="all", axis=1).tail(12)
 
 # %%
 trips = run.events("action")
-outcomes = pd.json_normalize([json.loads(d) for d in trips["data"]])
+outcomes = pd.json_normalize(trips["data"].tolist())
 share = pd.crosstab(outcomes["day"], outcomes["mode"], normalize="index")
 figure, (wait, split) = plt.subplots(1, 2, figsize=(10, 3))
 state.plot(x="day", y="taxi_wait_min", ax=wait, legend=False, marker=".", title="taxi wait (min)")

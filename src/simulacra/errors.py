@@ -29,6 +29,11 @@ class UserError(Exception):
     """A failure the user can fix; the message says what, where and how."""
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl+C stopped a run or a sweep; the message names its folder and the command that
+    continues it."""
+
+
 def explain_os_error(exc: OSError) -> str:
     """An OSError in words: what the system refused, on which path, and what to do."""
     what = exc.strerror or type(exc).__name__

@@ -3,6 +3,7 @@ typed DataFrames that agree with what the pipeline measured; Parquet that reads 
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -43,6 +44,10 @@ def town(tmp_path_factory: pytest.TempPathFactory) -> api.Run:
 
 def test_the_package_re_exports_the_api_and_loads_it_only_when_asked():
     assert simulacra.run is api.run and simulacra.Sweep is api.Sweep
+    shown = dir(simulacra)
+    assert {"run", "sweep", "open_run", "Run", "errors", "__version__"} <= set(shown)
+    assert not {"Any", "TYPE_CHECKING", "importlib", "annotations", "api"} & set(shown)
+    assert simulacra.errors.UserError.__name__ == "UserError"
     probe = "import sys, simulacra.runlog; print('pandas' in sys.modules)"
     found = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert found.stdout.strip() == "False", found.stderr
@@ -146,12 +151,40 @@ def test_every_table_reads_back_equal_from_parquet(town, tmp_path):
     for name in api.TABLES:
         back = pd.read_parquet(folder / f"{name}.parquet")
         expected = getattr(town, name)()
-        if "evidence_ids" in back:  # Parquet lists come back as arrays
-            back["evidence_ids"] = back["evidence_ids"].map(list)
-        if "agents" in back:
-            back["agents"] = back["agents"].map(lambda v: None if v is None else list(v))
+        for column in back.columns:
+            if expected[column].map(lambda v: isinstance(v, dict)).any():  # JSON text there
+                back[column] = back[column].map(lambda v: None if pd.isna(v) else json.loads(v))
+            elif expected[column].map(lambda v: isinstance(v, list)).any():  # arrays there
+                back[column] = back[column].map(lambda v: None if v is None else list(v))
         pd.testing.assert_frame_equal(back, expected, check_dtype=False)
         assert back.dtypes.astype(str).tolist() == expected.dtypes.astype(str).tolist()
+
+
+def test_nested_data_are_python_objects_in_every_table(town):
+    events, agents, memories = town.events(), town.agents(), town.memories()
+    assert all(isinstance(d, dict) for d in events["data"])
+    start = events.loc[events["kind"] == "run", "data"].iloc[0]
+    assert start["seed"] == town.info["seed"]
+    marta = agents.set_index("agent").loc["marta_okafor"]
+    assert marta["traits"] == ["warm", "sociable", "organised"]
+    assert isinstance(marta["relationships"], dict) and "theo_brandt" in marta["relationships"]
+    assert all(isinstance(ids, list) for ids in memories["evidence_ids"])
+    assert str(agents["age"].dtype) == "int64"
+
+
+def test_numbers_are_numpy_s_and_text_pandas_default(town):
+    tables = {name: getattr(town, name)() for name in api.TABLES}
+    for name, frame in tables.items():
+        for column, dtype in frame.dtypes.astype(str).items():
+            assert dtype in ("int64", "float64", "bool", "str", "object") or dtype.startswith(
+                "datetime64"
+            ), f"{name}.{column}: {dtype}"
+    calls = tables["calls"]
+    counts = tables["events"]["kind"].value_counts()
+    assert str(counts.dtype) == "int64"  # not int64[pyarrow], as a pyarrow string column gives
+    sums = calls.groupby("purpose")[["prompt_tokens", "cached_prompt_tokens", "latency_s"]].sum()
+    assert sums.dtypes.astype(str).tolist() == ["int64", "int64", "float64"]
+    assert str(calls["purpose"].str.len().dtype) == "int64"
 
 
 def test_a_folder_that_is_not_a_run_is_named(tmp_path):

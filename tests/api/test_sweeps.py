@@ -3,6 +3,9 @@ per variant, and SQL over every run's tables that agrees with pandas."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -11,6 +14,7 @@ from typer.testing import CliRunner
 
 from simulacra import api
 from simulacra.cli import app
+from simulacra.experiments.pool import PoolError
 
 SCENARIO = Path(__file__).resolve().parents[2] / "scenarios" / "elfarol.yaml"
 SMALL = {
@@ -43,6 +47,7 @@ def test_the_table_has_a_row_per_run_with_its_variant_replicate_seed_and_figures
     for run_name, attendance in zip(table["run"], table["mean_attendance"], strict=True):
         assert api.open_run(swept.path / run_name).summary()["mean_attendance"] == attendance
     assert str(table["mean_attendance"].dtype) == "float64"
+    assert str(table["variant"].value_counts().dtype) == "int64"  # pandas' str, not pyarrow's
 
 
 def test_the_summary_gives_each_variant_a_mean_inside_its_interval(swept):
@@ -54,6 +59,8 @@ def test_the_summary_gives_each_variant_a_mean_inside_its_interval(swept):
         assert row["mean"] == pytest.approx(values.mean())
         assert row["n"] == 2
         assert row["low"] <= row["mean"] <= row["high"]
+    crowded = summary[summary["figure"] == "crowded_share"]
+    assert (crowded["low"] >= 0).all() and (crowded["high"] <= 1).all()  # a share's interval
 
 
 def test_sql_over_the_sweep_agrees_with_pandas(swept):
@@ -87,3 +94,38 @@ def test_the_export_command_writes_a_run_s_and_a_sweep_s_tables(swept, tmp_path)
     refused = runner.invoke(app, ["export", str(swept.path), "--to", "csv"])
     assert refused.exit_code == 2
     assert "unknown format" in refused.output
+
+
+PLAIN_SCRIPT = """
+import simulacra
+
+sweep = simulacra.sweep(
+    {scenario!r},
+    model="scripted",
+    set={{"agents.count": 6, "clock.ticks": 3, "output.report": False,
+          "sweep.vary": {{"world.threshold": [0.4, 0.6]}}, "sweep.replicates": 1}},
+    workers=2,
+    root={root!r},
+)
+print("variants:", sorted(sweep.table()["variant"]))
+"""
+
+
+def test_a_sweep_runs_from_a_plain_script_without_a_main_guard(tmp_path):
+    # spawn re-imports a script that starts its workers; this script has no main guard.
+    script = tmp_path / "sweep_it.py"
+    script.write_text(PLAIN_SCRIPT.format(scenario=str(SCENARIO), root=str(tmp_path / "runs")))
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert "variants: ['0.4', '0.6']" in done.stdout
+    (folder,) = (tmp_path / "runs").iterdir()  # one sweep, no stray folder from a worker
+    assert api.open_sweep(folder).info["status"] == "completed"
+
+
+def test_a_pool_that_cannot_start_leaves_no_sweep_folder(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys, "executable", shutil.which("false"))  # an interpreter that fails
+    with pytest.raises(PoolError, match=r"process pool stopped \(exit code 1\) after 0 of 4"):
+        api.sweep(SCENARIO, set=SMALL, model="scripted", root=tmp_path / "runs", progress=False)
+    assert list((tmp_path / "runs").iterdir()) == []

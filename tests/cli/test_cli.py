@@ -2,6 +2,8 @@
 every world."""
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -183,7 +185,9 @@ def test_a_grid_agent_with_bounded_memory_says_it_cannot_be_interviewed(in_tmp):
     assert result.exit_code == 0, result.output
     answer = runner.invoke(app, ["interview", str(_run_dir(result.output)), "0", "Hello?"])
     assert answer.exit_code == 2
-    assert "keeps no memory stream" in answer.output
+    said = " ".join(answer.output.split())
+    assert "cannot be interviewed: its agents keep no memory stream (memory.mode: bounded)" in said
+    assert "--set memory.mode=stream" in said
 
 
 @pytest.mark.parametrize("name", ["town", "hazard", "commute"])
@@ -208,3 +212,23 @@ def test_every_world_sweeps(name, in_tmp):
     # commute: A1, B1, Full, logit, available100 (no strike), available40
     assert len(rows) == 1 + 2 * (6 if name == "commute" else 2)
     assert (out / "report.html").exists() and (out / "summary.md").exists()
+
+
+def test_paths_hints_and_tables_stay_whole_lines_through_a_pipe(tmp_path):
+    deep = tmp_path / ("a-folder-with-a-rather-long-name-" * 3) / "runs"
+    command = [sys.executable, "-m", "simulacra"]
+    small = ["--set", "agents.count=4", "--set", "clock.ticks=2", "--set", f"output.root={deep}"]
+    done = subprocess.run(
+        [*command, "run", str(SCENARIOS / "elfarol.yaml"), "--model", "scripted", *small],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    (finished,) = [line for line in done.stdout.splitlines() if line.startswith("run finished:")]
+    run = Path(finished.removeprefix("run finished: "))
+    assert run.is_dir() and len(str(run)) > 120  # longer than a terminal's 80 columns
+    assert f"  inspect it:    simulacra inspect {run}" in done.stdout.splitlines()
+    inspected = subprocess.run([*command, "inspect", str(run)], capture_output=True, text=True)
+    rows = [line for line in inspected.stdout.splitlines() if "metrics.json" in line]
+    assert rows and str(run / "metrics.json") in rows[0]  # one table row, not wrapped or cut
+    assert "…" not in inspected.stdout

@@ -73,20 +73,23 @@ def test_attendance_settles_near_the_threshold_as_arthur_found(tmp_path: Path) -
     [
         (
             "world.history=[0.4, 21]",
-            "scenario.world.history[1]: Input should be less than or equal to 1",
+            "scenario.world.history[1]: expected at most 1, got 21",
         ),
         ("world.threshold=0.01", "scenario.world.threshold: 0.01 of 20 agents leaves no room"),
-        (
-            "world.threshold=1.5",
-            "scenario.world.threshold: Input should be less than or equal to 1",
-        ),
+        ("world.threshold=1.5", "scenario.world.threshold: expected at most 1, got 1.5"),
         (
             "world.capacity=60",
             "scenario.world.capacity: unknown field; allowed fields: kind, threshold",
         ),
         ("agents.personas=[{id: a}]", "scenario.agents.personas: El Farol takes no personas"),
-        ("memory.mode=stream", 'scenario.memory.mode: unknown mode "stream"'),
-        ("interviews={times: ['21:00'], question: Why}", "scenario.interviews: the elfarol world"),
+        (
+            "memory.mode=notes",
+            'scenario.memory.mode: expected "stream" or "bounded", got \'notes\'',
+        ),
+        (
+            "interviews={times: ['21:00'], question: Why}",
+            "scenario.interviews: cannot be held: its agents keep no memory stream",
+        ),
     ],
 )
 def test_a_faulty_scenario_is_refused_naming_the_field(

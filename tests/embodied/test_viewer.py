@@ -78,6 +78,10 @@ def test_the_viewer_scrubs_decisions_with_image_overview_reply_and_command(
     page.wait_for_load_state("load")
     decision = page.locator('details[data-section="decision"] .decision')
     assert decision.get_attribute("data-step") == "2"
+    # Decisions 10 s apart each show their own time: the second is taken at 09:00:10 and
+    # leaves the world as it is at 09:00:20.
+    assert "step 2 \u00b7 2000-01-01 09:00:10" in decision.locator(".meta").inner_text()
+    assert page.locator("#clock").inner_text() == "step 2 \u00b7 2000-01-01 09:00:20"
     view = decision.locator('img[data-kind="view"]')
     assert view.get_attribute("src").startswith("data:image/png;base64,")
     assert view.evaluate("img => img.naturalWidth") == 160

@@ -79,11 +79,11 @@ def test_an_intervention_for_an_agent_not_taking_part_is_refused() -> None:
     load_scenario(TOWN, ["interventions.0.agent=daniel_okafor", "agents.count=6"])
 
 
-def test_an_intervention_outside_the_schedule_is_refused() -> None:
-    (line,) = problems(['interventions.0.at="23:00"'])
+def test_an_intervention_before_the_first_tick_is_refused() -> None:
+    (line,) = problems(['interventions.0.at="06:30"'])
     assert line.startswith(
-        "scenario.interventions[0].at: 2024-02-14 23:00 is outside the run's ticks "
-        "(2024-02-14 07:00 to 2024-02-14 20:50)"
+        "scenario.interventions[0].at: 2024-02-14 06:30 is before the run's first tick "
+        "(2024-02-14 07:00)"
     )
 
 
@@ -111,7 +111,10 @@ def test_interviews_need_minds_that_keep_a_memory_stream() -> None:
     hazard = TOWN.parent / "hazard.yaml"
     asked = 'interviews={times: ["02:00"], question: Where is the fire}'
     (line,) = problems([asked], hazard)
-    assert line.startswith("scenario.interviews: the grid world's minds cannot be interviewed")
+    assert line == (
+        "scenario.interviews: cannot be held: its agents keep no memory stream (memory.mode: "
+        "bounded); run the scenario with --set memory.mode=stream to interview them"
+    )
     load_scenario(hazard, [asked, "memory.mode=stream"])
 
 
@@ -135,3 +138,48 @@ def test_a_missing_scenario_file_says_so(tmp_path: Path) -> None:
 def test_a_missing_map_file_names_the_field(tmp_path: Path) -> None:
     (line,) = problems(["world.map=elsewhere.yaml"])
     assert line.startswith("scenario.world.map: file not found:")
+
+
+@pytest.mark.parametrize(
+    ("override", "line"),
+    [
+        (
+            "memory.importance=bogus",
+            'scenario.memory.importance: expected "model" or "rule", or a number, got \'bogus\'',
+        ),
+        (
+            "memory.importance=11",
+            'scenario.memory.importance: expected "model" or "rule", or at most 10, got 11',
+        ),
+        (
+            "clock.tick=10minutes",
+            'scenario.clock.tick: expected a duration like "10m", "14h", "1d" or "1d 2h", '
+            "got '10minutes'",
+        ),
+        ("model.temperature=hot", "scenario.model.temperature: expected a number, got 'hot'"),
+        ("agents.count=0", "scenario.agents.count: expected at least 1, got 0"),
+        ("seed=abc", "scenario.seed: expected a whole number, got 'abc'"),
+        ("output.report=maybe", "scenario.output.report: expected true or false, got 'maybe'"),
+        (
+            "clock.start=tomorrow",
+            "scenario.clock.start: expected a date and time like 2024-02-14T07:00, got 'tomorrow'",
+        ),
+        (
+            "name=my town",
+            'scenario.name: expected only letters, digits, "_", "." and "-" (no spaces), '
+            "got 'my town'",
+        ),
+        (
+            "world.attendance.start=25:00",
+            "scenario.world.attendance.start: 25:00 is no time of day; a day runs from 00:00 "
+            "to 23:59",
+        ),
+        ("agents.personas.0.age=old", "scenario.agents.personas[0].age: expected a whole number"),
+    ],
+)
+def test_a_wrong_value_reads_in_the_user_s_words_once(override: str, line: str) -> None:
+    (found,) = problems([override])
+    assert found.startswith(line), found
+    for jargon in ("Input should", "literal[", "constrained-", "String should", "Value error"):
+        assert jargon not in found
+    assert found.count("got ") <= 1

@@ -1,15 +1,18 @@
 """The engine's promises, checked on every shipped world: a stopped run resumes to the same log
 as an uninterrupted one, and two runs with the same seed write the same log."""
 
+from datetime import datetime
 from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
 from tests.runs import latest_checkpoint, same
 
+from simulacra import api
 from simulacra.engine import Progress
 from simulacra.experiments import load_scenario, resume, run
-from simulacra.runlog import RunDir
+from simulacra.report.replay import build_replay
+from simulacra.runlog import RunDir, read_events
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
 # Each world small, with a checkpoint every two ticks and a stop after the third.
@@ -65,3 +68,28 @@ def test_a_stopped_run_resumes_to_the_log_of_an_uninterrupted_one(name: str, tmp
     resumed = resume(stopped.path, progress=False)
     assert resumed.info()["status"] == "completed"
     assert same(resumed, whole)
+
+
+@pytest.mark.parametrize("name", sorted(SMALL))
+def test_each_step_has_its_own_time_and_the_report_ends_where_inspect_does(
+    name: str, tmp_path: Path
+):
+    if name == "embodied" and not all(find_spec(m) for m in ("pxr", "pyvista")):
+        pytest.skip("the embodied world needs the 3d extra (usd-core and pyvista)")
+    scenario = load_scenario(SCENARIOS / f"{name}.yaml", small(name, tmp_path))
+    done = run(scenario, progress=False)
+    frames = [(e.data["step"], e.t) for e in read_events(done.events_path, {"world"})]
+    assert [step for step, _ in frames] == list(range(len(frames)))
+    times = [datetime.fromisoformat(str(t)) for _, t in frames]
+    # Step 0 is the start and step N the world as tick N leaves it, at the tick's end (the
+    # commute skips weekends): no two steps share a time.
+    ticks = scenario.clock.calendar().times()
+    assert times == [ticks[0], *(t + scenario.clock.tick for t in ticks)]
+    assert len(set(times)) == len(times)
+    (end,) = [e.t for e in read_events(done.events_path, {"run.end"})]
+    assert frames[-1][1] == end
+    replay = build_replay(read_events(done.events_path))  # what report.html shows
+    shown = api.open_run(done.path).events()["t"]  # what `simulacra inspect` shows
+    assert (replay.frames[0].t, replay.frames[-1].t) == tuple(
+        t.isoformat() for t in (shown.min(), shown.max())
+    )

@@ -104,7 +104,8 @@ def test_interventions_fire_at_their_time(reference: RunDir) -> None:
     assert [(e.t, e.agent) for e in replans][:1] == [("2024-02-14T07:30:00", "marta_okafor")]
     alarm = [e for e in events(reference, "observation") if "smoke alarm" in e.data["text"]]
     assert [(e.t, e.agent) for e in alarm] == [("2024-02-14T07:40:00", "theo_brandt")]
-    frame = next(e for e in events(reference, "world") if e.t == "2024-02-14T07:40:00")
+    # The world as the 07:40 tick leaves it: the frame at its end, 07:50.
+    frame = next(e for e in events(reference, "world") if e.t == "2024-02-14T07:50:00")
     assert frame.data["objects"]["Grove Dormitory: stove"] == "smoking"
     calls = [e for e in events(reference, "conversation") if e.t == "2024-02-14T08:00:00"]
     assert calls[0].data["participants"] == ["marta_okafor", "theo_brandt"]
@@ -264,17 +265,19 @@ def test_each_simulated_day_is_planned_and_the_night_is_skipped(tmp_path: Path) 
     ]
     scenario = load_scenario(TOWN, overrides)
     done = run_scenario(scenario, model=model(), progress=False)
-    ticks = [e.t for e in events(done, "world")]
-    assert ticks == [
-        "2024-02-14T20:00:00",
-        "2024-02-14T20:00:00",
-        "2024-02-14T20:30:00",
-        "2024-02-15T07:00:00",
-        "2024-02-15T07:30:00",
-        "2024-02-15T08:00:00",
-        "2024-02-15T08:30:00",
-        "2024-02-15T09:00:00",
-        "2024-02-15T09:30:00",
+    # The start, then the world as each tick leaves it, at the tick's end: the evening's
+    # last tick ends at 21:00 and the next begins at 07:00.
+    frames = [(e.data["step"], e.t) for e in events(done, "world")]
+    assert frames == [
+        (0, "2024-02-14T20:00:00"),
+        (1, "2024-02-14T20:30:00"),
+        (2, "2024-02-14T21:00:00"),
+        (3, "2024-02-15T07:30:00"),
+        (4, "2024-02-15T08:00:00"),
+        (5, "2024-02-15T08:30:00"),
+        (6, "2024-02-15T09:00:00"),
+        (7, "2024-02-15T09:30:00"),
+        (8, "2024-02-15T10:00:00"),
     ]
     days = [(e.t, e.agent) for e in events(done, "plan") if e.data["level"] == "day"]
     assert days == [

@@ -39,7 +39,8 @@ def test_the_two_day_town_plans_both_days_and_resumes_after_a_kill(tmp_path: Pat
     }
     assert days == {"2024-02-13", "2024-02-14"}
     worlds = [e.t for e in read_events(whole.events_path, {"world"})]
-    assert len(worlds) == 29 and "2024-02-13T21:00:00" not in worlds  # the night is skipped
+    assert len(worlds) == 29 and "2024-02-13T22:00:00" not in worlds  # the night is skipped
+    assert worlds[14:16] == ["2024-02-13T21:00:00", "2024-02-14T08:00:00"]  # each tick's end
     killed_root = tmp_path / "killed"
     done = subprocess.run(
         [sys.executable, "-c", _KILLER, str(TWO_DAYS), "18", json.dumps(small(killed_root))],

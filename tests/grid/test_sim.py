@@ -301,5 +301,5 @@ def test_a_grid_agent_with_a_memory_stream_can_be_interviewed(tmp_path: Path) ->
 
 def test_a_grid_agent_with_bounded_memory_cannot_be_interviewed(tmp_path: Path) -> None:
     done = hazard(tmp_path, "clock.ticks=1", NO_FIRES)
-    with pytest.raises(InterviewError, match="keeps no memory stream"):
+    with pytest.raises(InterviewError, match=r"--set memory\.mode=stream to interview them"):
         interview(done.path, "0", "Do you know of any fire?", model=ScriptedModel())

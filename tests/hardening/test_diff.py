@@ -14,7 +14,9 @@ from simulacra.cli import app
 from simulacra.experiments import load_scenario, run
 from simulacra.runlog import RunDir
 
-from .conftest import ELFAROL, small_elfarol
+from .conftest import ELFAROL, SCENARIOS, small_elfarol
+
+HAZARD = SCENARIOS / "hazard.yaml"
 
 runner = CliRunner()
 
@@ -60,14 +62,41 @@ def test_wall_clock_fields_latencies_and_offsets_are_ignored(
     assert diff(twins[0].path, other)[0] == 0
 
 
-def test_the_first_difference_is_named_by_line_and_field(
+def test_another_seed_is_named_with_the_first_event_and_the_metrics_that_differ(
     twins: tuple[RunDir, RunDir], tmp_path: Path
 ) -> None:
     reseeded = run(load_scenario(ELFAROL, small_elfarol(tmp_path, "seed=5")), progress=False)
     code, said = diff(twins[0].path, reseeded.path)
     assert code == 1
-    assert said.startswith("differ at events.jsonl line 1 (seq 0, run at 2000-01-06T21:00:00)")
-    assert said.endswith("data.seed: 1994 != 5")
+    assert said.startswith(f"differ: {twins[0].path} and {reseeded.path} settings: seed 1994 != 5")
+    # Not the header's seed: the first event after it whose content differs, and where.
+    event = said.split("first event that differs: ", 1)[1]
+    assert event.startswith("events.jsonl line ") and "(seq 0" not in event
+    line = int(event.split()[2])
+    first = [
+        json.loads(x)
+        for x in (
+            twins[0].events_path.read_text().splitlines()[line - 1],
+            (reseeded.events_path.read_text().splitlines()[line - 1]),
+        )
+    ]
+    assert first[0]["data"] != first[1]["data"]
+    # Every headline figure that differs, with both values.
+    ours, theirs = (
+        json.loads((r.path / "metrics.json").read_text())["summary"] for r in (twins[0], reseeded)
+    )
+    changed = [k for k in ours if ours[k] != theirs[k]]
+    assert changed
+    for name in changed:
+        assert f"summary.{name} {json.dumps(ours[name])} != {json.dumps(theirs[name])}" in said
+
+
+def test_runs_of_two_scenarios_say_so(twins: tuple[RunDir, RunDir], tmp_path: Path) -> None:
+    quiet = ["model.spec=scripted", f"output.root={tmp_path}", "output.report=false"]
+    grid = run(load_scenario(HAZARD, [*quiet, "clock.ticks=2", "output.frames=false"]))
+    code, said = diff(twins[0].path, grid.path)
+    assert code == 1 and "different scenarios: elfarol and hazard" in said
+    assert "settings:" not in said  # every field differs; the names say it
 
 
 def test_a_shorter_log_and_other_metrics_are_differences(
@@ -84,9 +113,9 @@ def test_a_shorter_log_and_other_metrics_are_differences(
     metrics["summary"]["fallback_rate"] = 0.5
     (changed / "metrics.json").write_text(json.dumps(metrics))
     code, said = diff(twins[0].path, changed)
-    assert code == 1 and said.startswith(
-        "differ at metrics.json: summary.fallback_rate: 0.0 != 0.5"
-    )
+    assert code == 1
+    assert f"all {len(lines)} agree after the run header" in said
+    assert said.endswith("metrics that differ (1): summary.fallback_rate 0.0 != 0.5")
 
 
 def test_a_folder_that_is_no_run_is_an_error(twins: tuple[RunDir, RunDir], tmp_path: Path) -> None:

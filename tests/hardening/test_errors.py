@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from simulacra import cli
+from simulacra import api, cli
 from simulacra.cli import app
 from simulacra.experiments import load_scenario, run
 from simulacra.runlog import RunDir
@@ -148,7 +148,7 @@ def test_a_run_whose_log_is_missing_says_so(command: str, finished: RunDir, tmp_
     extra = ["0", "hello"] if command == "interview" else []
     said = fails(command, str(copy), *extra)
     if command == "interview":
-        assert "keeps no memory stream" in said
+        assert "keep no memory stream" in said
     else:
         assert f"{copy / 'events.jsonl'}: the event log is missing" in said
 
@@ -233,3 +233,56 @@ def test_ctrl_c_marks_the_run_interrupted_and_exits_130(tmp_path: Path) -> None:
     assert stderr.startswith("interrupted") and "Traceback" not in stderr
     (interrupted,) = [RunDir(p) for p in run_dirs(root)]
     assert interrupted.info()["status"] == "interrupted"
+    # It says where the run is and how to go on; once resumed to the end, the stop is over.
+    said = " ".join(stderr.split())
+    assert f"run {interrupted.path} stopped" in said
+    assert f"simulacra run --resume {interrupted.path}" in said
+    assert "KeyboardInterrupt" in interrupted.info()["error"]
+    resumed = runner.invoke(app, ["run", "--resume", str(interrupted.path)])
+    assert resumed.exit_code == 0, resumed.output
+    info = interrupted.info()
+    assert info["status"] == "completed" and "error" not in info and info["resumed"] == 1
+    shown = runner.invoke(app, ["inspect", str(interrupted.path)]).output
+    assert "completed" in shown and "KeyboardInterrupt" not in shown
+
+
+@pytest.mark.parametrize("reached", ["the whole group", "the sweep alone"])
+def test_ctrl_c_stops_a_sweep_s_runs_and_says_how_to_resume_it(
+    reached: str, tmp_path: Path
+) -> None:
+    root = tmp_path / "runs"
+    overrides = small_elfarol(root, "agents.count=50", "clock.ticks=400", "sweep.replicates=3")
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "from simulacra.cli import main; main()",
+            "sweep",
+            str(ELFAROL),
+            *sets(overrides),
+            "--workers",
+            "2",
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 120
+    while not list(root.glob("*/*/events.jsonl")):
+        assert child.poll() is None and time.monotonic() < deadline
+        time.sleep(0.05)
+    time.sleep(0.5)
+    if reached == "the whole group":  # a terminal's Ctrl+C: the sweep, its pool and workers
+        os.killpg(child.pid, signal.SIGINT)
+    else:  # a notebook's interrupt reaches its kernel alone
+        os.kill(child.pid, signal.SIGINT)
+    _, stderr = child.communicate(timeout=120)
+    assert child.returncode == 130, stderr
+    (folder,) = run_dirs(root)
+    said = " ".join(stderr.split())
+    assert f"sweep {folder} stopped after" in said and "Traceback" not in said
+    assert f"simulacra sweep --resume {folder}" in said
+    assert api.open_sweep(folder).info["status"] == "interrupted"
+    statuses = [RunDir(p).info()["status"] for p in run_dirs(folder) if (p / "run.json").exists()]
+    # Every run that started was stopped, and none started after.
+    assert statuses and set(statuses) == {"interrupted"}, statuses

@@ -57,7 +57,11 @@ def test_a_run_without_memories_is_an_error_and_nothing_is_created(tmp_path: Pat
     before = _files(done)
     result = runner.invoke(app, ["interview", str(done.path), "3", "Will you go?"])
     assert result.exit_code == 2
-    assert "keeps no memory stream, so its agents cannot be interviewed" in result.output
+    said = " ".join(result.output.split())
+    assert (
+        "cannot be interviewed: its agents keep no memory stream (memory.mode: bounded); " in said
+    )
+    assert "run the scenario with --set memory.mode=stream to interview them" in said
     assert _files(done) == before
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -36,13 +37,33 @@ def write_parquet(frame: pd.DataFrame, path: Path) -> Path:
     """Write one table; name what is missing when the Parquet engine is not installed."""
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        frame.to_parquet(path, index=False)
+        _with_mappings_as_json(frame).to_parquet(path, index=False)
     except ImportError as exc:
         raise ExportError(
             f"writing {path.name} needs pyarrow, which is not installed: "
             'pip install "simulacra[data]"'
         ) from exc
     return path
+
+
+def _with_mappings_as_json(frame: pd.DataFrame) -> pd.DataFrame:
+    """Columns holding dicts (an event's `data`, a persona's relationships) as JSON text:
+    each kind of event has other fields, which no one Parquet type holds; DuckDB reads them
+    with its JSON functions, pandas with `json.loads`. Lists stay Parquet lists."""
+    mapped = [
+        c
+        for c in frame.columns
+        if frame[c].dtype == object and any(isinstance(v, dict) for v in frame[c])
+    ]
+    if not mapped:
+        return frame
+    out = frame.copy()
+    for column in mapped:
+        out[column] = [
+            None if v is None else json.dumps(v, ensure_ascii=False) for v in frame[column]
+        ]
+        out[column] = out[column].astype("str")
+    return out
 
 
 def fresh(outputs: list[Path], source: Path) -> bool:
@@ -52,4 +73,4 @@ def fresh(outputs: list[Path], source: Path) -> bool:
 
 
 def _dtype(value: Any) -> str:
-    return "int64" if isinstance(value, int) and not isinstance(value, bool) else "string"
+    return "int64" if isinstance(value, int) and not isinstance(value, bool) else "str"

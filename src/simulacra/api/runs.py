@@ -98,12 +98,14 @@ class Run:
 
     def events(self, kinds: str | Iterable[str] | None = None) -> pd.DataFrame:
         """Every event, or those of `kinds` ("plan", ["message", "conversation"]): `seq`,
-        `t` (simulated time), `wall` (UTC), `kind`, `agent`, and `data` as JSON text."""
+        `t` (simulated time), `wall` (UTC), `kind`, `agent`, and `data`, the payload as a dict
+        (`pd.json_normalize(events["data"].tolist())` spreads it into columns)."""
         chosen = {kinds} if isinstance(kinds, str) else None if kinds is None else set(kinds)
         return TABLES["events"].build(read_events(RunDir(self.path).events_path, chosen))
 
     def agents(self) -> pd.DataFrame:
-        """One row per agent: `agent` (its id), `name` and its persona's fields."""
+        """One row per agent: `agent` (its id), `name` and its persona's fields (traits as a
+        list, relationships as a dict)."""
         return self._table("agents")
 
     def memories(self) -> pd.DataFrame:

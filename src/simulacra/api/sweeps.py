@@ -14,11 +14,12 @@ from simulacra.api.runs import Run, ScenarioSource, Settings, overrides
 from simulacra.api.tables import TABLES, union_columns
 from simulacra.errors import UserError
 from simulacra.experiments import load_scenario
-from simulacra.experiments.stats import CONFIDENCE, mean_ci
+from simulacra.experiments.kinds import KINDS
+from simulacra.experiments.stats import CONFIDENCE, figure_ci
 from simulacra.experiments.sweep import resume_sweep as finish_sweep
 from simulacra.experiments.sweep import run_sweep
 
-_KEYS = {"run": "string", "variant": "string", "model": "string", "replicate": "int64"}
+_KEYS = {"run": "str", "variant": "str", "model": "str", "replicate": "int64"}
 
 
 class NotASweep(UserError):
@@ -71,12 +72,15 @@ class Sweep:
             )
         columns = [*_KEYS, "seed", "status"]
         frame = pd.DataFrame.from_records(rows, columns=union_columns(columns, rows))
-        dtypes = {**_KEYS, "seed": "int64", "status": "string"}
+        dtypes = {**_KEYS, "seed": "int64", "status": "str"}
         return frame.astype({c: dtypes.get(c, "float64") for c in frame.columns})
 
     def summary(self, confidence: float = CONFIDENCE) -> pd.DataFrame:
         """Per variant, model and figure: the mean over completed replicates with its
-        two-sided Student-t interval (`low`, `high`; none from a single replicate) and `n`."""
+        two-sided interval (`low`, `high`; none from a single replicate) and `n`: Student's
+        t, or for a share (a proportion or percentage) Wilson's, which stays in its range."""
+        kind = KINDS.get(str(self.info.get("world")))
+        shares = kind.share_scales() if kind is not None else {}
         table = self.table()
         done = table[table["status"] == "completed"]
         figures = [c for c in table.columns if c not in (*_KEYS, "seed", "status")]
@@ -85,11 +89,11 @@ class Sweep:
             for figure in figures:
                 values = group[figure].dropna().tolist()
                 if values:
-                    ci = mean_ci(values, confidence)
+                    ci = figure_ci(str(figure), values, shares, confidence)
                     rows.append((variant, model, figure, ci.mean, ci.low, ci.high, ci.n))
         columns = ["variant", "model", "figure", "mean", "low", "high", "n"]
         frame = pd.DataFrame.from_records(rows, columns=columns)
-        types = {"variant": "string", "model": "string", "figure": "string", "n": "int64"}
+        types = {"variant": "str", "model": "str", "figure": "str", "n": "int64"}
         return frame.astype({**types, "mean": "float64", "low": "float64", "high": "float64"})
 
     def export(self, out: str | Path | None = None) -> Path:
@@ -118,7 +122,8 @@ class Sweep:
         """Query the sweep with DuckDB: `runs` (the table) and every run's `events`, `agents`,
         `memories`, `retrievals`, `calls` and `metrics` (each with `run`, `variant`,
         `replicate`), read from the Parquet export (written first where out of date), so a
-        sweep larger than memory can be queried."""
+        sweep larger than memory can be queried. There an event's `data` (and any other
+        mapping) is JSON text, for DuckDB's JSON functions (`data->>'choice'`)."""
         try:
             import duckdb
         except ImportError as exc:

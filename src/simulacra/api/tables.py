@@ -2,13 +2,15 @@
 
 Each table is built from the event log alone (docs/events.md), so it reads a finished run,
 a failed one and one still being written alike. Simulated times (`t`, `created_at`) are
-naive datetimes; `wall` is UTC. Every table has the same columns and dtypes whether it has
-rows or not, so tables of many runs concatenate and export to Parquet unchanged.
+naive datetimes; `wall` is UTC. Numbers are NumPy's int64, float64 and bool, text is
+pandas' default `str`, and nested data (an event's `data`, a persona's traits, a
+reflection's evidence) are Python objects: dicts and lists, one way everywhere. Every table
+has the same columns and dtypes whether it has rows or not, so tables of many runs
+concatenate and export to Parquet unchanged.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -17,41 +19,41 @@ import pandas as pd
 
 from simulacra.runlog import Event
 
-# Column dtypes, in order, per table. Text is pandas' string dtype; lists stay lists.
+# Column dtypes, in order, per table. "object" holds Python objects: dicts and lists.
 TIME = "datetime64[us]"
 UTC = "datetime64[us, UTC]"
 _EVENTS = {
     "seq": "int64",
     "t": TIME,
     "wall": UTC,
-    "kind": "string",
-    "agent": "string",
-    "data": "string",
+    "kind": "str",
+    "agent": "str",
+    "data": "object",
 }
 _MEMORIES = {
     "seq": "int64",
     "t": TIME,
-    "agent": "string",
-    "id": "string",
-    "kind": "string",
-    "text": "string",
+    "agent": "str",
+    "id": "str",
+    "kind": "str",
+    "text": "str",
     "importance": "float64",
-    "importance_source": "string",
+    "importance_source": "str",
     "evidence_ids": "object",
     "created_at": TIME,
     "valid": "bool",
     "invalidated_at": TIME,
-    "invalid_reason": "string",
+    "invalid_reason": "str",
 }
 _RETRIEVALS = {
     "seq": "int64",
     "t": TIME,
-    "agent": "string",
-    "query": "string",
-    "k": "Int64",  # missing: as many as fit the token budget
-    "purpose": "string",
+    "agent": "str",
+    "query": "str",
+    "k": "float64",  # NaN: as many as fit the token budget (NumPy's missing number)
+    "purpose": "str",
     "rank": "int64",
-    "memory": "string",
+    "memory": "str",
     "recency": "float64",
     "importance": "float64",
     "relevance": "float64",
@@ -60,22 +62,23 @@ _RETRIEVALS = {
 _CALLS = {
     "seq": "int64",
     "t": TIME,
-    "agent": "string",
-    "purpose": "string",
-    "model": "string",
+    "agent": "str",
+    "purpose": "str",
+    "model": "str",
     "prompt_tokens": "int64",
     "completion_tokens": "int64",
-    "cached_prompt_tokens": "Int64",  # NA in runs written before it was counted
+    "cached_prompt_tokens": "int64",
     "latency_s": "float64",
     "cached": "bool",
     "attempts": "int64",
     "fallback": "bool",
-    "error": "string",
+    "error": "str",
 }
+_CALL_DEFAULTS = {"cached_prompt_tokens": 0}  # runs written before it was counted
 _METRICS = {
     "seq": "int64",
     "t": TIME,
-    "name": "string",
+    "name": "str",
     "value": "float64",
     "agents": "object",
 }
@@ -92,18 +95,16 @@ class Table:
 
 
 def events_table(events: Iterable[Event]) -> pd.DataFrame:
-    """Every event: `seq`, `t`, `wall`, `kind`, `agent` and `data` (the payload as JSON
-    text, for DuckDB's JSON functions or `json.loads`)."""
-    rows = [
-        (e.seq, e.t, e.wall, e.kind, e.agent, json.dumps(e.data, ensure_ascii=False))
-        for e in events
-    ]
+    """Every event: `seq`, `t`, `wall`, `kind`, `agent` and `data`, the payload as a dict
+    (docs/events.md lists each kind's fields; `pd.json_normalize(table["data"].tolist())`
+    makes them columns)."""
+    rows = [(e.seq, e.t, e.wall, e.kind, e.agent, e.data) for e in events]
     return _typed(rows, _EVENTS)
 
 
 def agents_table(events: Iterable[Event]) -> pd.DataFrame:
     """One row per agent from the run's first event: `agent`, `name` and the persona's other
-    fields (a list or mapping as JSON text)."""
+    fields (a list or a mapping as a Python list or dict)."""
     start = next((e for e in events if e.kind == "run"), None)
     agents = start.data.get("agents") if start is not None else None
     rows: list[dict[str, Any]] = []
@@ -111,14 +112,18 @@ def agents_table(events: Iterable[Event]) -> pd.DataFrame:
         fields = dict(persona) if isinstance(persona, Mapping) else {}
         fields.pop("id", None)  # the agent column is the id
         row: dict[str, Any] = {"agent": str(agent), "name": str(fields.pop("name", agent))}
-        for key, value in fields.items():
-            row[key] = json.dumps(value) if isinstance(value, list | dict) else value
+        row.update(fields)
         rows.append(row)
     frame = pd.DataFrame.from_records(rows, columns=union_columns(["agent", "name"], rows))
-    frame = frame.convert_dtypes(dtype_backend="numpy_nullable")
-    # A persona field that mixes types (a number here, words there) is kept as text.
-    mixed = [c for c in frame.columns if frame[c].dtype == object]
-    return frame.astype(dict.fromkeys(["agent", "name", *mixed], "string"))
+    text = ["agent", "name"]
+    for column in frame.columns[2:]:
+        values = frame[column].dropna()
+        if len(values) and all(isinstance(v, str) for v in values):
+            text.append(column)
+        elif len(values) and all(_number(v) for v in values) and len(values) == len(frame):
+            frame[column] = pd.to_numeric(frame[column])  # int64, or float64 for 2.5
+        # Lists, mappings and fields that mix types stay Python objects.
+    return frame.astype(dict.fromkeys(text, "str"))
 
 
 def memories_table(events: Iterable[Event]) -> pd.DataFrame:
@@ -192,7 +197,7 @@ def calls_table(events: Iterable[Event]) -> pd.DataFrame:
     fallback stood in."""
     names = list(_CALLS)[3:]
     rows = [
-        (e.seq, e.t, e.agent, *(e.data.get(n) for n in names))
+        (e.seq, e.t, e.agent, *(e.data.get(n, _CALL_DEFAULTS.get(n)) for n in names))
         for e in events
         if e.kind == "llm.call"
     ]
@@ -226,6 +231,10 @@ TABLES: dict[str, Table] = {
         Table("metrics", frozenset({"metric"}), metrics_table, "logged measures"),
     )
 }
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _typed(rows: Iterable[list[Any] | tuple[Any, ...]], schema: Mapping[str, str]) -> pd.DataFrame:

@@ -77,6 +77,9 @@ def _moment(value: Any) -> Any:
             except ValueError:
                 continue
             return naive(parsed)
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 24 * 60:
+        shown = f"{value // 60}:{value % 60:02d}"  # what was written, before YAML's base 60
+        raise ValueError(f"{shown} is no time of day; a day runs from 00:00 to 23:59")
     raise ValueError(
         f'expected a time like "17:00" or a date and time like 2024-02-14T17:00, got {value!r}'
     )

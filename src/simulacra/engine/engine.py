@@ -102,7 +102,9 @@ class Engine:
         await self.interventions.interview_due(self, tick.now)
         for phase in self.world.phases(tick):
             await self.run_phase(phase, tick)
-        self.writer.emit(_state(tick.step, self.world.frame()), t=tick.now)
+        # The world as the tick leaves it, at the tick's end: step 0 is the start, step N the
+        # state N ticks later, so no two steps share a time.
+        self.writer.emit(_state(tick.step, self.world.frame()), t=tick.now + tick.length)
         self.writer.write()  # each tick reaches the file, so a live viewer can follow the run
         self.world.advance(tick)
         self.clock.advance()

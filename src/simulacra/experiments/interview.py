@@ -49,10 +49,8 @@ def interview(
         raise InterviewError(f"{run_dir.path.name} has no agent {agent!r}; its agents are: {shown}")
     memory = run_dir.path / MEMORY_DB
     if INTERVIEW not in kind.abilities(scenario) or not memory.exists():
-        chosen = kind.memory_mode(scenario) != "stream" and "stream" in kind.memory_modes
-        hint = " (a run with memory.mode: stream keeps one)" if chosen else ""
         raise InterviewError(
-            f"{run_dir.path.name} keeps no memory stream, so its agents cannot be interviewed{hint}"
+            f"{run_dir.path.name} cannot be interviewed: {kind.why_no_interviews(scenario)}"
         )
     if isinstance(model, Gateway):
         gateway = model

@@ -8,19 +8,23 @@ the minds have). Every fault names its field path and what is allowed.
 from __future__ import annotations
 
 import copy
-import types
+import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Union, get_args, get_origin
+from typing import Any
 
 import yaml
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from simulacra.core import unknown
 from simulacra.errors import UserError
-from simulacra.experiments.kinds import KINDS, kind_of
+from simulacra.experiments.explain import explained
+from simulacra.experiments.kinds import kind_of
 from simulacra.experiments.kinds.base import CORRECT, INTERVIEW, TALK, THINK
 from simulacra.experiments.scenario import WORLD_CONFIGS, Scenario
+from simulacra.experiments.trim import dropped_line, within_the_clock
+
+log = logging.getLogger(__name__)
 
 # Fields whose value may be the path of a YAML file (relative to the scenario's folder), and
 # the key such a file may keep its content under.
@@ -71,10 +75,14 @@ def parse_yaml(text: str) -> Any:
             raise ValueError(f"YAML syntax error: {problem}") from None
         lines = text.splitlines()
         shown = lines[mark.line].strip() if mark.line < len(lines) else ""
+        opened = exc.context_mark
+        since = ""  # where the unclosed bracket or quote began, when that is another line
+        if exc.context and opened is not None and opened.line != mark.line:
+            since = f" ({exc.context} that began at line {opened.line + 1})"
         raise ValueError(
             f"YAML syntax error at line {mark.line + 1}, column {mark.column + 1} "
-            f"({shown[:60]!r}): {problem}; fix the YAML there (text holding ': ', '#', or "
-            "starting with [ { * & ! needs quotes)"
+            f"({shown[:60]!r}): {problem}{since}; fix the YAML there (text holding ': ', '#', "
+            "or starting with [ { * & ! needs quotes)"
         ) from None
     except yaml.YAMLError as exc:
         raise ValueError(f"YAML syntax error: {exc}") from None
@@ -121,11 +129,15 @@ def load_scenario(
 
 
 def validate_scenario(raw: dict[str, Any], source: str) -> Scenario:
-    """Validate a raw mapping whose named files are already read in."""
+    """Validate a raw mapping whose named files are already read in. What it sets after the
+    run's last tick is left out, with one warning naming it (experiments/trim.py)."""
     try:
         scenario = Scenario.model_validate(raw)
     except ValidationError as exc:
-        raise ScenarioError(source, [_explain(e) for e in exc.errors()]) from None
+        raise ScenarioError(source, explained(exc.errors(), Scenario, WORLD_CONFIGS)) from None
+    scenario, dropped = within_the_clock(scenario)
+    if dropped:
+        log.warning("%s: %s", source, dropped_line(scenario, dropped))
     problems = cross_check(scenario)
     if problems:
         raise ScenarioError(source, problems)
@@ -240,8 +252,7 @@ def cross_check(scenario: Scenario) -> list[str]:
     if scenario.interviews is not None:
         if INTERVIEW not in abilities:
             problems.append(
-                f"scenario.interviews: the {kind.name} world's minds cannot be interviewed "
-                "(they keep no memory stream)"
+                f"scenario.interviews: cannot be held: {kind.why_no_interviews(scenario)}"
             )
         for i, moment in enumerate(scenario.interviews.times):
             off = scenario.off_the_clock(moment)
@@ -268,60 +279,5 @@ def _evaluation_problems(scenario: Scenario, roster: list[str], abilities: set[s
         if off:
             problems.append(f"{where}.{field}: {off}")
     if plan.questions is not None and INTERVIEW not in abilities:
-        problems.append(f"{where}: the {kind.name} world's minds cannot be interviewed")
+        problems.append(f"{where}: cannot be held: {kind.why_no_interviews(scenario)}")
     return problems
-
-
-def _explain(error: Any) -> str:
-    loc = _without_tags(tuple(error["loc"]))
-    path = "scenario" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc)
-    if error["type"] == "extra_forbidden":
-        allowed = _fields_at(tuple(error["loc"])[:-1])
-        return f"{path}: unknown field; allowed fields: {', '.join(allowed)}"
-    if error["type"] == "missing":
-        return f"{path}: required field missing"
-    if error["type"] == "union_tag_invalid":
-        return (
-            f"{path}.kind: expected one of {', '.join(KINDS)}, got {error['input'].get('kind')!r}"
-        )
-    if error["type"] == "union_tag_not_found":
-        return f"{path}.kind: required field missing; expected one of {', '.join(KINDS)}"
-    message = str(error["msg"]).removeprefix("Value error, ")
-    if error["type"] in ("literal_error", "enum"):
-        return f"{path}: {message} (got {error['input']!r})"
-    shown = repr(error["input"])
-    if len(shown) > 60 or isinstance(error["input"], dict | list):
-        return f"{path}: {message}"
-    return f"{path}: {message} (got {shown})"
-
-
-def _without_tags(loc: tuple[Any, ...]) -> tuple[Any, ...]:
-    """Pydantic puts the union's tag into the path (world.town.map); a user wrote world.map."""
-    if len(loc) >= 2 and loc[0] == "world" and loc[1] in KINDS:
-        return (loc[0], *loc[2:])
-    return loc
-
-
-def _fields_at(loc: tuple[Any, ...]) -> list[str]:
-    """The fields allowed at a path that still carries the world's tag (world.grid.places)."""
-    model: type[BaseModel] | None = Scenario
-    for i, part in enumerate(loc):
-        if model is None:
-            return []
-        if isinstance(part, int) or (i == 1 and loc[0] == "world"):
-            model = WORLD_CONFIGS.get(str(part), model) if isinstance(part, str) else model
-            continue
-        field = model.model_fields.get(str(part))
-        model = _model_in(field.annotation) if field is not None else None
-    return list(model.model_fields) if model is not None else []
-
-
-def _model_in(annotation: Any) -> type[BaseModel] | None:
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return annotation
-    if get_origin(annotation) in (list, tuple, Union, types.UnionType):
-        for arg in get_args(annotation):
-            found = _model_in(arg)
-            if found is not None:
-                return found
-    return None

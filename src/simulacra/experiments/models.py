@@ -8,6 +8,7 @@ from typing import Any
 from simulacra.experiments.kinds import kind_of
 from simulacra.experiments.scenario import Scenario
 from simulacra.llm import Gateway, ScriptedModel, SqliteCache
+from simulacra.mind.scripted import interviewees
 from simulacra.runlog import RunDir
 
 LLM_CACHE = "llm_cache.sqlite"
@@ -15,10 +16,11 @@ LLM_CACHE = "llm_cache.sqlite"
 
 def load_run_model(scenario: Scenario, **settings: Any) -> Gateway:
     """The scenario's model (`settings` replace fields of its model section); a scripted
-    model gets the world's responders. Creates no file."""
+    model gets the interview responder and the world's own. Creates no file."""
     config = scenario.model.model_copy(update=settings) if settings else scenario.model
     model = config.load()
     if isinstance(model, ScriptedModel):
+        interviewees(model)  # every world's minds that keep a stream answer interviews
         kind_of(scenario).script(model)
     return model
 

@@ -32,7 +32,7 @@ from simulacra.engine import (
     ProgressHook,
     console_progress,
 )
-from simulacra.errors import UserError, explain_os_error
+from simulacra.errors import Interrupted, UserError, explain_os_error
 from simulacra.experiments.facts import aware_test
 from simulacra.experiments.heap import fewer_collections
 from simulacra.experiments.kinds import Cast, Services, kind_of
@@ -270,8 +270,13 @@ def _play(session: _Session, progress: bool, on_progress: ProgressHook | None) -
 
 def _raise_stopped(run_dir: RunDir, exc: BaseException) -> NoReturn:
     """Raise what a run that stopped on `exc` raises: RunFailed, naming the run and how to
-    continue it, for a failure the user can fix (a full disk, an unreachable model); `exc`
-    itself for anything else (a bug, or Ctrl+C)."""
+    continue it, for a failure the user can fix (a full disk, an unreachable model);
+    Interrupted, naming them too, for Ctrl+C; `exc` itself for anything else (a bug)."""
+    if isinstance(exc, KeyboardInterrupt):
+        raise Interrupted(
+            f"run {run_dir.path} stopped; run.json marks it interrupted; continue it from its "
+            f"last checkpoint: simulacra run --resume {run_dir.path}"
+        ) from None
     if isinstance(exc, UserError):
         reason = str(exc)
     elif isinstance(exc, OSError):

@@ -292,16 +292,22 @@ class Scenario(_Strict):
     def when(self, moment: datetime | time) -> datetime:
         return self.clock.time_of(moment)
 
+    def written(self, moment: datetime | time) -> str:
+        """A time as a scenario would write it: "17:00" on the first day, else with its date."""
+        at = self.when(moment)
+        return f"{at:%H:%M}" if at.date() == self.clock.first_day else f"{at:%Y-%m-%d %H:%M}"
+
     def off_the_clock(self, moment: datetime | time) -> str | None:
         """Why something set for `moment` would not happen then, or None: the moment must
-        lie between the first and the last tick, in waking hours."""
+        not come before the first tick, and must fall in waking hours. (What comes after the
+        last tick is left out of the run: experiments/trim.py.)"""
         when = self.when(moment)
         calendar = self.clock.calendar()
         times = calendar.times()
-        if not times[0] <= when <= times[-1]:
+        if when < times[0]:
             return (
-                f"{when:%Y-%m-%d %H:%M} is outside the run's ticks ({times[0]:%Y-%m-%d %H:%M} "
-                f"to {times[-1]:%Y-%m-%d %H:%M}); move it between them or change the clock"
+                f"{when:%Y-%m-%d %H:%M} is before the run's first tick "
+                f"({times[0]:%Y-%m-%d %H:%M}); move it later or start the clock earlier"
             )
         if not calendar.awake(when):
             return (

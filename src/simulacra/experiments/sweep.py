@@ -16,16 +16,13 @@ from __future__ import annotations
 
 import itertools
 import json
-import multiprocessing
 import re
 import secrets
+import shutil
 import sys
 import time
-import traceback
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -34,14 +31,15 @@ import yaml
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from simulacra.errors import UserError
+from simulacra.errors import Interrupted, UserError
 from simulacra.experiments.load import ScenarioError, apply_override, load_scenario
 from simulacra.experiments.paired import check_reference
-from simulacra.experiments.pipeline import resume, run
+from simulacra.experiments.pool import on_processes
 from simulacra.experiments.scenario import Scenario
+from simulacra.experiments.sweep_jobs import SweepJob, run_job
 from simulacra.experiments.sweep_results import JobResult, write_json, write_outputs
 from simulacra.report.sweep_page import write_sweep_report
-from simulacra.runlog import RunDir, versions
+from simulacra.runlog import versions
 
 SweepExecutor = Literal["local", "ray"]
 RAY_RETRIES = 2
@@ -49,18 +47,6 @@ RAY_RETRIES = 2
 
 class SweepError(UserError, RuntimeError):
     """A sweep that could not start, or runs of it that failed."""
-
-
-@dataclass(frozen=True)
-class SweepJob:
-    """One run of the sweep; plain data, so that it crosses process and Ray boundaries."""
-
-    scenario: dict[str, Any]  # the variant's resolved scenario, JSON-ready
-    variant: str
-    model: str
-    replicate: int
-    seed: int
-    name: str
 
 
 def variants(scenario: Scenario) -> dict[str, dict[str, Any]]:
@@ -105,45 +91,6 @@ def plan_jobs(scenario: Scenario) -> list[SweepJob]:
     return jobs
 
 
-def run_job(job: SweepJob, root: str) -> JobResult:
-    """Run one job in this process (a pool or Ray worker). A job whose run is already in
-    `root` is not run again: a completed run is read back (a resumed sweep), a stopped one is
-    resumed from its last checkpoint (Ray's retry of a run whose worker died)."""
-    started = time.perf_counter()
-    try:
-        earlier = _run_of(job, root)
-        if earlier is not None and earlier.info().get("status") == "completed":
-            run_dir = earlier
-        elif earlier is not None:
-            run_dir = resume(earlier.path, progress=False)
-        else:
-            scenario = load_scenario(
-                {**job.scenario, "output": {**job.scenario["output"], "root": root}}
-            )
-            extra = {"job": job.name, "variant": job.variant, "replicate": job.replicate}
-            run_dir = run(scenario, progress=False, run_name=job.name, extra_info=extra)
-    except UserError as exc:  # it says what went wrong; a traceback would only hide it
-        return JobResult(job.variant, job.model, job.replicate, job.seed, "", error=str(exc))
-    except Exception:
-        error = traceback.format_exc(limit=8)
-        return JobResult(job.variant, job.model, job.replicate, job.seed, "", error=error)
-    summary = {k: float(v) for k, v in run_dir.info().get("summary", {}).items()}
-    wall = round(time.perf_counter() - started, 3)
-    return JobResult(
-        job.variant, job.model, job.replicate, job.seed, str(run_dir.path), summary, wall
-    )
-
-
-def _run_of(job: SweepJob, root: str) -> RunDir | None:
-    """The run directory a job already has in the sweep, if any (the latest)."""
-    found = None
-    for path in sorted(Path(root).glob(f"{job.name}-*/run.json")):
-        run_dir = RunDir(path.parent)
-        if run_dir.info().get("job") == job.name:
-            found = run_dir
-    return found
-
-
 def run_sweep(
     path: str | Path | Scenario,
     overrides: Sequence[str] | None = None,
@@ -186,7 +133,15 @@ def run_sweep(
         "versions": versions(),
         "started": time.time(),
     }
-    return _fan_out(out, scenario, jobs, info, progress)
+    try:
+        return _fan_out(out, scenario, jobs, info, progress)
+    except BaseException as exc:
+        if any((path / "run.json").is_file() for path in out.iterdir()):
+            raise
+        shutil.rmtree(out, ignore_errors=True)  # no run started: nothing to resume
+        if isinstance(exc, KeyboardInterrupt):
+            raise Interrupted("the sweep stopped before any of its runs started") from None
+        raise
 
 
 def resume_sweep(
@@ -227,20 +182,33 @@ def _fan_out(
     started = time.perf_counter()
     results: list[JobResult] = []
     count = int(info["workers"])
-    with _job_bar(f"{scenario.name} sweep", len(jobs), progress) as done:
-        if info["executor"] == "ray":
-            fan_out = _on_ray(_ray(), jobs, str(out), count, scenario.sweep.ray_address)
-        else:
-            fan_out = _on_processes(jobs, str(out), count)
-        for result in fan_out:
-            results.append(result)
-            done()
+    try:
+        with _job_bar(f"{scenario.name} sweep", len(jobs), progress) as done:
+            if info["executor"] == "ray":
+                fan_out = _on_ray(_ray(), jobs, str(out), count, scenario.sweep.ray_address)
+            else:
+                fan_out = on_processes(jobs, str(out), count)
+            for result in fan_out:
+                results.append(result)
+                done()
+    except BaseException as exc:
+        stopped = isinstance(exc, KeyboardInterrupt)
+        info |= {"ended": time.time(), "status": "interrupted" if stopped else "failed"}
+        info["error"] = "Ctrl+C" if stopped else f"{type(exc).__name__}: {exc}"
+        write_json(out / "sweep.json", info)
+        if stopped:
+            raise Interrupted(
+                f"sweep {out} stopped after {len(results)} of {len(jobs)} runs; continue it: "
+                f"simulacra sweep --resume {out}"
+            ) from None
+        raise
     order = {(j.variant, j.model, j.replicate): i for i, j in enumerate(jobs)}
     results.sort(key=lambda r: order[r.variant, r.model, r.replicate])
     failed = [r for r in results if r.error is not None]
     wall_s = round(time.perf_counter() - started, 2)
     summary = write_outputs(out, scenario, variants(scenario), results, wall_s)
     info |= {"ended": time.time(), "wall_s": wall_s, "status": "failed" if failed else "completed"}
+    info.pop("error", None)  # an earlier stop, now resumed
     info["failed"] = [f"{r.variant} {r.model} r{r.replicate}: {r.error}" for r in failed]
     write_json(out / "sweep.json", info)
     write_sweep_report(out, summary)
@@ -256,15 +224,6 @@ def _models(scenario: Scenario) -> list[str]:
 
 def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_")[:120]
-
-
-def _on_processes(jobs: Sequence[SweepJob], root: str, workers: int) -> Iterator[JobResult]:
-    # spawn, not fork: a worker starts clean, without the parent's threads or loaded libraries.
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=context) as pool:
-        futures = [pool.submit(run_job, job, root) for job in jobs]
-        for future in as_completed(futures):
-            yield future.result()
 
 
 def _ray() -> Any:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,7 +18,7 @@ from simulacra.experiments.paired import (
     signature_columns,
 )
 from simulacra.experiments.scenario import Scenario
-from simulacra.experiments.stats import CONFIDENCE, mean_ci
+from simulacra.experiments.stats import CONFIDENCE, figure_ci
 
 
 @dataclass(frozen=True)
@@ -33,8 +33,11 @@ class JobResult:
     error: str | None = None
 
 
-def summarize_sweep(results: Sequence[JobResult]) -> list[dict[str, Any]]:
-    """Per variant and model: the replicates and each figure's mean with its interval."""
+def summarize_sweep(
+    results: Sequence[JobResult], shares: Mapping[str, float]
+) -> list[dict[str, Any]]:
+    """Per variant and model: the replicates and each figure's mean with its interval
+    (Wilson's for the `shares`, see stats.figure_ci)."""
     groups: dict[tuple[str, str], list[JobResult]] = {}
     for result in results:
         if result.error is None:
@@ -43,7 +46,9 @@ def summarize_sweep(results: Sequence[JobResult]) -> list[dict[str, Any]]:
     for (variant, model), runs in groups.items():
         names = sorted({k for r in runs for k in r.summary})
         figures = {
-            name: mean_ci([r.summary[name] for r in runs if name in r.summary]).as_dict()
+            name: figure_ci(
+                name, [r.summary[name] for r in runs if name in r.summary], shares
+            ).as_dict()
             for name in names
         }
         rows.append(
@@ -87,7 +92,7 @@ def write_outputs(
             for name, changes in variants.items()
         },
         "baselines": list(kind.baselines),
-        "rows": summarize_sweep(results),
+        "rows": summarize_sweep(results, kind.share_scales()),
         "reference": reference,
         "comparison": (paired_differences(runs, reference, list(variants)) if reference else []),
         "runs": runs,
@@ -104,7 +109,8 @@ def _markdown(summary: dict[str, Any]) -> str:
         f"# {summary['scenario']}: sweep",
         "",
         f"{summary['agents']} agents x {summary['ticks']} ticks. Mean "
-        f"[{summary['confidence']:.0%} interval over replicates, Student's t].",
+        f"[{summary['confidence']:.0%} interval over replicates: Student's t; for shares, "
+        "Wilson's, with the replicates' effective sample size].",
         "",
         "| variant | model | replicates | " + " | ".join(names) + " |",
         "|" + " --- |" * (len(names) + 3),

@@ -41,6 +41,13 @@ def sociable(model: ScriptedModel) -> ScriptedModel:
     return model
 
 
+def interviewees(model: ScriptedModel) -> ScriptedModel:
+    """Register the interview responder alone, for any world whose minds keep a memory
+    stream: they answer from the memories the interview shows them; returns the model."""
+    model.on("interview.answer", _interview)
+    return model
+
+
 def _prompt(request: Request) -> str:
     return request.messages[-1].text
 

@@ -55,10 +55,20 @@ _LINE_INCHES = 0.22  # a line of the list of who is doing what
 
 @dataclass(frozen=True)
 class Painter:
-    """How one world's frames are drawn: the figure's size in inches, and the drawing."""
+    """How one world's frames are drawn: the figure's size in inches, and the drawing.
+
+    A painter whose frames share a backdrop (the town's map: its places and their names, the
+    costly part) also gives `backdrop`, drawn once, returning the axes frames draw on;
+    `overlay`, what a frame shows of its agents and extras on those axes; and `caption`, its
+    step and time. Frames are then drawn over a copy of the backdrop's pixels instead of from
+    nothing, and a frame whose agents and extras are those of the frame before (most of a
+    town's day: an action lasts several ticks) takes that frame's pixels and a new caption."""
 
     size: tuple[float, float]
     draw: Callable[[Figure, Frame], None]
+    backdrop: Callable[[Figure], Axes] | None = None
+    overlay: Callable[[Axes, Frame], None] | None = None
+    caption: Callable[[Figure, Frame], None] | None = None
 
 
 @dataclass(frozen=True)
@@ -77,17 +87,28 @@ def town_painter(replay: Replay) -> Painter:
     tall = min(max(_MAP_INCHES * h / w, 3.0), 9.0)
     height = tall + 0.8  # room for the title above and a margin below
 
-    def draw(fig: Figure, frame: Frame) -> None:
+    def backdrop(fig: Figure) -> Axes:
         ax = _map_axes(fig, (0.02, 0.2 / height, 0.63, tall / height), replay)
         ax.set_xticks([])  # a town is read by its places, not its coordinates
         ax.set_yticks([])
         _places(ax, replay, {}, fitted)
+        return ax
+
+    def overlay(ax: Axes, frame: Frame) -> None:
+        fig = ax.get_figure(root=True)
+        assert isinstance(fig, Figure)
         _extras(ax, replay, frame, {})
         _agents(ax, replay, frame, colours, dots)
         _who_does_what(fig, replay, frame, colours, height)
+
+    def caption(fig: Figure, frame: Frame) -> None:
         _title(fig, replay, frame)
 
-    return Painter((12.0, height), draw)
+    def draw(fig: Figure, frame: Frame) -> None:
+        overlay(backdrop(fig), frame)
+        caption(fig, frame)
+
+    return Painter((12.0, height), draw, backdrop, overlay, caption)
 
 
 def grid_painter(replay: Replay, layout: Mapping[str, Any]) -> Painter:
@@ -146,18 +167,18 @@ def title_of(replay: Replay, frame: Frame) -> str:
 
 
 def _when(frame: Frame, run: RunSummary) -> str:
-    """When the frame's state holds. A step's `world` event carries the time its tick began,
-    and the state is the one after it: the tick's span (06:00-07:00 for step 7 of an hourly
-    clock from midnight), or its day where a tick is a day."""
+    """When the frame's state holds. A step's `world` event carries the time its tick ended,
+    the state after it: the tick's span (06:00-07:00 for step 7 of an hourly clock from
+    midnight), or its day where a tick is a day."""
     if not frame.t:
         return ""
-    begun = datetime.fromisoformat(frame.t)
+    ended = datetime.fromisoformat(frame.t)
     tick = run.tick_minutes
     if frame.step == 0 or tick is None:
-        return f" · {begun:%Y-%m-%d %H:%M}"
+        return f" · {ended:%Y-%m-%d %H:%M}"
+    begun = ended - timedelta(minutes=tick)
     if tick >= 24 * 60:
         return f" · {begun:%Y-%m-%d}"
-    ended = begun + timedelta(minutes=tick)
     clock = "%H:%M:%S" if (tick * 60) % 60 else "%H:%M"
     until = f"{ended:{clock}}" if ended.date() == begun.date() else f"{ended:%Y-%m-%d {clock}}"
     return f" · {begun:%Y-%m-%d {clock}}-{until}"
@@ -330,10 +351,9 @@ def _who_does_what(
 
 
 def _title(fig: Figure, replay: Replay, frame: Frame) -> None:
+    # Figure text, not suptitle: suptitle keeps one text object from frame to frame.
     top = 1 - 0.12 / fig.get_figheight()
-    fig.suptitle(
-        title_of(replay, frame), x=0.02, y=top, ha="left", va="top", fontsize=11, color=_INK
-    )
+    fig.text(0.02, top, title_of(replay, frame), ha="left", va="top", fontsize=11, color=_INK)
 
 
 _Fitted = dict[tuple[str, float], tuple[str, float]]  # (label, width px) -> (text, size)

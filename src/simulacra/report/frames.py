@@ -12,10 +12,12 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from PIL import Image
@@ -66,15 +68,57 @@ def render_frames(run: RunDir | str | Path) -> list[Path]:
     for stale in out.glob("step_*.png"):
         stale.unlink()
     digits = max(3, len(str(max(frame.step for frame in replay.frames))))
-    written = []
-    for frame in replay.frames:
-        fig = Figure(figsize=painter.size, dpi=DPI)
-        FigureCanvasAgg(fig)
-        painter.draw(fig, frame)
-        path = out / f"step_{frame.step:0{digits}d}.png"
-        fig.savefig(path, format="png", dpi=DPI, metadata={"Software": None})
-        written.append(path)
-    return written
+    paths = [out / f"step_{frame.step:0{digits}d}.png" for frame in replay.frames]
+    if painter.backdrop is not None and painter.overlay is not None:
+        _over_a_backdrop(painter, replay, paths)
+    else:
+        for frame, path in zip(replay.frames, paths, strict=True):
+            fig = Figure(figsize=painter.size, dpi=DPI)
+            canvas: Any = FigureCanvasAgg(fig)  # matplotlib's Agg canvas is untyped
+            painter.draw(fig, frame)
+            canvas.draw()
+            _save(canvas, path)
+    return paths
+
+
+def _over_a_backdrop(painter: Painter, replay: Replay, paths: list[Path]) -> None:
+    """Draw the backdrop once; each frame restores its pixels and draws only its own artists
+    on them (or, when its agents and extras are the frame before's, restores that frame's
+    pixels), then its caption, and takes its artists away again."""
+    overlay, caption = painter.overlay, painter.caption
+    assert painter.backdrop is not None and overlay is not None and caption is not None
+    fig = Figure(figsize=painter.size, dpi=DPI)
+    canvas: Any = FigureCanvasAgg(fig)  # matplotlib's Agg canvas is untyped
+    ax = painter.backdrop(fig)
+    canvas.draw()
+    backdrop = canvas.copy_from_bbox(fig.bbox)
+    shown: tuple[Any, Any, Any] | None = None  # (agents, extras, their pixels)
+    for frame, path in zip(replay.frames, paths, strict=True):
+        if shown is None or (shown[0], shown[1]) != (frame.agents, frame.extras):
+            canvas.restore_region(backdrop)
+            _draw_new(fig, ax, partial(overlay, ax, frame))
+            shown = (frame.agents, frame.extras, canvas.copy_from_bbox(fig.bbox))
+        canvas.restore_region(shown[2])
+        _draw_new(fig, ax, partial(caption, fig, frame))
+        _save(canvas, path)
+
+
+def _draw_new(fig: Figure, ax: Axes, paint: Callable[[], None]) -> None:
+    """Draw the artists `paint` adds, in the order a full draw would, then remove them."""
+    had_ax, had_fig = set(ax.get_children()), set(fig.get_children())
+    paint()
+    on_ax = [a for a in ax.get_children() if a not in had_ax]
+    on_fig = [a for a in fig.get_children() if a not in had_fig]
+    for artist in sorted(on_ax, key=lambda a: a.get_zorder()) + on_fig:
+        fig.draw_artist(artist)
+    for artist in on_ax + on_fig:
+        artist.remove()
+
+
+def _save(canvas: Any, path: Path) -> None:
+    # Fast zlib: frames are many and short-lived; the same pixels give the same bytes.
+    image = Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba())
+    image.convert("RGB").save(path, format="png", compress_level=1)
 
 
 def assemble_video(run: RunDir | str | Path, *, fps: float = 2.0) -> Path:
@@ -106,7 +150,17 @@ def assemble_video(run: RunDir | str | Path, *, fps: float = 2.0) -> Path:
         )
         return out
     out = root / "frames.gif"
-    images = [Image.open(f).convert("P", palette=Image.Palette.ADAPTIVE) for f in frames]
+    # One palette for every frame, from the first and the last (a fire that starts later is
+    # in the last): quantizing each frame to its own palette took most of the GIF's time.
+    first, last = (Image.open(frames[i]).convert("RGB") for i in (0, -1))
+    both = Image.new("RGB", (first.width + last.width, max(first.height, last.height)))
+    both.paste(first)
+    both.paste(last, (first.width, 0))
+    palette = both.quantize(colors=255)
+    images = [
+        Image.open(f).convert("RGB").quantize(palette=palette, dither=Image.Dither.NONE)
+        for f in frames
+    ]
     images[0].save(out, save_all=True, append_images=images[1:], duration=int(1000 / fps), loop=0)
     return out
 

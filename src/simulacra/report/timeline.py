@@ -113,8 +113,9 @@ class _Scale:
         if first is None or len(times) < 2 or any(t is None for t in times):
             return cls(None, tuple(float(i) for i in range(len(times) + 1)))
         minutes = [(t - first).total_seconds() / 60 for t in times if t is not None]
-        step = (minutes[-1] - minutes[0]) / (len(minutes) - 1) or 1.0
-        return cls(first, (*minutes, minutes[-1] + step))
+        # A frame is the world at its tick's end, so it spans the time since the frame
+        # before; the start (frame 0) has no length.
+        return cls(first, (minutes[0], *minutes))
 
     def x_of_minute(self, minute: float) -> float:
         span = (self.minutes[-1] - self.minutes[0]) or 1.0

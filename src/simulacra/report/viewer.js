@@ -50,8 +50,15 @@
     Object.entries(attrs || {}).forEach(([k, v]) => { if (v !== null && v !== undefined) node.setAttribute(k, String(v)); });
   }
   const $ = (id) => document.getElementById(id);
-  const clock = (t) => (t ? t.replace("T", " ").slice(0, 16) : "");
-  const hhmm = (t) => (t && t.length >= 16 ? t.slice(11, 16) : t || "");
+  // Seconds are shown where the run's ticks are shorter than a minute (an embodied decision);
+  // worked out again when a live run's replay is replaced.
+  let secondsOf = [null, false];
+  function seconds() {
+    if (secondsOf[0] !== R) secondsOf = [R, R.frames.some((f) => f.t && f.t.length >= 19 && f.t.slice(17, 19) !== "00")];
+    return secondsOf[1];
+  }
+  const clock = (t) => (t ? t.replace("T", " ").slice(0, seconds() ? 19 : 16) : "");
+  const hhmm = (t) => (t && t.length >= 16 ? t.slice(11, seconds() ? 19 : 16) : t || "");
   const num = (v) => (typeof v === "number" ? v.toFixed(3) : "");
   const nameOf = (id) => (R.agents[id] ? R.agents[id].name : id);
   const upTo = (items) => items.filter((x) => x.frame <= state.frame);
@@ -456,7 +463,7 @@
     const overview = picture(R.overviews[state.frame], "overview", "overview");
     if (!d) return el("div", {}, el("p", { class: "empty" }, "No decision yet."), overview);
     const pose = (p) => (p ? `(${p.x.toFixed(2)}, ${p.y.toFixed(2)}) heading ${Math.round(p.yaw)}\u00b0 gaze ${Math.round(p.pitch)}\u00b0` : "?");
-    const meta = [`step ${d.step}`, d.mind, d.latency_s !== null ? `model ${d.latency_s.toFixed(2)} s` : null, d.nudged ? "nudged" : null].filter(Boolean).join(" \u00b7 ");
+    const meta = [`step ${d.step}`, clock(d.t), d.mind, d.latency_s !== null ? `model ${d.latency_s.toFixed(2)} s` : null, d.nudged ? "nudged" : null].filter(Boolean).join(" \u00b7 ");
     const rows = [
       ["reply", d.raw],
       d.caption ? ["caption", d.caption] : null,

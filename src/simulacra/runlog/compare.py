@@ -14,11 +14,14 @@ from itertools import zip_longest
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from simulacra.runlog.reader import LogError, read_events
 
 WALL_KEYS = frozenset({"wall", "latency_s", "offset", "wall_s", "busy_s"})
 METRICS = "metrics.json"
 _END = "(no more events)"
+SHOWN = 12  # settings or metrics a comparison names before it counts the rest
 
 
 def without_wall(value: Any) -> Any:
@@ -46,35 +49,82 @@ class Difference:
 
 @dataclass(frozen=True)
 class Comparison:
+    """What two runs share and where they part.
+
+    `difference`: the first difference of the events and metrics (None: the same run).
+    `settings`: the resolved scenarios' fields that differ (config.yaml; where a run is
+    written aside), and `scenarios` the two names when they are runs of different scenarios.
+    `first_event`: the first event after the `run` header that differs. `metrics`: every
+    figure of metrics.json that differs, the headline (`summary`) ones first."""
+
     events: int  # events compared (of the longer log)
     difference: Difference | None
+    settings: tuple[Difference, ...] = ()
+    first_event: Difference | None = None
+    metrics: tuple[Difference, ...] = ()
+    scenarios: tuple[str, str] | None = None  # set when they are different scenarios
 
     @property
     def same(self) -> bool:
         return self.difference is None
 
+    def lines(self) -> list[str]:
+        """What differs, in words, a line for the settings, the events and the metrics."""
+        found = []
+        if self.scenarios is not None:
+            found.append(f"different scenarios: {self.scenarios[0]} and {self.scenarios[1]}")
+        elif self.settings:
+            found.append(f"settings: {_changes(self.settings)}")
+        if self.first_event is not None:
+            found.append(f"first event that differs: {self.first_event}")
+        elif self.difference is not None and self.difference.where != METRICS:
+            found.append(f"events: only the run header differs: {self.difference}")
+        else:
+            found.append(f"events: all {self.events} agree after the run header")
+        if self.metrics:
+            found.append(f"metrics that differ ({len(self.metrics)}): {_changes(self.metrics)}")
+        else:
+            found.append("metrics: the same")
+        return found
+
 
 def compare_runs(a: str | Path, b: str | Path) -> Comparison:
-    """Compare two run directories' events.jsonl, then their metrics.json."""
+    """Compare two run directories: their resolved scenarios, their events.jsonl (the `run`
+    header, then the first event after it that differs), then their metrics.json."""
     a, b = Path(a), Path(b)
+    header: Difference | None = None
+    first: Difference | None = None
     count = 0
     events = zip_longest(read_events(a / "events.jsonl"), read_events(b / "events.jsonl"))
     for count, (x, y) in enumerate(events, start=1):
         left = None if x is None else _comparable(x)
         right = None if y is None else _comparable(y)
-        if left != right:
-            first = x or y
-            assert first is not None
-            where = f"events.jsonl line {count} (seq {first.seq}, {first.kind} at {first.t})"
-            if left is None or right is None:
-                return Comparison(count, Difference(where, "", left or _END, right or _END))
-            field, p, q = _first_change(left, right, "")
-            return Comparison(count, Difference(where, field, p, q))
-    left, right = _metrics(a), _metrics(b)
-    if left != right:
-        field, p, q = _first_change(left, right, "")
-        return Comparison(count, Difference(METRICS, field, p, q))
-    return Comparison(count, None)
+        if left == right:
+            continue
+        event = x or y
+        assert event is not None
+        where = f"events.jsonl line {count} (seq {event.seq}, {event.kind} at {event.t})"
+        if left is None or right is None:
+            found = Difference(where, "", left or _END, right or _END)
+        else:
+            found = Difference(where, *_first_change(left, right, ""))
+        if count == 1 and event.kind == "run":
+            header = found
+        else:
+            first = found
+            break
+    metrics = tuple(_metric_changes(_metrics(a), _metrics(b)))
+    names = _names(a), _names(b)
+    settings = tuple(_setting_changes(_config(a), _config(b)))
+    earliest = header or first or (metrics[0] if metrics else None)
+    return Comparison(
+        count,
+        earliest,
+        settings,
+        first,
+        metrics,
+        names if names[0] != names[1] else None,
+    )
 
 
 def _comparable(event: Any) -> dict[str, Any]:
@@ -97,6 +147,54 @@ def _metrics(run: Path) -> Any:
         raise LogError(f"{path}: not JSON ({exc}); the run's metrics are damaged") from None
 
 
+def _config(run: Path) -> Any:
+    path = run / "config.yaml"
+    if not path.is_file():
+        return {}
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError:
+        return {}  # a damaged config.yaml: the events still say what differs
+
+
+def _names(run: Path) -> str:
+    found = _config(run)
+    return str(found.get("name", "")) if isinstance(found, dict) else ""
+
+
+def _setting_changes(a: Any, b: Any) -> list[Difference]:
+    """Each field of two resolved scenarios that differs, by its path; where the runs were
+    written (`output`) is no difference between them."""
+    return [
+        Difference("config.yaml", path, p, q)
+        for path, p, q in _leaf_changes(a, b, "")
+        if not path.startswith("output.")
+    ]
+
+
+def _metric_changes(a: Any, b: Any) -> list[Difference]:
+    """Each figure of two metrics.json that differs, the headline (`summary`) ones first."""
+    changes = [Difference(METRICS, path, p, q) for path, p, q in _leaf_changes(a, b, "")]
+    return sorted(changes, key=lambda d: not d.field.startswith("summary."))
+
+
+def _leaf_changes(a: Any, b: Any, path: str) -> list[tuple[str, Any, Any]]:
+    if isinstance(a, dict) and isinstance(b, dict):
+        found = []
+        for key in list(a) + [k for k in b if k not in a]:
+            p, q = a.get(key, "(absent)"), b.get(key, "(absent)")
+            if p != q:
+                found += _leaf_changes(p, q, _at(path, str(key)))
+        return found
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        found = []
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            if x != y:
+                found += _leaf_changes(x, y, f"{path}[{i}]")
+        return found
+    return [] if a == b else [(path, a, b)]
+
+
 def _first_change(a: Any, b: Any, path: str) -> tuple[str, Any, Any]:
     """The path of the first field where `a` and `b` differ, and both values there."""
     if isinstance(a, dict) and isinstance(b, dict):
@@ -112,6 +210,12 @@ def _first_change(a: Any, b: Any, path: str) -> tuple[str, Any, Any]:
 
 def _at(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
+
+
+def _changes(differences: tuple[Difference, ...]) -> str:
+    shown = "; ".join(f"{d.field} {_show(d.a)} != {_show(d.b)}" for d in differences[:SHOWN])
+    more = len(differences) - SHOWN
+    return shown + (f" (and {more} more)" if more > 0 else "")
 
 
 def _show(value: Any) -> str:

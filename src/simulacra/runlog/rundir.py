@@ -134,6 +134,8 @@ class RunDir:
             raise ValueError(f"unknown run status {status!r}; expected one of {STATUSES}")
         info = self.info()
         info.update(extra, status=status)
+        if status in ("running", "completed"):
+            info.pop("error", None)  # the stop it was resumed from is over
         if status != "running":
             info["ended"] = time.time()
         self.write_info(info)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -20,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from simulacra.core import Mind, World, unknown
 from simulacra.embed import Embedder, build_embedder
 from simulacra.engine import EventRouter
+from simulacra.experiments.explain import explained
 from simulacra.experiments.scenario import Scenario
 from simulacra.llm import Gateway, ScriptedModel
 from simulacra.memory import MemoryStream
@@ -144,6 +146,9 @@ class WorldKind:
     # The headline figures that characterise a run of this world, in named groups: what a
     # sweep shows side by side across models and minds.
     signature: ClassVar[dict[str, tuple[str, ...]]] = {}
+    # Headline figures that are shares, with their full scale (1, or 100 for a percentage):
+    # their intervals are Wilson's, which stay inside the scale.
+    shares: ClassVar[dict[str, float]] = {}
 
     def roster(self, scenario: Scenario) -> list[str]:
         """The ids of the agents taking part, in order."""
@@ -155,6 +160,11 @@ class WorldKind:
 
     def abilities(self, scenario: Scenario) -> set[Ability]:
         raise NotImplementedError
+
+    def trim(self, scenario: Scenario, last: datetime) -> tuple[Scenario, list[str]]:
+        """The scenario without what its world section sets after the last tick (`last`),
+        and each item left out, in words (experiments/trim.py does the other sections)."""
+        return scenario, []
 
     def build(self, scenario: Scenario, services: Services) -> Cast:
         raise NotImplementedError
@@ -179,6 +189,10 @@ class WorldKind:
     def headline(self, measures: dict[str, Any]) -> dict[str, float]:
         """The few numbers a sweep compares: logged as `metric` events at the end of a run."""
         return {}
+
+    def share_scales(self) -> dict[str, float]:
+        """The world's shares and every run's: the fallback rate and the share aware."""
+        return {**self.shares, "fallback_rate": 1.0, "aware_final": 1.0}
 
     def signature_groups(self) -> dict[str, tuple[str, ...]]:
         """The world's signature, and what every run adds: the model's fallbacks and calls."""
@@ -210,13 +224,12 @@ class WorldKind:
             try:
                 model.model_validate(raw)
             except ValidationError as exc:
-                for error in exc.errors():
-                    path = "".join(f".{p}" for p in error["loc"])
-                    allowed = ", ".join(model.model_fields) or "none"
-                    why = error["msg"]
-                    if error["type"] == "extra_forbidden":
-                        why = f"unknown setting; the {mind} mind takes: {allowed}"
-                    problems.append(f"{where}{path}: {why}")
+                allowed = ", ".join(model.model_fields) or "none"
+                unknown_setting = f"unknown setting; the {mind} mind takes: {allowed}"
+                for line in explained(exc.errors(), model, prefix=where):
+                    problems.append(
+                        line.replace("unknown field; allowed fields: " + allowed, unknown_setting)
+                    )
         return problems
 
     def ablation(self, scenario: Scenario) -> str | None:
@@ -226,3 +239,21 @@ class WorldKind:
 
     def memory_mode(self, scenario: Scenario) -> str:
         return scenario.memory.mode or self.memory_modes[0]
+
+    def why_no_interviews(self, scenario: Scenario) -> str:
+        """Why this scenario's minds cannot be interviewed, and what to run instead."""
+        stream = "stream" in self.memory_modes and self.memory_mode(scenario) != "stream"
+        with_stream = " --set memory.mode=stream" if stream else ""
+        if self.is_baseline(scenario):
+            thinking = next(m for m in self.minds if m not in self.baselines)
+            return (
+                f"the {self.mind(scenario)} mind is a classical baseline that keeps no memory "
+                f"stream; run the scenario with --set agents.mind={thinking}{with_stream} to "
+                "interview its agents"
+            )
+        if stream:
+            return (
+                f"its agents keep no memory stream (memory.mode: {self.memory_mode(scenario)}); "
+                f"run the scenario with{with_stream} to interview them"
+            )
+        return f"the {self.name} world's minds keep no memory stream"

@@ -4,11 +4,13 @@ the logit model beside it (`agents.mind: logit`, a classical baseline)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ValidationError
 
 from simulacra.core import Mind, parse_hhmm, unknown
+from simulacra.experiments.explain import explained
 from simulacra.experiments.kinds.base import INTERVIEW, Ability, Cast, Services, WorldKind
 from simulacra.experiments.scenario import Scenario
 from simulacra.llm import ScriptedModel
@@ -44,29 +46,38 @@ def _profiles(scenario: Scenario) -> dict[str, Profile]:
 
 
 def _days_problems(scenario: Scenario) -> list[str]:
-    """Working days named by the world (strikes, announcements) that the run never reaches."""
+    """Working days named by the world (strikes, announcements) before the first; those after
+    the last are left out of the run (`CommuteKind.trim`)."""
     config = _commute(scenario)
-    days = len(scenario.clock.calendar().times())
     problems = []
     for i, strike in enumerate(config.city.taxi_strikes):
-        outside = [d for d in strike.days if not 1 <= d <= days]
+        outside = [d for d in strike.days if d < 1]
         if outside:
             problems.append(
-                f"scenario.world.city.taxi_strikes[{i}].days: {outside} lie outside the run's "
-                f"working days 1..{days}"
+                f"scenario.world.city.taxi_strikes[{i}].days: {outside}: working days count from 1"
             )
     for day in config.environment:
-        if not 1 <= day <= days:
+        if day < 1:
             problems.append(
-                f"scenario.world.environment.{day}: day {day} lies outside the run's working "
-                f"days 1..{days}"
+                f"scenario.world.environment.{day}: day {day}: working days count from 1"
             )
     return problems
+
+
+def _days(days: list[int]) -> str:
+    """Working days as a reader writes them: 11-15, 12, or 3, 7."""
+    if len(days) > 1 and days == list(range(days[0], days[-1] + 1)):
+        return f"{days[0]}-{days[-1]}"
+    return ", ".join(map(str, days))
 
 
 class CommuteKind(WorldKind):
     name = "commute"
     reads = frozenset({"run", "action", "decision"})
+    # Table 5 and the modal split are percentages of trips.
+    shares: ClassVar[dict[str, float]] = dict.fromkeys(
+        (*TABLE5_COLUMNS, *(f"{mode}_share" for mode in MODES)), 100.0
+    )
     minds = ("commuter", "logit")
     baselines = ("logit",)
     options: ClassVar[dict[str, type[BaseModel]]] = {
@@ -99,9 +110,7 @@ class CommuteKind(WorldKind):
             try:
                 profile = Profile.model_validate(raw)
             except ValidationError as exc:
-                for error in exc.errors():
-                    path = "".join(f".{p}" for p in error["loc"])
-                    problems.append(f"{where}{path}: {error['msg']}")
+                problems += explained(exc.errors(), Profile, prefix=where)
                 continue
             profiles[name] = profile
             zones = list(city.config.zones)
@@ -161,6 +170,27 @@ class CommuteKind(WorldKind):
                 "scenario.clock: a commute ticks one working day: tick: 1d, weekdays: true"
             )
         return problems
+
+    def trim(self, scenario: Scenario, last: datetime) -> tuple[Scenario, list[str]]:
+        config, days = _commute(scenario), len(scenario.clock.calendar().times())
+        said: list[str] = []
+        strikes = []
+        for i, strike in enumerate(config.city.taxi_strikes):
+            late = [d for d in strike.days if d > days]
+            if late:
+                said.append(f"world.city.taxi_strikes[{i}] on days {_days(late)}")
+            kept = tuple(d for d in strike.days if d <= days)
+            if kept:
+                strikes.append(strike.model_copy(update={"days": kept}))
+        late_news = sorted(d for d in config.environment if d > days)
+        if late_news:
+            said.append(f"world.environment on days {_days(late_news)}")
+        if not said:
+            return scenario, []
+        city = config.city.model_copy(update={"taxi_strikes": tuple(strikes)})
+        environment = {d: text for d, text in config.environment.items() if d <= days}
+        world = config.model_copy(update={"city": city, "environment": environment})
+        return scenario.model_copy(update={"world": world}), said
 
     def build(self, scenario: Scenario, services: Services) -> Cast:
         config = _commute(scenario)

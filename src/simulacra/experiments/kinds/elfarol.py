@@ -7,10 +7,18 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from simulacra.core import Mind
-from simulacra.experiments.kinds.base import Ability, Cast, Services, WorldKind, agent_seed
+from simulacra.experiments.kinds.base import (
+    INTERVIEW,
+    Ability,
+    Cast,
+    Services,
+    WorldKind,
+    agent_seed,
+)
 from simulacra.experiments.scenario import Scenario
 from simulacra.llm import ScriptedModel
-from simulacra.mind.elfarol import ElFarolAgent, script_elfarol
+from simulacra.mind.elfarol import ElFarolAgent, Townsperson, script_elfarol
+from simulacra.mind.elfarol.agent import WEEK_IMPORTANCE
 from simulacra.runlog import Event
 from simulacra.worlds.elfarol import ElFarolConfig, ElFarolWorld, elfarol_metrics
 
@@ -25,8 +33,11 @@ def _elfarol(scenario: Scenario) -> ElFarolConfig:
 class ElFarolKind(WorldKind):
     name = "elfarol"
     minds = ("elfarol",)
-    memory_modes = ("bounded",)  # an agent remembers what the world shows: world.memory_weeks
+    # bounded: an agent remembers what the world shows (world.memory_weeks); stream: it also
+    # writes each week to a memory stream, which interviews answer from.
+    memory_modes = ("bounded", "stream")
     reads = frozenset({"run", "world"})
+    shares: ClassVar[dict[str, float]] = {"crowded_share": 1.0}
     signature: ClassVar[dict[str, tuple[str, ...]]] = {
         "attendance": ("mean_attendance", "attendance_std", "crowded_share"),
     }
@@ -35,7 +46,7 @@ class ElFarolKind(WorldKind):
         return [str(i) for i in range(scenario.agents.count or DEFAULT_AGENTS)]
 
     def abilities(self, scenario: Scenario) -> set[Ability]:
-        return set()
+        return {INTERVIEW} if self.memory_mode(scenario) == "stream" else set()
 
     def check(self, scenario: Scenario) -> list[str]:
         problems: list[str] = []
@@ -62,12 +73,16 @@ class ElFarolKind(WorldKind):
 
     def build(self, scenario: Scenario, services: Services) -> Cast:
         roster = self.roster(scenario)
+        seats = _elfarol(scenario).seats(len(roster))
+        stream = self.memory_mode(scenario) == "stream"
         minds: dict[str, Mind] = {
             agent: ElFarolAgent(
                 agent,
                 services.model,
                 seed=agent_seed(scenario.seed, agent),
                 events=services.sink(agent),
+                memory=services.stream(agent, scenario, WEEK_IMPORTANCE) if stream else None,
+                identity=Townsperson(agent, len(roster), seats),
             )
             for agent in roster
         }

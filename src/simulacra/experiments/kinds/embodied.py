@@ -41,6 +41,7 @@ class EmbodiedKind(WorldKind):
     memory_modes = ("bounded",)  # the prompt's recent history: memory.recall decisions
     options: ClassVar[dict[str, type[BaseModel]]] = {"caption": CaptionOptions, "vlm": VlmOptions}
     reads = frozenset({"run", "world", "decision", "action", "llm.call"})
+    shares: ClassVar[dict[str, float]] = {"success": 1.0, "spl": 1.0, "soft_spl": 1.0}
 
     def roster(self, scenario: Scenario) -> list[str]:
         count = scenario.agents.count or 1
@@ -48,6 +49,13 @@ class EmbodiedKind(WorldKind):
 
     def abilities(self, scenario: Scenario) -> set[Ability]:
         return set()
+
+    def why_no_interviews(self, scenario: Scenario) -> str:
+        return (
+            "an embodied agent keeps only its last decisions (memory.recall), no memory "
+            "stream, so it cannot be interviewed yet; the minds that can are the town's, the "
+            "commuter, and the grid's and El Farol's with --set memory.mode=stream"
+        )
 
     def check(self, scenario: Scenario) -> list[str]:
         from simulacra.worlds.embodied.shipped import SHIPPED, tasks_of

@@ -4,11 +4,13 @@ agent beside it (`agents.mind: rule`, a classical baseline)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ValidationError
 
 from simulacra.core import Mind
+from simulacra.experiments.explain import explained
 from simulacra.experiments.kinds.base import INTERVIEW, Ability, Cast, Services, WorldKind
 from simulacra.experiments.scenario import Scenario
 from simulacra.llm import ScriptedModel
@@ -48,6 +50,7 @@ def _people(scenario: Scenario) -> list[GridPerson]:
 class GridKind(WorldKind):
     name = "grid"
     reads = frozenset({"run", "message", "world"})
+    shares: ClassVar[dict[str, float]] = {"away_share": 1.0, "change_rate": 1.0}
     minds = ("grid", "rule")
     baselines = ("rule",)
     options: ClassVar[dict[str, type[BaseModel]]] = {"grid": GridOptions}
@@ -92,9 +95,9 @@ class GridKind(WorldKind):
             try:
                 person = GridPerson.model_validate(raw)
             except ValidationError as exc:
-                for error in exc.errors():
-                    path = "".join(f".{p}" for p in error["loc"])
-                    problems.append(f"scenario.agents.personas[{i}]{path}: {error['msg']}")
+                problems += explained(
+                    exc.errors(), GridPerson, prefix=f"scenario.agents.personas[{i}]"
+                )
                 continue
             if person.position is not None and max(map(abs, person.position)) > h:
                 problems.append(
@@ -118,13 +121,6 @@ class GridKind(WorldKind):
             problems.append(
                 f"scenario.world.fires[{i}].position: {name} is outside the field -{h}..{h}"
             )
-        ticks = len(scenario.clock.calendar().times())
-        for i, fire in enumerate(grid.fires):
-            if fire.start_step > ticks:
-                problems.append(
-                    f"scenario.world.fires[{i}].start_step: {fire.name} starts at step "
-                    f"{fire.start_step}, after the run's last step ({ticks}); it would never burn"
-                )
         layout = layout_from_config(grid)
         cells = ((x, y) for x in range(-h, h + 1) for y in range(-h, h + 1))
         if not problems and all(layout.place_at(cell) is not None for cell in cells):
@@ -132,6 +128,16 @@ class GridKind(WorldKind):
                 "scenario.world.places: they cover the whole field; agents need cells outside them"
             )
         return problems
+
+    def trim(self, scenario: Scenario, last: datetime) -> tuple[Scenario, list[str]]:
+        grid, ticks = _grid(scenario), len(scenario.clock.calendar().times())
+        late = [fire for fire in grid.fires if fire.start_step > ticks]
+        if not late:
+            return scenario, []
+        fires = tuple(fire for fire in grid.fires if fire.start_step <= ticks)
+        world = grid.model_copy(update={"fires": fires})
+        said = [f"world.fires {fire.name} (from step {fire.start_step})" for fire in late]
+        return scenario.model_copy(update={"world": world}), said
 
     def build(self, scenario: Scenario, services: Services) -> Cast:
         world = self._world(scenario)

@@ -4,11 +4,13 @@ routine agent beside it (`agents.mind: routine`, a classical baseline)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any, ClassVar
 
 from pydantic import ValidationError
 
 from simulacra.core import Mind, unknown
+from simulacra.experiments.explain import explained
 from simulacra.experiments.kinds.base import (
     CORRECT,
     INTERVIEW,
@@ -67,9 +69,9 @@ class TownKind(WorldKind):
             try:
                 persona = Persona.model_validate(entry)
             except ValidationError as exc:
-                for error in exc.errors():
-                    path = "".join(f".{p}" for p in error["loc"])
-                    problems.append(f"scenario.agents.personas[{i}]{path}: {error['msg']}")
+                problems += explained(
+                    exc.errors(), Persona, prefix=f"scenario.agents.personas[{i}]"
+                )
                 continue
             if persona.home not in town.place_names:
                 where = f"scenario.agents.personas[{i}].home"
@@ -102,6 +104,14 @@ class TownKind(WorldKind):
                     f"scenario.interventions[{i}].change", item.change, scenario
                 )
         return problems
+
+    def trim(self, scenario: Scenario, last: datetime) -> tuple[Scenario, list[str]]:
+        party = _town(scenario).attendance
+        if party is None or scenario.when(party.start) <= last:
+            return scenario, []
+        world = _town(scenario).model_copy(update={"attendance": None})
+        window = f"{scenario.written(party.start)} to {scenario.written(party.end)}"
+        return scenario.model_copy(update={"world": world}), [f"world.attendance ({window})"]
 
     def build(self, scenario: Scenario, services: Services) -> Cast:
         town = _town(scenario).map

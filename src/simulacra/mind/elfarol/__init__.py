@@ -1,6 +1,6 @@
 """The El Farol agent: its one prompt, and Arthur's predictors as its scripted stand-in."""
 
-from simulacra.mind.elfarol.agent import ElFarolAgent
+from simulacra.mind.elfarol.agent import ElFarolAgent, Townsperson
 from simulacra.mind.elfarol.prompts import FALLBACK, PURPOSE, BarChoice, Choice, Week, choose_prompt
 from simulacra.mind.elfarol.scripted import (
     PREDICTORS,
@@ -18,6 +18,7 @@ __all__ = [
     "Choice",
     "ElFarolAgent",
     "Predictor",
+    "Townsperson",
     "Week",
     "bag_of",
     "choose_by_predictors",

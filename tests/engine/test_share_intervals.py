@@ -1,0 +1,51 @@
+"""A share's interval never leaves its range: Wilson's score interval with the replicates'
+effective sample size, which is Student's t where the share is far from 0 and the full scale."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from simulacra.experiments.stats import figure_ci, mean_ci, share_ci
+
+
+def test_two_runs_of_a_share_stay_inside_zero_and_one() -> None:
+    # t gives 0.45 [-2.73, 3.63] from 0.2 and 0.7 (t(1) = 12.706, s = 0.354).
+    assert mean_ci([0.2, 0.7]).low == pytest.approx(-2.7266, abs=1e-3)
+    ci = share_ci([0.2, 0.7])
+    # By hand: var of the mean 0.0625, trials 0.2475 / 0.0625 = 3.96, z^2 = 161.44,
+    # centre (0.45 + 161.44 / 7.92) / (1 + 161.44 / 3.96) = 0.4988, half 0.4940.
+    assert ci.mean == pytest.approx(0.45)
+    assert (ci.low, ci.high) == (pytest.approx(0.0049, abs=1e-3), pytest.approx(0.9927, abs=1e-3))
+
+
+def test_far_from_the_bounds_the_interval_is_student_s() -> None:
+    values = [0.48, 0.52, 0.50, 0.47, 0.53, 0.49, 0.51, 0.50, 0.52, 0.48] * 3
+    wilson, student = share_ci(values), mean_ci(values)
+    assert wilson.low == pytest.approx(student.low, abs=2e-3)
+    assert wilson.high == pytest.approx(student.high, abs=2e-3)
+
+
+def test_equal_shares_and_shares_of_none_or_all_have_no_width() -> None:
+    assert (share_ci([0.3, 0.3]).low, share_ci([0.3, 0.3]).high) == (0.3, 0.3)
+    assert share_ci([0.0, 0.0, 0.0]).high == 0.0 and share_ci([100.0] * 4, 100).low == 100.0
+
+
+def test_only_the_shares_named_take_wilson_and_a_value_off_the_scale_falls_back() -> None:
+    assert figure_ci("crowded_share", [0.2, 0.7], {"crowded_share": 1.0}).low >= 0
+    assert figure_ci("attendance", [0.2, 0.7], {"crowded_share": 1.0}) == mean_ci([0.2, 0.7])
+    assert figure_ci("crowded_share", [0.2, 1.7], {"crowded_share": 1.0}) == mean_ci([0.2, 1.7])
+
+
+@given(
+    st.lists(st.floats(min_value=0, max_value=1), min_size=2, max_size=12),
+    st.sampled_from([1.0, 100.0]),
+)
+def test_a_share_s_interval_holds_its_mean_and_stays_in_range(
+    values: list[float], scale: float
+) -> None:
+    ci = share_ci([v * scale for v in values], scale)
+    assert ci.low is not None and ci.high is not None
+    assert 0 <= ci.low <= ci.mean + 1e-9 * scale
+    assert ci.mean - 1e-9 * scale <= ci.high <= scale
