@@ -9,7 +9,7 @@ from matplotlib.figure import Figure
 from matplotlib.text import Text
 from matplotlib.transforms import Bbox
 
-from simulacra.report.commute_plots import profile_strike_figure
+from simulacra.experiments.kinds.commute.plots import profile_strike_figure
 
 PROFILES = ("student", "administrative_worker", "elderly_resident", "factory_worker")
 DAYS = range(1, 21)

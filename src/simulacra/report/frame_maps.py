@@ -26,7 +26,9 @@ from matplotlib.text import Text
 from matplotlib.ticker import FuncFormatter
 
 from simulacra.report.replay_model import Frame, Marker, Replay, RunSummary
-from simulacra.worlds.grid import Layout
+
+# Who may talk to whom, from the agents' cells (x, y as the world counts them).
+Neighbours = Callable[[Mapping[str, tuple[int, int]]], Mapping[str, Any]]
 
 DPI = 100
 _INK = "#1f2430"
@@ -78,7 +80,7 @@ class _Dots:
     marker: Callable[[str], str]  # agent id -> matplotlib marker
 
 
-def town_painter(replay: Replay) -> Painter:
+def places_painter(replay: Replay) -> Painter:
     """Any world of places whose agents stand at x, y: the map, and who is doing what."""
     colours, fitted = _agent_colours(replay), _Fitted()
     dots = _Dots(16.0, lambda a: replay.agents[a].initials, lambda _a: "o")
@@ -111,12 +113,16 @@ def town_painter(replay: Replay) -> Painter:
     return Painter((12.0, height), draw, backdrop, overlay, caption)
 
 
-def grid_painter(replay: Replay, layout: Mapping[str, Any]) -> Painter:
-    """The grid as its source drew it: places with occupancy, active fires with their
-    perception disks, agents by gender, and a grey line between every pair that may talk."""
-    grid = Layout.from_dict(layout)
-    capacity = {p.name: p.capacity for p in grid.places}
-    intensity = {f.name: f.intensity for f in grid.fires}
+def cells_painter(
+    replay: Replay,
+    *,
+    capacity: Mapping[str, int],
+    intensity: Mapping[str, float],
+    neighbours: Neighbours,
+) -> Painter:
+    """A world of cells (the grid) as its source drew it: places with their occupancy out of
+    `capacity`, active markers (fires) with their reach, shaded by `intensity`, agents by
+    gender, and a grey line between every pair `neighbours` says may talk."""
     colours, fitted = _agent_colours(replay), _Fitted()
     gender = {a: str(t.persona.get("gender", "")) for a, t in replay.agents.items()}
     dots = _Dots(15.0, lambda a: replay.agents[a].initials, lambda a: _marker(gender.get(a, "")))
@@ -129,7 +135,7 @@ def grid_painter(replay: Replay, layout: Mapping[str, Any]) -> Painter:
         notes = {p: f"{counts.get(p, 0)}/{c}" for p, c in capacity.items()}
         _places(ax, replay, notes, fitted)
         _extras(ax, replay, frame, intensity)
-        _links(ax, grid, frame)
+        _links(ax, neighbours, frame)
         _agents(ax, replay, frame, colours, dots)
         ax.legend(
             handles=[
@@ -249,14 +255,14 @@ def _extras(ax: Axes, replay: Replay, frame: Frame, intensity: Mapping[str, floa
                 )
 
 
-def _links(ax: Axes, grid: Layout, frame: Frame) -> None:
+def _links(ax: Axes, neighbours: Neighbours, frame: Frame) -> None:
     # The replay mirrored y for the screen; the world's rule reads the world's own cells.
     cells = {
         a: (round(p.x), -round(p.y))
         for a, p in frame.agents.items()
         if p.x is not None and p.y is not None
     }
-    near = grid.neighbours(cells)
+    near = neighbours(cells)
     pairs = [
         ((cells[a][0], -cells[a][1]), (cells[b][0], -cells[b][1]))
         for a in near

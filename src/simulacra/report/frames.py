@@ -22,11 +22,11 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from PIL import Image
 
-from simulacra.report.frame_corridor import commute_painter
-from simulacra.report.frame_maps import DPI, Painter, grid_painter, town_painter
+from simulacra.report.frame_maps import DPI, Painter, places_painter
 from simulacra.report.outputs import ReportError
 from simulacra.report.replay import build_replay
 from simulacra.report.replay_model import Replay
+from simulacra.report.world_report import world_report
 from simulacra.runlog import RunDir, read_events
 
 FRAMES = "frames"
@@ -51,14 +51,13 @@ def render_frames(run: RunDir | str | Path) -> list[Path]:
     replay = build_replay(events, _run_info(root))
     if not replay.frames:
         raise ReportError(f"{root}: events.jsonl holds no `world` event, so there is no frame")
-    if (replay.run.world or layout.get("kind")) == "embodied":
-        from simulacra.report.frame_embodied import render_embodied_frames
-
+    own = world_report(replay.run.world or str(layout.get("kind") or "")).frames
+    if own is not None:  # a world that draws its frames itself (a scene re-rendered in 3D)
         out = root / FRAMES
         out.mkdir(parents=True, exist_ok=True)
         for stale in out.glob("step_*.png"):
             stale.unlink()
-        return render_embodied_frames(root, events, out)  # the scene re-rendered in 3D
+        return own(root, events, out)
     try:
         painter = painter_for(replay, layout)
     except ValueError as error:
@@ -166,16 +165,15 @@ def assemble_video(run: RunDir | str | Path, *, fps: float = 2.0) -> Path:
 
 
 def painter_for(replay: Replay, layout: Mapping[str, Any]) -> Painter:
-    """The drawing for the run's world: the commute's corridor, the grid, or a map of places
-    (the town, and any world that lays out places or puts agents at x, y)."""
+    """The drawing for the run's world: its own painter where its report gives one, else a
+    map of places (any world that lays out places or puts agents at x, y)."""
     kind = replay.run.world or str(layout.get("kind") or "")
-    if kind == "commute":
-        return commute_painter(replay)
-    if kind == "grid":
-        return grid_painter(replay, layout)
+    own = world_report(kind).painter
+    if own is not None:
+        return own(replay, layout)
     placed = any(p.x is not None for f in replay.frames for p in f.agents.values())
     if replay.places or placed:
-        return town_painter(replay)
+        return places_painter(replay)
     raise ValueError(
         f"the run's world ({kind or 'of no kind'}) lays out no places and puts no agent at "
         "x, y, so there is nothing to draw; a frame needs places in the `run` event's world "

@@ -29,7 +29,7 @@ class DiffusionPoint:
 
 
 def diffusion_svg(points: Sequence[DiffusionPoint]) -> str:
-    with _style():
+    with plot_style():
         fig = Figure(figsize=(9, 3))
         ax = fig.add_subplot()
         times = [p.t for p in points]
@@ -46,15 +46,15 @@ def diffusion_svg(points: Sequence[DiffusionPoint]) -> str:
         if timed:
             ax.xaxis.set_major_formatter(_clock)
         ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
-        _tidy(ax)
-        return _svg(fig)
+        tidy_axes(ax)
+        return figure_svg(fig)
 
 
 def steps_svg(
     steps: Sequence[int], panels: Sequence[tuple[str, Mapping[str, Sequence[float]]]]
 ) -> str:
     """Side-by-side panels of named series over the steps, e.g. agents within each fire's reach."""
-    with _style():
+    with plot_style():
         fig = Figure(figsize=(9, 2.8))
         axes = fig.subplots(1, max(len(panels), 1), squeeze=False)[0]
         for ax, (title, series) in zip(axes, panels, strict=False):
@@ -67,13 +67,13 @@ def steps_svg(
             ax.xaxis.get_major_locator().set_params(integer=True)
             if series:
                 ax.legend(frameon=False, fontsize=7)
-            _tidy(ax)
+            tidy_axes(ax)
         fig.tight_layout()
-        return _svg(fig)
+        return figure_svg(fig)
 
 
 def budget_svg(lines: Sequence[BudgetLine]) -> str:
-    with _style():
+    with plot_style():
         height = 1.0 + 0.28 * len(lines)
         fig = Figure(figsize=(9, height))
         calls_ax, tokens_ax = fig.subplots(1, 2, sharey=True)
@@ -92,14 +92,14 @@ def budget_svg(lines: Sequence[BudgetLine]) -> str:
         tokens_ax.set_xlabel("tokens")
         tokens_ax.legend(loc="lower right", frameon=False)
         for ax in (calls_ax, tokens_ax):
-            _tidy(ax)
+            tidy_axes(ax)
         fig.tight_layout()
-        return _svg(fig)
+        return figure_svg(fig)
 
 
 def ratings_svg(rows: Sequence[Mapping[str, Any]], published: Mapping[str, float]) -> str:
     """TrueSkill mu per condition with its bootstrap interval; the source's mu as a diamond."""
-    with _style():
+    with plot_style():
         fig = Figure(figsize=(9, 0.9 + 0.42 * len(rows)))
         ax = fig.add_subplot()
         names = [str(r["condition"]) for r in rows][::-1]
@@ -113,13 +113,13 @@ def ratings_svg(rows: Sequence[Mapping[str, Any]], published: Mapping[str, float
                 ax.plot([published[row["condition"]]], [y], "D", color="#edae49")
         ax.set_yticks(ys, names)
         ax.set_xlabel("TrueSkill mu (o ours with 95% interval, \u25c6 the source's)")
-        _tidy(ax)
-        return _svg(fig)
+        tidy_axes(ax)
+        return figure_svg(fig)
 
 
 def over_time_svg(times: Sequence[str], series: Mapping[str, Sequence[float]], ylabel: str) -> str:
     """Named series at interview times: network density, or each fact's share aware."""
-    with _style():
+    with plot_style():
         fig = Figure(figsize=(9, 2.8))
         ax = fig.add_subplot()
         labels = [t.replace("T", " ")[:16] for t in times]
@@ -128,8 +128,8 @@ def over_time_svg(times: Sequence[str], series: Mapping[str, Sequence[float]], y
         ax.set_ylim(0, 1.02)
         ax.set_ylabel(ylabel)
         ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
-        _tidy(ax)
-        return _svg(fig)
+        tidy_axes(ax)
+        return figure_svg(fig)
 
 
 def acquaintance_svg(
@@ -137,7 +137,7 @@ def acquaintance_svg(
 ) -> str:
     """Agents on a circle; who knows whom at the start (grey) and acquaintances made since
     (coloured), an arrow from the one who said it knows the other."""
-    with _style():
+    with plot_style():
         fig = Figure(figsize=(6.5, 6.5))
         ax = fig.add_subplot()
         n = max(len(agents), 1)
@@ -172,10 +172,10 @@ def acquaintance_svg(
         ax.set_ylim(-1.35, 1.35)
         ax.set_aspect("equal")
         ax.axis("off")
-        return _svg(fig)
+        return figure_svg(fig)
 
 
-def _style() -> contextlib.AbstractContextManager[None]:
+def plot_style() -> contextlib.AbstractContextManager[None]:
     # Text stays text (smaller, selectable) and ids are stable, so a report is reproducible.
     return matplotlib.rc_context(
         {"svg.fonttype": "none", "svg.hashsalt": "simulacra", "font.size": 9}
@@ -195,13 +195,13 @@ def _clock(hours: float, _position: float) -> str:
     return f"{minutes // 60 % 24:02d}:{minutes % 60:02d}"
 
 
-def _tidy(ax: Axes) -> None:
+def tidy_axes(ax: Axes) -> None:
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
     ax.tick_params(colors=_INK)
 
 
-def _svg(fig: Figure) -> str:
+def figure_svg(fig: Figure) -> str:
     buffer = io.StringIO()
     fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
     text = buffer.getvalue()

@@ -28,6 +28,7 @@ from simulacra.report.replay_model import (
     RunSummary,
     Score,
 )
+from simulacra.report.world_report import world_report
 from simulacra.runlog import Event
 
 # Every other key of a world event is a world-specific extra; the grid's `positions` repeat the
@@ -56,9 +57,10 @@ def build_replay(events: Iterable[Event], run_info: Mapping[str, Any] | None = N
     notes: list[Note] = []
     cites: dict[str, dict[str, tuple[str, ...]]] = defaultdict(dict)
     reflection_events: list[tuple[str, Event]] = []
-    embodied = isinstance(start.get("world"), Mapping) and start["world"].get("kind") == "embodied"
+    kind = start["world"].get("kind") if isinstance(start.get("world"), Mapping) else None
+    stepwise = world_report(str(info.get("world") or kind or "")).decisions
     actions: dict[tuple[str, int], Mapping[str, Any]] = {}
-    if embodied:
+    if stepwise:
         actions = {
             (e.agent, int(e.data["step"])): e.data
             for e in events
@@ -83,7 +85,7 @@ def build_replay(events: Iterable[Event], run_info: Mapping[str, Any] | None = N
             parts[agent]["retrievals"].append(_retrieval(data, frame, event.t))
         elif event.kind == "reflection" and agent is not None:
             reflection_events.append((agent, event))
-        elif embodied and event.kind == "decision" and agent is not None:
+        elif stepwise and event.kind == "decision" and agent is not None:
             step = data.get("step")
             acted = actions.get((agent, step), {}) if isinstance(step, int) else {}
             parts[agent]["decisions"].append(_decision(data, acted, frame, event.t))

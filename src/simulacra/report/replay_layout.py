@@ -56,10 +56,9 @@ def _flip_y(
 
 
 def _in_cells(world: Any) -> bool:
-    """A grid's coordinates name cells (their centres), not points of a continuous plane."""
-    return isinstance(world, Mapping) and (
-        world.get("kind") == "grid" or _num(world.get("half_size")) is not None
-    )
+    """A grid's coordinates name cells (their centres), not points of a continuous plane: a
+    layout with a `half_size` spans -half_size..half_size in cells."""
+    return isinstance(world, Mapping) and _num(world.get("half_size")) is not None
 
 
 def _places(world: Any) -> tuple[Place, ...]:

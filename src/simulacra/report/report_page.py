@@ -17,7 +17,7 @@ from simulacra.report.replay_model import Replay
 from simulacra.report.sections import VIEWER, links, no_link, section, viewer_link
 from simulacra.report.tables import rows_table, scalar_html, value_html
 from simulacra.report.timeline import day_timeline_svg
-from simulacra.report.world_sections import world_kind, world_sections
+from simulacra.report.world_report import kind_of_run, report_of_run
 from simulacra.runlog import Event
 
 _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'"
@@ -33,14 +33,16 @@ def render_report(
 ) -> str:
     css = files("simulacra.report").joinpath("report.css").read_text(encoding="utf-8")
     title = f"simulacra report: {replay.run.scenario}"
-    own, shown = world_sections(replay, metrics)
+    world = report_of_run(replay, metrics)
+    own = world.sections(replay, metrics or {}) if world.sections is not None else []
+    shown = world.shown
     sections = [
         _summary(replay, metrics),
         _headline(metrics),
         *own,
         _agents(replay, events),
-        section("Each agent's day", day_timeline_svg(replay), "timeline"),
-        _conversations(replay),
+        section("Each agent's day", day_timeline_svg(replay), "timeline") if world.timeline else "",
+        _conversations(replay, world.conversations),
         _budget(replay, events, metrics),
         memory_section(metrics),
         diagnosis_section(diagnosis, replay) if diagnosis else "",
@@ -70,7 +72,7 @@ def _summary(replay: Replay, metrics: Mapping[str, Any] | None) -> str:
     first, last = (replay.frames[0].t, replay.frames[-1].t) if replay.frames else (None, None)
     rows = [
         ("scenario", escape(run.scenario)),
-        ("world", escape(world_kind(replay, metrics) or "unknown")),
+        ("world", escape(kind_of_run(replay, metrics) or "unknown")),
         ("model", model),
         ("seed", escape(str(run.seed)) if run.seed is not None else "—"),
         ("status", f'<span class="status-{escape(run.status)}">{escape(run.status)}</span>'),
@@ -123,7 +125,14 @@ def _agents(replay: Replay, events: Sequence[Event]) -> str:
     return section("Agents", table + "</table>", "agents")
 
 
-def _conversations(replay: Replay) -> str:
+def _conversations(replay: Replay, expected: bool) -> str:
+    """Conversations per pair; where agents send messages outside conversations (the grid's
+    broadcasts), messages per sender and recipient; where neither is the world's way and none
+    took place, nothing."""
+    if not replay.conversations and any(not m.conversation for m in replay.messages):
+        return _messages(replay)
+    if not replay.conversations and not expected:
+        return ""
     pairs: dict[tuple[str, str], list[int]] = {}
     for conversation in replay.conversations:
         for a, b in combinations(sorted(set(conversation.participants)), 2):
@@ -143,6 +152,26 @@ def _conversations(replay: Replay) -> str:
     head = "<th>pair</th><th>conversations</th><th>turns</th>"
     table = f'<table class="rows"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody>'
     return section("Conversations per pair", table + "</table>", "pairs")
+
+
+def _messages(replay: Replay) -> str:
+    sent: dict[tuple[str, str], list[int]] = {}
+    for message in replay.messages:
+        for to in message.to:
+            tally = sent.setdefault((message.agent, to), [0, message.frame])
+            tally[0] += 1
+    rows = []
+    for (a, b), (count, frame) in sorted(sent.items(), key=lambda kv: (-kv[1][0], kv[0])):
+        names = "</td><td>".join(
+            f'<a href="{escape(viewer_link(replay, replay.step_of_frame(frame), x))}">'
+            f"{escape(replay.agents[x].name if x in replay.agents else x)}</a>"
+            for x in (a, b)
+        )
+        rows.append(f"<tr><td>{names}</td><td>{count}</td></tr>")
+    head = "<th>from</th><th>to</th><th>messages delivered</th>"
+    table = f'<table class="rows"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody>'
+    note = f"<p>{len(replay.messages)} messages delivered, counted by sender and recipient.</p>"
+    return section("Messages per sender and recipient", note + table + "</table>", "pairs")
 
 
 def _budget(replay: Replay, events: Sequence[Event], metrics: Mapping[str, Any] | None) -> str:

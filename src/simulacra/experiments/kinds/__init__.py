@@ -9,8 +9,11 @@ from simulacra.experiments.kinds.embodied import EMBODIED
 from simulacra.experiments.kinds.grid import GRID
 from simulacra.experiments.kinds.town import TOWN
 from simulacra.experiments.scenario import Scenario
+from simulacra.report.world_report import register_world_report
 
 KINDS: dict[str, WorldKind] = {kind.name: kind for kind in (TOWN, GRID, COMMUTE, ELFAROL, EMBODIED)}
+for _kind in KINDS.values():
+    register_world_report(_kind.name, _kind.report)
 
 
 def kind_of(scenario: Scenario) -> WorldKind:

@@ -26,6 +26,7 @@ from simulacra.experiments.scenario import Scenario
 from simulacra.llm import Gateway, ScriptedModel
 from simulacra.memory import MemoryStream
 from simulacra.memory.store import Store
+from simulacra.report.world_report import WorldReport
 from simulacra.runlog import Event
 
 # What a mind may be asked beyond deciding: take a thought, hold a conversation, answer an
@@ -149,6 +150,11 @@ class WorldKind:
     # Headline figures that are shares, with their full scale (1, or 100 for a percentage):
     # their intervals are Wilson's, which stay inside the scale.
     shares: ClassVar[dict[str, float]] = {}
+
+    def report(self) -> WorldReport:
+        """What this world adds to its runs' report, viewer, frames and sweep page; imported
+        here, on first use, so that running a world loads none of its plotting."""
+        return WorldReport(self.name)
 
     def roster(self, scenario: Scenario) -> list[str]:
         """The ids of the agents taking part, in order."""

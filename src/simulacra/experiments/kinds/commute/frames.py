@@ -12,7 +12,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from simulacra.report.commute_plots import MODE_COLOURS
+from simulacra.experiments.kinds.commute.plots import MODE_COLOURS
 from simulacra.report.frame_maps import Painter, title_of
 from simulacra.report.replay_model import Frame, Replay
 

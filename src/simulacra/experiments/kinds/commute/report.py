@@ -8,15 +8,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from html import escape
+from pathlib import Path
 from typing import Any
 
-from simulacra.report.commute_plots import (
+from simulacra.experiments.kinds.commute.plots import (
     choices_svg,
     modal_split_svg,
     origins_svg,
     profile_strike_svg,
     taxi_wait_svg,
 )
+from simulacra.report.frame_maps import Painter
 from simulacra.report.replay_model import Replay
 from simulacra.report.sections import (
     as_list,
@@ -29,11 +31,12 @@ from simulacra.report.sections import (
     section,
 )
 from simulacra.report.tables import rows_table
+from simulacra.report.world_report import WorldReport
 from simulacra.worlds.commute import TABLE5_COLUMNS
 
 Metrics = Mapping[str, Any]
 # The metrics.json keys these sections show, so "All metrics" does not repeat them.
-COMMUTE_SHOWN = (
+_SHOWN = (
     "punctuality",
     "modal_split",
     "taxi_wait",
@@ -45,7 +48,7 @@ COMMUTE_SHOWN = (
 )
 
 
-def commute_sections(replay: Replay, metrics: Metrics) -> list[str]:
+def _sections(replay: Replay, metrics: Metrics) -> list[str]:
     taxi = as_mapping(metrics.get("taxi_wait"))
     strikes = [int(number(d)) for d in taxi.get("strike_days") or ()]
     strike_text = f"days {_days(strikes)}" if strikes else "none"
@@ -239,3 +242,20 @@ def _days(days: Sequence[int]) -> str:
     if list(days) == list(range(days[0], days[-1] + 1)):
         return f"{days[0]}-{days[-1]}" if len(days) > 1 else str(days[0])
     return ", ".join(map(str, days))
+
+
+def _painter(replay: Replay, layout: Mapping[str, Any]) -> Painter:
+    from simulacra.experiments.kinds.commute.frames import commute_painter
+
+    return commute_painter(replay)
+
+
+def _sweep(out: Path, summary: Mapping[str, Any]) -> list[str]:
+    from simulacra.experiments.kinds.commute.sweep import commute_sweep_sections
+
+    return commute_sweep_sections(out, summary)
+
+
+COMMUTE_REPORT = WorldReport(
+    "commute", sections=_sections, shown=_SHOWN, painter=_painter, sweep_sections=_sweep
+)
