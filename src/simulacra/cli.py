@@ -555,10 +555,10 @@ def scenario_check(
 ) -> None:
     """Validate a scenario (and its --set overrides) without loading a model or running it."""
     from simulacra.experiments import load_scenario
-    from simulacra.experiments.kinds import kind_of
+    from simulacra.experiments.kinds import binding_of
 
     valid = load_scenario(scenario, set_)
-    kind = kind_of(valid)
+    kind = binding_of(valid)
     console.print(
         f"[bold green]valid:[/] {escape(valid.name)}: world {valid.world.kind}, "
         f"{len(kind.roster(valid))} agents ({kind.mind(valid)}), "

@@ -8,6 +8,7 @@ The command line prints it after `error: ` and exits 2, without a traceback.
 
 from __future__ import annotations
 
+import difflib
 import errno
 
 # What to do about the operating system's usual refusals, by errno.
@@ -40,3 +41,11 @@ def explain_os_error(exc: OSError) -> str:
     where = f": {exc.filename}" if exc.filename is not None else ""
     fix = _OS_FIXES.get(exc.errno or 0)
     return f"{what}{where}" + (f"; {fix}" if fix else "")
+
+
+def unknown(what: str, name: str, known: list[str]) -> str:
+    """The house error for a bad reference: what was asked, what exists, the likeliest fix."""
+    close = difflib.get_close_matches(name, known, n=1)
+    hint = f' (did you mean "{close[0]}"?)' if close else ""
+    listed = ", ".join(known[:30]) + (", ..." if len(known) > 30 else "")
+    return f'unknown {what} "{name}"{hint}; known {what}s: {listed}'

@@ -55,7 +55,7 @@ def city_of(scenario: Scenario) -> CommuteConfig:
 
 
 def agent_for(
-    scenario: Scenario, model: ScriptedModel, variant: str = "Full", merge_every: int = 4
+    scenario: Scenario, model: ScriptedModel, ablation: str = "Full", merge_every: int = 4
 ) -> CommuterAgent:
     """The administrative worker, with its own in-memory memory stream."""
     profiles = {n: Profile.model_validate(raw) for n, raw in scenario.agents.profiles.items()}
@@ -63,7 +63,7 @@ def agent_for(
     assert person.profile_name == "administrative_worker"
     models = plan_models(person.profile, City(city_of(scenario).city).window)
     memory = MemoryStream(person.id, HashingEmbedder())
-    return CommuterAgent(person, models, variant, 7, model, memory, merge_every=merge_every)
+    return CommuterAgent(person, models, ablation, 7, model, memory, merge_every=merge_every)
 
 
 def engine_for(agent: CommuterAgent, scenario: Scenario, tmp_path: Path) -> Engine:
@@ -181,12 +181,12 @@ async def test_the_a1_commuter_keeps_no_memory_and_b1_keeps_no_pattern(
     small: Scenario, tmp_path: Path
 ) -> None:
     kept = {}
-    for variant in ("A1", "B1"):
-        agent = agent_for(small, script_commuters(load_model("scripted")), variant)
-        engine = engine_for(agent, small, tmp_path / variant)
+    for ablation in ("A1", "B1"):
+        agent = agent_for(small, script_commuters(load_model("scripted")), ablation)
+        engine = engine_for(agent, small, tmp_path / ablation)
         for _ in range(6):
             await engine.step()
-        kept[variant] = [r.kind for r in agent.memory.recent(20)]
+        kept[ablation] = [r.kind for r in agent.memory.recent(20)]
         assert agent.patterns == [] and agent.episodes == []
     # B1 reflects on Monday to Thursday (Friday's trip is reflected on only to abstract it).
     assert kept == {"A1": [], "B1": ["episode"] * 4}
@@ -309,19 +309,19 @@ def test_the_plan_schema_allows_only_the_days_times_and_the_allowed_modes(
     )
 
 
-def test_run_is_deterministic_and_variants_call_the_model_as_designed(tmp_path: Path) -> None:
-    def week(variant: str, root: Path) -> RunDir:
+def test_run_is_deterministic_and_ablations_call_the_model_as_designed(tmp_path: Path) -> None:
+    def week(ablation: str, root: Path) -> RunDir:
         scenario = commute(
             ONE_EACH,
             "clock.ticks=5",
             NO_STRIKE,
-            f"ablation={variant}",
+            f"ablation={ablation}",
             f"output.root={root}",
             "output.report=false",
         )
         return run(scenario, progress=False)
 
-    runs = {variant: week(variant, tmp_path / variant) for variant in ("A1", "B1", "Full")}
+    runs = {ablation: week(ablation, tmp_path / ablation) for ablation in ("A1", "B1", "Full")}
     calls = {v: r.info()["summary"]["calls_per_agent_tick"] for v, r in runs.items()}
     assert calls == {
         "A1": pytest.approx(1 / 5),
@@ -330,9 +330,9 @@ def test_run_is_deterministic_and_variants_call_the_model_as_designed(tmp_path: 
     }
     again = week("Full", tmp_path / "again")
     assert same(again, runs["Full"])
-    for variant, done in runs.items():
+    for ablation, done in runs.items():
         metrics = json.loads((done.path / "metrics.json").read_text())
-        assert metrics["punctuality"]["table"]["trips"] == 20, variant
+        assert metrics["punctuality"]["table"]["trips"] == 20, ablation
     kept = {
         v: Counter(e.data["kind"] for e in read_events(r.events_path, {"memory.add"}))
         for v, r in runs.items()

@@ -20,7 +20,7 @@ class Log:
 
 async def test_an_agent_goes_after_quiet_weeks_and_logs_its_decision() -> None:
     log = Log()
-    agent = ElFarolAgent("0", script_elfarol(ScriptedModel()), seed=11, events=log)
+    agent = ElFarolAgent("0", script_elfarol(ScriptedModel()), seed=11, sink=log)
     assert await agent.decide("choose", QUIET, NOW) == Action("go", "go to the bar")
     ((decided, who),) = log.events
     assert isinstance(decided, Decided) and who == "0"
@@ -42,7 +42,7 @@ async def test_a_model_that_answers_nonsense_leaves_the_agent_at_home_flagged_as
 
     model.on(PURPOSE, nonsense)
     log = Log()
-    agent = ElFarolAgent("0", model, seed=11, events=log)
+    agent = ElFarolAgent("0", model, seed=11, sink=log)
     assert await agent.decide("choose", QUIET, NOW) == Action("stay", "stay home")
     ((decided, _),) = log.events
     assert isinstance(decided, Decided) and decided.fallback and decided.choice == "stay"

@@ -5,7 +5,7 @@ import pytest
 import yaml
 
 from simulacra.experiments import ScenarioError, load_scenario
-from simulacra.experiments.kinds import kind_of
+from simulacra.experiments.kinds import binding_of
 
 TOWN = Path(__file__).resolve().parents[2] / "scenarios" / "town.yaml"
 
@@ -18,7 +18,7 @@ def problems(overrides: list[str], path: Path = TOWN) -> list[str]:
 
 def test_the_shipped_town_scenario_is_valid_with_five_agents_by_default() -> None:
     scenario = load_scenario(TOWN)
-    roster = kind_of(scenario).roster(scenario)
+    roster = binding_of(scenario).roster(scenario)
     assert roster[0] == "marta_okafor" and len(roster) == 5
     assert scenario.clock.tick == timedelta(minutes=10)
     assert len(scenario.clock.calendar().times()) == 84
@@ -27,7 +27,7 @@ def test_the_shipped_town_scenario_is_valid_with_five_agents_by_default() -> Non
 
 def test_setting_agents_count_takes_the_first_n_of_the_roster() -> None:
     scenario = load_scenario(TOWN, ["agents.count=25"])
-    assert len(kind_of(scenario).roster(scenario)) == 25
+    assert len(binding_of(scenario).roster(scenario)) == 25
     assert problems(["agents.count=26"]) == [
         "scenario.agents.count: 26 agents asked for but the roster has 25"
     ]

@@ -4,7 +4,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from simulacra.core import Action, Tick, World
-from simulacra.worlds.grid import Fire, GridWorld, Layout, Persona, Place
+from simulacra.worlds.grid import Fire, GridWorld, Layout, Place, Traits
 
 CAFE = Place("cafe", "cafe", (-15, 0), (5, 5), 2)
 LIBRARY = Place("library", "library", (15, 0), (5, 5), 10)
@@ -12,7 +12,7 @@ LAYOUT = Layout(half_size=25, places=(CAFE, LIBRARY), communication_distance=5.0
 
 
 def world(**positions: tuple[int, int]) -> GridWorld:
-    return GridWorld(LAYOUT, {a: Persona("female") for a in positions}, positions)
+    return GridWorld(LAYOUT, {a: Traits("female") for a in positions}, positions)
 
 
 def tick(step: int, last: int = 10) -> Tick:
@@ -106,7 +106,7 @@ def test_fire_is_not_perceived_before_its_start_step() -> None:
 def test_the_frame_reports_fires_that_start_this_step() -> None:
     w = GridWorld(
         Layout(25, fires=(Fire("fire1", 2, (0, 0), 0.8, 5.0),)),
-        {"a": Persona("male"), "b": Persona("female")},
+        {"a": Traits("male"), "b": Traits("female")},
         {"a": (9, 9), "b": (3, 4)},
     )
     w.phases(tick(1))

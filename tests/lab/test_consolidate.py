@@ -6,7 +6,7 @@ import asyncio
 from pathlib import Path
 
 from simulacra.embed import HashingEmbedder
-from simulacra.lab.agent import Agent, Episode
+from simulacra.lab.agent import Episode, LearningAgent
 from simulacra.lab.config import CONDITIONS, LabConfig
 from simulacra.lab.consolidate import consolidate
 from simulacra.lab.library import SEED, Library
@@ -43,7 +43,7 @@ def test_a_page_revision_keeps_its_earlier_sources_and_names_what_it_supersedes(
     assert isinstance(model, ScriptedModel)
     model.on("lab.consolidate", _revise)
     sink = _Sink()
-    agent = Agent(library, model, LabConfig(), sink, CONDITIONS["full"], HashingEmbedder())
+    agent = LearningAgent(library, model, LabConfig(), sink, CONDITIONS["full"], HashingEmbedder())
     folder = library.root / "episodes" / "20260101-000000-revise"
     (folder / "attempt-1").mkdir(parents=True)
     task = Task(id="revise", tier=1, category=Category.analysis, text="t", required_outputs=["o"])

@@ -48,7 +48,7 @@ async def fill(stream: MemoryStream, importances: Sequence[float]) -> None:
 
 async def test_reflection_fires_when_importance_reaches_150(tmp_path: Path) -> None:
     with EventWriter(tmp_path / "events.jsonl") as events:
-        stream = MemoryStream("ada", HashingEmbedder(), model=reflective_model(), events=events)
+        stream = MemoryStream("ada", HashingEmbedder(), model=reflective_model(), sink=events)
         await fill(stream, [10] * 14 + [9])
         assert stream.since_reflection == 149
         assert await stream.reflect_if_due(NOW + timedelta(hours=1)) == []
@@ -73,7 +73,7 @@ async def test_insights_cite_only_existing_ids_and_bogus_citations_are_rejected(
     tmp_path: Path,
 ) -> None:
     with EventWriter(tmp_path / "events.jsonl") as events:
-        stream = MemoryStream("ada", HashingEmbedder(), model=reflective_model(), events=events)
+        stream = MemoryStream("ada", HashingEmbedder(), model=reflective_model(), sink=events)
         await fill(stream, [10] * 15)
         (insight,) = await stream.reflect(NOW + timedelta(hours=1))
     assert stream.rejected_insights == 1
@@ -110,7 +110,7 @@ async def test_reflections_may_cite_reflections_forming_a_tree() -> None:
 
 async def test_invalidation_propagates_up_a_two_level_tree(tmp_path: Path) -> None:
     with EventWriter(tmp_path / "events.jsonl") as events:
-        stream = MemoryStream("ada", HashingEmbedder(), importance=5, events=events)
+        stream = MemoryStream("ada", HashingEmbedder(), importance=5, sink=events)
         a = await stream.add("observation", "Ada plays the violin daily", NOW)
         b = await stream.add("observation", "Ada joined the town orchestra", NOW)
         c = await stream.add("observation", "Ada bought new violin strings", NOW)

@@ -139,7 +139,7 @@ async def test_kinds_filter_and_token_budget_limit_the_results() -> None:
 async def test_retrieval_and_additions_are_logged_with_their_scores(tmp_path: Path) -> None:
     log = tmp_path / "events.jsonl"
     with EventWriter(log) as events:
-        stream = MemoryStream("ada", HashingEmbedder(), importance=3, events=events)
+        stream = MemoryStream("ada", HashingEmbedder(), importance=3, sink=events)
         added = await stream.add("observation", "music at the library", NOW)
         found = stream.retrieve("music", NOW, k=5)
     add, retrieval = read_events(log)

@@ -62,9 +62,9 @@ def make_agent(model: ScriptedModel, events: EventWriter) -> MakeAgent:
     def make(
         persona: Persona = ISABELLA, ablation: Ablation = Ablation.FULL, seed: int = 7
     ) -> Agent:
-        memory = MemoryStream(persona.id, HashingEmbedder(), model=model, events=events)
+        memory = MemoryStream(persona.id, HashingEmbedder(), model=model, sink=events)
         return Agent(
-            persona, memory, model, ablation=ablation, places=PLACES, events=events, seed=seed
+            persona, memory, model, ablation=ablation, places=PLACES, sink=events, seed=seed
         )
 
     return make

@@ -14,7 +14,7 @@ from simulacra.api.runs import Run, ScenarioSource, Settings, overrides
 from simulacra.api.tables import TABLES, union_columns
 from simulacra.errors import UserError
 from simulacra.experiments import load_scenario
-from simulacra.experiments.kinds import KINDS
+from simulacra.experiments.kinds import BINDINGS
 from simulacra.experiments.stats import CONFIDENCE, figure_ci
 from simulacra.experiments.sweep import resume_sweep as finish_sweep
 from simulacra.experiments.sweep import run_sweep
@@ -79,7 +79,7 @@ class Sweep:
         """Per variant, model and figure: the mean over completed replicates with its
         two-sided interval (`low`, `high`; none from a single replicate) and `n`: Student's
         t, or for a share (a proportion or percentage) Wilson's, which stays in its range."""
-        kind = KINDS.get(str(self.info.get("world")))
+        kind = BINDINGS.get(str(self.info.get("world")))
         shares = kind.share_scales() if kind is not None else {}
         table = self.table()
         done = table[table["status"] == "completed"]

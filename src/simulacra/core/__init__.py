@@ -5,7 +5,6 @@ Worlds never import minds and minds never import worlds; both speak these types.
 """
 
 from simulacra.core.mind import Correctable, InterviewAnswer, Interviewee, Mind, Talker, Thinker
-from simulacra.core.names import unknown
 from simulacra.core.times import (
     DayWindow,
     Duration,
@@ -54,5 +53,4 @@ __all__ = [
     "naive",
     "on_day",
     "parse_hhmm",
-    "unknown",
 ]

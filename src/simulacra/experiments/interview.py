@@ -14,7 +14,7 @@ from pathlib import Path
 from simulacra.core import InterviewAnswer, Interviewee
 from simulacra.engine import copy_database
 from simulacra.errors import UserError
-from simulacra.experiments.kinds import Services, kind_of
+from simulacra.experiments.kinds import Services, binding_of
 from simulacra.experiments.kinds.base import INTERVIEW
 from simulacra.experiments.load import load_scenario
 from simulacra.experiments.models import load_run_model
@@ -42,7 +42,7 @@ def interview(
         raise InterviewError("the question is empty; ask the agent something")
     run_dir = RunDir.open(path)
     scenario = load_scenario(run_dir.config())
-    kind = kind_of(scenario)
+    kind = binding_of(scenario)
     roster = kind.roster(scenario)
     if agent not in roster:
         shown = ", ".join(roster[:20]) + (" ..." if len(roster) > 20 else "")

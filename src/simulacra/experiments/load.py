@@ -16,10 +16,9 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from simulacra.core import unknown
-from simulacra.errors import UserError
+from simulacra.errors import UserError, unknown
 from simulacra.experiments.explain import explained
-from simulacra.experiments.kinds import kind_of
+from simulacra.experiments.kinds import binding_of
 from simulacra.experiments.kinds.base import CORRECT, INTERVIEW, TALK, THINK
 from simulacra.experiments.scenario import WORLD_CONFIGS, Scenario
 from simulacra.experiments.trim import dropped_line, within_the_clock
@@ -202,7 +201,7 @@ def read_named_files(raw: dict[str, Any], base: Path) -> list[str]:
 
 def cross_check(scenario: Scenario) -> list[str]:
     """References between sections, and what the world kind says of its own."""
-    kind = kind_of(scenario)
+    kind = binding_of(scenario)
     problems = []
     for field, allowed, given in (
         ("agents.mind", kind.minds, scenario.agents.mind),
@@ -263,7 +262,7 @@ def cross_check(scenario: Scenario) -> list[str]:
 
 def _evaluation_problems(scenario: Scenario, roster: list[str], abilities: set[str]) -> list[str]:
     plan = scenario.evaluation
-    kind = kind_of(scenario)
+    kind = binding_of(scenario)
     where = "scenario.evaluation"
     problems = []
     for condition in plan.conditions or ():

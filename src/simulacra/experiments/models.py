@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from simulacra.experiments.kinds import kind_of
+from simulacra.experiments.kinds import binding_of
 from simulacra.experiments.scenario import Scenario
 from simulacra.llm import Gateway, ScriptedModel, SqliteCache
 from simulacra.mind.scripted import interviewees
@@ -21,7 +21,7 @@ def load_run_model(scenario: Scenario, **settings: Any) -> Gateway:
     model = config.load()
     if isinstance(model, ScriptedModel):
         interviewees(model)  # every world's minds that keep a stream answer interviews
-        kind_of(scenario).script(model)
+        binding_of(scenario).script(model)
     return model
 
 

@@ -35,7 +35,7 @@ from simulacra.engine import (
 from simulacra.errors import Interrupted, UserError, explain_os_error
 from simulacra.experiments.facts import aware_test
 from simulacra.experiments.heap import fewer_collections
-from simulacra.experiments.kinds import Cast, Services, kind_of
+from simulacra.experiments.kinds import Cast, Services, binding_of
 from simulacra.experiments.load import load_scenario
 from simulacra.experiments.measures import MemoryTally, budget, diffusion, fallbacks
 from simulacra.experiments.models import cache_in_run, load_run_model
@@ -194,7 +194,7 @@ def _open(
     state: dict[str, Any] | None,
 ) -> _Session:
     """Build the world and its minds and set the engine at the start or at `state`."""
-    kind = kind_of(scenario)
+    kind = binding_of(scenario)
     cast: Cast | None = None
     try:
         if state is not None:
@@ -309,7 +309,7 @@ def _check_fallbacks(run_dir: RunDir, scenario: Scenario, metrics: dict[str, Any
 
 def _start(scenario: Scenario, cast: Cast, model: Gateway, clock: Clock) -> RunStarted:
     calendar = clock.calendar
-    kind = kind_of(scenario)
+    kind = binding_of(scenario)
     return RunStarted(
         scenario=scenario.name,
         seed=scenario.seed,
@@ -332,7 +332,7 @@ def _measure(
 ) -> dict[str, Any]:
     """Read the measures back from the log; `summary` holds the headline ones."""
     writer.flush()
-    kind = kind_of(scenario)
+    kind = binding_of(scenario)
     agents = len(kind.roster(scenario))
     # One pass over the log (a 1,000-agent day writes 170 MB): the calls are summed as they
     # are read (a 10,000-agent month logs 490,000 of them); what the measures read is kept

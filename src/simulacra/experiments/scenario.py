@@ -10,7 +10,7 @@ written "17:00" (on the clock's start date) or as a date and time; durations "10
 from __future__ import annotations
 
 from datetime import date, datetime, time, timedelta
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -29,12 +29,10 @@ WorldConfig = Annotated[
     TownConfig | GridConfig | CommuteConfig | ElFarolConfig | EmbodiedConfig,
     Field(discriminator="kind"),
 ]
+# Each world's settings by its `kind`, read off the union above: a new world is one line there
+# and one binding in simulacra.experiments.kinds.
 WORLD_CONFIGS: dict[str, type[BaseModel]] = {
-    "town": TownConfig,
-    "grid": GridConfig,
-    "commute": CommuteConfig,
-    "elfarol": ElFarolConfig,
-    "embodied": EmbodiedConfig,
+    config.model_fields["kind"].default: config for config in get_args(get_args(WorldConfig)[0])
 }
 
 

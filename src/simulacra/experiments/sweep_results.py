@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from simulacra.experiments.kinds import kind_of
+from simulacra.experiments.kinds import binding_of
 from simulacra.experiments.paired import (
     comparison_markdown,
     interval_text,
@@ -77,7 +77,7 @@ def write_outputs(
             )
     runs = [asdict(r) | {"run": Path(r.run).name if r.run else None} for r in results]
     reference = scenario.sweep.reference
-    kind = kind_of(scenario)
+    kind = binding_of(scenario)
     summary = {
         "scenario": scenario.name,
         "world": scenario.world.kind,

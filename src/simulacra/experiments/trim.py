@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime, time
 from typing import Any
 
-from simulacra.experiments.kinds import kind_of
+from simulacra.experiments.kinds import binding_of
 from simulacra.experiments.scenario import Scenario
 
 
@@ -49,7 +49,7 @@ def within_the_clock(scenario: Scenario) -> tuple[Scenario, list[str]]:
     if changes:
         update["evaluation"] = evaluation.model_copy(update=changes)
     trimmed = scenario.model_copy(update=update) if update else scenario
-    trimmed, more = kind_of(trimmed).trim(trimmed, last)
+    trimmed, more = binding_of(trimmed).trim(trimmed, last)
     return trimmed, dropped + more
 
 

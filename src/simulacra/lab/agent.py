@@ -74,7 +74,7 @@ class Episode:
     commands: list[CommandRecord] = field(default_factory=list)
 
 
-class Agent:
+class LearningAgent:
     """The action agent and the critic, sharing one model and one memory snapshot."""
 
     def __init__(

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from simulacra.lab.agent import Agent
+from simulacra.lab.agent import LearningAgent
 from simulacra.lab.config import LabConfig, condition
 from simulacra.lab.library import SEED, Library
 from simulacra.lab.loop import agent_for, solve_frozen, started_event
@@ -94,7 +94,7 @@ def run_bench(
 
 
 def _row(
-    agent: Agent,
+    agent: LearningAgent,
     suite: str,
     suite_task: SuiteTask,
     condition_name: str,

@@ -53,7 +53,7 @@ class NotAnAttempt(UserError):
 
 
 @dataclass(frozen=True)
-class Finding:
+class CheckFinding:
     check: str
     message: str
 
@@ -61,7 +61,7 @@ class Finding:
 @dataclass
 class CheckReport:
     passed: bool = True
-    findings: list[Finding] = field(default_factory=list)
+    findings: list[CheckFinding] = field(default_factory=list)
     checks: list[str] = field(default_factory=list)
     inserted: int | None = None
     teleports: int = 0
@@ -70,7 +70,7 @@ class CheckReport:
 
     def fail(self, check: str, message: str) -> None:
         self.passed = False
-        self.findings.append(Finding(check, message))
+        self.findings.append(CheckFinding(check, message))
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -6,7 +6,7 @@ its name must be new or revise the same skill, every change is one commit and on
 
 from __future__ import annotations
 
-from simulacra.lab.agent import Agent, Budget, Episode
+from simulacra.lab.agent import Budget, Episode, LearningAgent
 from simulacra.lab.episode import Attempt
 from simulacra.lab.front import PageMeta, SkillMeta
 from simulacra.lab.library import Library
@@ -17,7 +17,7 @@ from simulacra.runlog.events import EventSink, LabMemory
 
 
 async def consolidate(
-    agent: Agent, library: Library, episode: Episode, sink: EventSink
+    agent: LearningAgent, library: Library, episode: Episode, sink: EventSink
 ) -> list[str]:
     """Ask what the episode adds to memory, write it, commit it; return the names changed."""
     ran = " ".join(r.command for r in episode.commands)

@@ -36,7 +36,7 @@ _SCRIPT_REF = re.compile(r"skills/([a-z0-9-]+)/(scripts/[\w./-]+\.(?:py|sh))")
 
 
 @dataclass(frozen=True)
-class Finding:
+class LintFinding:
     artifact: str
     check: str
     message: str
@@ -46,14 +46,14 @@ class Finding:
 @dataclass
 class LintReport:
     checked: int = 0
-    findings: list[Finding] = field(default_factory=list)
+    findings: list[LintFinding] = field(default_factory=list)
 
     @property
-    def repairs(self) -> list[Finding]:
+    def repairs(self) -> list[LintFinding]:
         return [f for f in self.findings if f.repaired]
 
     @property
-    def open(self) -> list[Finding]:
+    def open(self) -> list[LintFinding]:
         return [f for f in self.findings if not f.repaired]
 
 
@@ -98,12 +98,12 @@ def _front_matter(library: Library, report: LintReport, changed: Collection[str]
                 meta = SkillMeta.model_validate(data)
                 path.write_text(render(meta, body), encoding="utf-8")
                 report.findings.append(
-                    Finding(where, "front matter", f"name set to the folder's, {folder}", True)
+                    LintFinding(where, "front matter", f"name set to the folder's, {folder}", True)
                 )
             else:
                 SkillMeta.model_validate(data)
         except (FrontMatterError, ValidationError) as exc:
-            report.findings.append(Finding(where, "front matter", str(exc).splitlines()[0]))
+            report.findings.append(LintFinding(where, "front matter", str(exc).splitlines()[0]))
     for path in sorted((library.root / "pages").glob("*.md")):
         if not _wanted(path.stem, changed):
             continue
@@ -111,7 +111,7 @@ def _front_matter(library: Library, report: LintReport, changed: Collection[str]
         try:
             parse_page(path.read_text(encoding="utf-8"), f"pages/{path.name}")
         except FrontMatterError as exc:
-            report.findings.append(Finding(f"pages/{path.name}", "front matter", str(exc)))
+            report.findings.append(LintFinding(f"pages/{path.name}", "front matter", str(exc)))
 
 
 def _scripts(library: Library, report: LintReport, changed: Collection[str] | None) -> None:
@@ -122,11 +122,13 @@ def _scripts(library: Library, report: LintReport, changed: Collection[str] | No
         for script in skill.scripts:
             problem = script_problem(script.name, script.read_text(encoding="utf-8"))
             if problem:
-                report.findings.append(Finding(where, "scripts parse", problem))
+                report.findings.append(LintFinding(where, "scripts parse", problem))
         for name, relative in _SCRIPT_REF.findall(skill.body):
             if not (library.root / "skills" / name / relative).exists():
                 report.findings.append(
-                    Finding(where, "referenced files", f"skills/{name}/{relative} does not exist")
+                    LintFinding(
+                        where, "referenced files", f"skills/{name}/{relative} does not exist"
+                    )
                 )
 
 
@@ -164,7 +166,7 @@ def _superseded(library: Library, report: LintReport, changed: Collection[str] |
                 continue
             _redirect(library, name, newer)
             report.findings.append(
-                Finding(where, "superseded", f"removed: {newer} replaces it", True)
+                LintFinding(where, "superseded", f"removed: {newer} replaces it", True)
             )
 
 
@@ -183,7 +185,7 @@ def _duplicates(library: Library, report: LintReport, changed: Collection[str] |
                 _redirect(library, drop.meta.name, keep.meta.name)
                 gone.add(drop.meta.name)
                 report.findings.append(
-                    Finding(
+                    LintFinding(
                         f"skills/{drop.meta.name}",
                         "near-duplicate",
                         f"merged into {keep.meta.name} (same outputs, same description)",
@@ -230,7 +232,7 @@ def _links(library: Library, report: LintReport) -> None:
         path.write_text(repaired, encoding="utf-8")
         where = str(path.relative_to(library.root))
         report.findings.append(
-            Finding(where, "links resolve", f"removed links to missing {sorted(broken)}", True)
+            LintFinding(where, "links resolve", f"removed links to missing {sorted(broken)}", True)
         )
 
 

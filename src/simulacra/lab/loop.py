@@ -21,7 +21,7 @@ import yaml
 
 from simulacra.embed import EmbedderConfig, build_embedder
 from simulacra.errors import UserError
-from simulacra.lab.agent import Agent, Budget, Episode
+from simulacra.lab.agent import Budget, Episode, LearningAgent
 from simulacra.lab.config import LabConfig, condition
 from simulacra.lab.consolidate import consolidate
 from simulacra.lab.library import Library
@@ -64,12 +64,12 @@ def agent_for(
     config: LabConfig,
     sink: EventSink,
     name: str,
-) -> Agent:
+) -> LearningAgent:
     embedder = build_embedder(EmbedderConfig(kind=config.embedder))
-    return Agent(library, model, config, sink, condition(name), embedder)
+    return LearningAgent(library, model, config, sink, condition(name), embedder)
 
 
-async def solve_frozen(agent: Agent, task: Task, episodes: Path, **kwargs: Any) -> Episode:
+async def solve_frozen(agent: LearningAgent, task: Task, episodes: Path, **kwargs: Any) -> Episode:
     """Solve in test mode: memory may be read, never changed."""
     library = agent.library
     before = library.digest() if library is not None else ""
@@ -125,7 +125,7 @@ def learn(
 
 
 async def learn_from(
-    agent: Agent, library: Library, episode: Episode, config: LabConfig, sink: EventSink
+    agent: LearningAgent, library: Library, episode: Episode, config: LabConfig, sink: EventSink
 ) -> list[str]:
     """Keep the episode, consolidate what it proved, lint when due; the names changed."""
     verdict = "accepted" if episode.accepted else "rejected"
@@ -138,7 +138,9 @@ async def learn_from(
     return changed
 
 
-async def solve_normal(agent: Agent, task: Task, **kwargs: Any) -> tuple[Episode, list[str]]:
+async def solve_normal(
+    agent: LearningAgent, task: Task, **kwargs: Any
+) -> tuple[Episode, list[str]]:
     """Solve a user's task in normal mode: the episode joins the library, and what it proved
     becomes memory as in learning. Returns the episode and the names memory changed."""
     library = agent.library
@@ -178,7 +180,7 @@ def _maybe_lint(library: Library, config: LabConfig, sink: EventSink) -> None:
     )
 
 
-async def _propose(agent: Agent, library: Library, number: int) -> Task:
+async def _propose(agent: LearningAgent, library: Library, number: int) -> Task:
     coverage, recent = _history(library)
     skills = [s.meta.name for s in library.skills()]
     view = curriculum_view(coverage, recent, skills)

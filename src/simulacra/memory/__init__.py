@@ -4,9 +4,9 @@ from simulacra.memory.consolidation import PATTERN, consolidate, merge
 from simulacra.memory.importance import ImportancePolicy, rule_importance
 from simulacra.memory.record import (
     DIALOGUE,
-    KINDS,
     OBSERVATION,
     PLAN,
+    RECORD_KINDS,
     REFLECTION,
     MemoryRecord,
     Retrieved,
@@ -18,10 +18,10 @@ from simulacra.runlog import EventSink
 
 __all__ = [
     "DIALOGUE",
-    "KINDS",
     "OBSERVATION",
     "PATTERN",
     "PLAN",
+    "RECORD_KINDS",
     "REFLECTION",
     "EventSink",
     "ImportancePolicy",

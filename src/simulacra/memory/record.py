@@ -11,7 +11,7 @@ REFLECTION = "reflection"
 PLAN = "plan"
 DIALOGUE = "dialogue"
 # Worlds add their own kinds (episode, pattern ...); these are the ones the mind writes.
-KINDS = (OBSERVATION, REFLECTION, PLAN, DIALOGUE)
+RECORD_KINDS = (OBSERVATION, REFLECTION, PLAN, DIALOGUE)
 
 
 @dataclass(frozen=True)

@@ -60,7 +60,7 @@ class MemoryStream:
         model: LanguageModel | None = None,
         decay: float = 0.995,
         importance: ImportancePolicy | str | float | None = None,
-        events: EventSink | None = None,
+        sink: EventSink | None = None,
         reflection: ReflectionConfig | None = None,
         seed: int = 0,
         record_access: bool = True,
@@ -75,7 +75,7 @@ class MemoryStream:
         self.model = model
         self.decay = decay
         self.importance = ImportancePolicy.resolve(importance, model)
-        self.events = events
+        self.sink = sink
         self.reflection = reflection if reflection is not None else ReflectionConfig()
         self.seed = seed
         # False reads the stream as it is: retrieval leaves last-access times alone, so that
@@ -463,8 +463,8 @@ class MemoryStream:
         return StreamState(self.embedder.name, self.embedder.dim, since, self.rejected_insights)
 
     def _emit(self, payload: Payload, now: datetime | None) -> None:
-        if self.events is not None:
-            self.events.emit(payload, t=now, agent=self.agent)
+        if self.sink is not None:
+            self.sink.emit(payload, t=now, agent=self.agent)
 
     def _load(self) -> None:
         state = self._store.state(self.agent)

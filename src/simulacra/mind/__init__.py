@@ -7,7 +7,7 @@ from simulacra.mind.agent import Agent
 from simulacra.mind.context import call_seed
 from simulacra.mind.converse import Conversation, Utterance, converse
 from simulacra.mind.persona import Persona
-from simulacra.mind.react import Decision
+from simulacra.mind.react import Reaction
 from simulacra.mind.routine_agent import News, RoutineAgent
 from simulacra.mind.schedule import PlanStep
 from simulacra.runlog import EventSink
@@ -16,12 +16,12 @@ __all__ = [
     "Ablation",
     "Agent",
     "Conversation",
-    "Decision",
     "EventSink",
     "InterviewAnswer",
     "News",
     "Persona",
     "PlanStep",
+    "Reaction",
     "RoutineAgent",
     "Utterance",
     "call_seed",

@@ -35,7 +35,7 @@ from simulacra.mind.interview import interview
 from simulacra.mind.perceive import Perception, perceive
 from simulacra.mind.persona import Persona
 from simulacra.mind.plan import Planner
-from simulacra.mind.react import Decision, decide
+from simulacra.mind.react import Reaction, decide
 from simulacra.mind.relation import Relations
 from simulacra.mind.schedule import PlanStep, Schedule
 from simulacra.runlog import EventSink
@@ -58,7 +58,7 @@ class Agent:
         *,
         ablation: Ablation = Ablation.FULL,
         places: Sequence[str] = (),
-        events: EventSink | None = None,
+        sink: EventSink | None = None,
         seed: int = 0,
     ) -> None:
         if places and persona.home not in places:
@@ -71,7 +71,7 @@ class Agent:
         self.memory = memory
         self.ablation = Ablation(ablation)
         self.places = tuple(places)
-        self.ctx = MindContext(persona, memory, model, self.ablation, events, seed)
+        self.ctx = MindContext(persona, memory, model, self.ablation, sink, seed)
         # The stream's own prompts (ratings, reflection) start as the mind's do.
         memory.voice = Voice(self.ctx.system, persona.summary())
         self.planner = Planner(self.ctx, self.places)
@@ -180,7 +180,7 @@ class Agent:
 
     async def react(
         self, now: datetime, salient: Sequence[MemoryRecord], nearby: Sequence[str]
-    ) -> Decision:
+    ) -> Reaction:
         decision = await decide(
             self.ctx, now, salient, nearby, self.current, self.talked, self.names
         )

@@ -94,7 +94,7 @@ class MindContext(Generic[P]):
     memory: MemoryStream
     model: LanguageModel
     ablation: Ablation
-    events: EventSink | None
+    sink: EventSink | None
     seed: int
     system: str = CHARACTER_SYSTEM  # what the model is told it does, before every task
 
@@ -188,5 +188,5 @@ class MindContext(Generic[P]):
         return template.format(memories=memory_lines(found), **fields)
 
     def emit(self, payload: Payload, now: datetime) -> None:
-        if self.events is not None:
-            self.events.emit(payload, t=now, agent=self.id)
+        if self.sink is not None:
+            self.sink.emit(payload, t=now, agent=self.id)

@@ -111,8 +111,8 @@ async def converse(
             ended_by = "decision"
             break
     conversation = Conversation(conversation_id, (a.id, b.id), subject, tuple(turns), ended_by)
-    if a.ctx.events is not None:
-        a.ctx.events.emit(
+    if a.ctx.sink is not None:
+        a.ctx.sink.emit(
             ConversationHeld(
                 id=conversation.id,
                 participants=list(conversation.participants),

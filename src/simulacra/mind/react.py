@@ -25,7 +25,7 @@ REACT_TOKENS = 48
 
 
 @dataclass(frozen=True)
-class Decision:
+class Reaction:
     choice: Literal["continue", "react", "replan", "talk"]
     target: str | None
     reason: str
@@ -73,10 +73,10 @@ async def decide(
     current: PlanStep | None,
     talked: Mapping[str, datetime],
     names: Mapping[str, str],
-) -> Decision:
+) -> Reaction:
     asked = worth_asking(salient, current, talked, now)
     if not asked:
-        return Decision("continue", None, "nothing new worth stopping for", False)
+        return Reaction("continue", None, "nothing new worth stopping for", False)
     free = [a for a in _free(nearby, talked, now) if a != ctx.id]
     noticed = "\n".join(f"- {r.text}" for r in asked)
     user = ctx.situation(
@@ -105,13 +105,13 @@ async def decide(
         max_tokens=REACT_TOKENS,
     )
     value = answer.value
-    decision = Decision(value.choice, None, value.reason.strip(), answer.fallback)
+    decision = Reaction(value.choice, None, value.reason.strip(), answer.fallback)
     if value.choice == "talk":
         target = _target(value.target, free, names)
         decision = (
-            Decision("talk", target, decision.reason, answer.fallback)
+            Reaction("talk", target, decision.reason, answer.fallback)
             if target is not None
-            else Decision("continue", None, f"nobody free to talk to ({value.target!r})", True)
+            else Reaction("continue", None, f"nobody free to talk to ({value.target!r})", True)
         )
     ctx.emit(
         Decided(

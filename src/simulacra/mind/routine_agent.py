@@ -55,12 +55,12 @@ class RoutineAgent:
         persona: Persona,
         memory: MemoryStream,
         places: Sequence[str],
-        events: EventSink | None = None,
+        sink: EventSink | None = None,
     ) -> None:
         self.id = persona.id
         self.persona = persona
         self.memory = memory
-        self.events = events
+        self.sink = sink
         blocks = routine_plan(persona, places).blocks
         self.blocks = sorted((parse_hhmm(b.start), b.place, b.activity) for b in blocks)
         self.told: dict[str, list[str]] = {}  # agent -> keys of the news told to it
@@ -145,8 +145,8 @@ class RoutineAgent:
             turns=turns,
             ended_by=ended_by,
         )
-        if self.events is not None:
-            self.events.emit(held, t=now, agent=None)
+        if self.sink is not None:
+            self.sink.emit(held, t=now, agent=None)
 
     async def interview(self, question: str, now: datetime) -> InterviewAnswer:
         """The latest news it holds, in its words; it does not weigh the question."""
@@ -160,8 +160,8 @@ class RoutineAgent:
         return InterviewAnswer(question, answer, ids, False)
 
     def _emit(self, payload: Any, now: datetime) -> None:
-        if self.events is not None:
-            self.events.emit(payload, t=now, agent=self.id)
+        if self.sink is not None:
+            self.sink.emit(payload, t=now, agent=self.id)
 
     def state(self) -> dict[str, Any]:
         return {"told": {k: list(v) for k, v in self.told.items()}, "heard": self.heard_events}

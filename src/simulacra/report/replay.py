@@ -13,7 +13,7 @@ from simulacra.report.replay_layout import on_screen
 from simulacra.report.replay_model import (
     AgentTrack,
     Conversation,
-    Decision,
+    DecisionStep,
     Frame,
     Insight,
     Memory,
@@ -213,14 +213,14 @@ def initials(name: str) -> str:
 
 def _decision(
     data: Mapping[str, Any], acted: Mapping[str, Any], frame: int, t: str | None
-) -> Decision:
+) -> DecisionStep:
     step = data.get("step")
     inference = data.get("latency_s")
     before, after = acted.get("pose_before"), acted.get("pose_after")
     parsed = (
         acted.get("command") if isinstance(acted.get("command"), Mapping) else data.get("parsed")
     )
-    return Decision(
+    return DecisionStep(
         frame=frame,
         t=t,
         step=step if isinstance(step, int) else 0,

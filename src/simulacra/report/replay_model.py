@@ -151,7 +151,7 @@ class Note:
 
 
 @dataclass(frozen=True)
-class Decision:
+class DecisionStep:
     """One embodied decision: the model's raw reply (or a baseline's reason), the command the
     world read from it, and what came of it; `image` is the view the model was shown (a data
     URI once the outputs attach it, else its path in the run)."""
@@ -186,7 +186,7 @@ class AgentTrack:
     reflections: tuple[Reflection, ...] = ()
     plans: tuple[Plan, ...] = ()
     notes: tuple[Note, ...] = ()
-    decisions: tuple[Decision, ...] = ()
+    decisions: tuple[DecisionStep, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ PATH_MAX = 4096
 _FIX = "set output.root to a folder you can write (--set output.root=FOLDER)"
 
 
-class OutputError(UserError):
+class RunFolderError(UserError):
     """An output folder that cannot take a run directory."""
 
 
@@ -26,24 +26,24 @@ def check_output_root(run: Path) -> list[Path]:
     root = run.parent
     for part in run.parts:
         if len(os.fsencode(part)) > NAME_MAX:
-            raise OutputError(
+            raise RunFolderError(
                 f"output folder {root}: the name {part[:40]!r}... is {len(os.fsencode(part))} "
                 f"bytes long; a file system takes at most {NAME_MAX}: choose a shorter "
                 "output.root or scenario name"
             )
     if len(os.fsencode(run.absolute())) >= PATH_MAX:
-        raise OutputError(f"output folder {root}: the path is too long; {_FIX}")
+        raise RunFolderError(f"output folder {root}: the path is too long; {_FIX}")
     missing: list[Path] = []
     existing = run
     while not os.path.lexists(existing):
         missing.append(existing)
         existing = existing.parent
     if not existing.is_dir():
-        raise OutputError(f"output folder {root}: {existing} is a file, not a folder; {_FIX}")
+        raise RunFolderError(f"output folder {root}: {existing} is a file, not a folder; {_FIX}")
     try:
         probe = tempfile.mkdtemp(prefix=".simulacra-check-", dir=existing)
     except OSError as exc:
-        raise OutputError(
+        raise RunFolderError(
             f"output folder {root}: cannot create a folder in {existing} "
             f"({explain_os_error(exc)}); {_FIX}"
         ) from None

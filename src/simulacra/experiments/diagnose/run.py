@@ -17,7 +17,7 @@ from typing import Any
 from simulacra.experiments.diagnose.checks import Checked, check_all, interview_facts
 from simulacra.experiments.diagnose.log import FactWords, RunLog, at
 from simulacra.experiments.facts import awareness_method, knows_by_words
-from simulacra.experiments.kinds import kind_of
+from simulacra.experiments.kinds import binding_of
 from simulacra.experiments.models import load_run_model
 from simulacra.llm import Gateway
 from simulacra.mind.judge import judge_aware
@@ -32,7 +32,7 @@ def diagnose(path: str | Path, *, model: Gateway | None = None, spec: str | None
     log = RunLog.read(path)
     judge = model or load_run_model(log.scenario, **({"spec": spec} if spec else {}))
     aware, fallbacks = asyncio.run(_judge(log, judge))
-    agents = len(kind_of(log.scenario).roster(log.scenario))
+    agents = len(binding_of(log.scenario).roster(log.scenario))
     checked = check_all(log, aware, agents)
     found = {
         "run": log.run_dir.path.name,

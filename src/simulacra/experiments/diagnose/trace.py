@@ -21,7 +21,7 @@ from typing import Any
 
 from simulacra.experiments.diagnose.log import FactWords, Line, RunLog, at
 from simulacra.experiments.facts import knows_by_words
-from simulacra.experiments.kinds import kind_of
+from simulacra.experiments.kinds import binding_of
 from simulacra.runlog import Event
 from simulacra.worlds.town import TownConfig
 
@@ -71,7 +71,7 @@ def trace(path: str | Path, fact_name: str) -> Path:
     log = RunLog.read(path)
     fact = log.fact(fact_name)
     window = _window(log, fact)
-    agents = kind_of(log.scenario).roster(log.scenario)
+    agents = binding_of(log.scenario).roster(log.scenario)
     chains = [chain(log, fact, agent, window) for agent in agents]
     out = log.run_dir.path / TRACE_JSON
     found: dict[str, Any] = json.loads(out.read_text(encoding="utf-8")) if out.exists() else {}

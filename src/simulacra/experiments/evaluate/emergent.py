@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from simulacra.embed import Embedder
-from simulacra.experiments.evaluate.items import Cast
+from simulacra.experiments.evaluate.items import Participants
 from simulacra.experiments.evaluate.memory_at import copy_memory_at, interviewees
 from simulacra.experiments.evaluate.progress import Steps
 from simulacra.experiments.evaluate.social import (
@@ -34,7 +34,7 @@ from simulacra.experiments.evaluate.social import (
     mutual,
 )
 from simulacra.experiments.facts import Planting, awareness_method, knows_by_words, planting
-from simulacra.experiments.kinds import kind_of
+from simulacra.experiments.kinds import binding_of
 from simulacra.experiments.questions import Fact, QuestionBank
 from simulacra.experiments.scenario import Scenario
 from simulacra.llm import Gateway
@@ -80,14 +80,14 @@ def emergent(
     judge: Gateway,
     embedder: Embedder,
     bank: QuestionBank,
-    cast: Cast,
+    cast: Participants,
     agents: Sequence[str],
     times: Sequence[datetime],
     events: Sequence[Event],
     steps: Steps,
 ) -> dict[str, Any]:
     """The emergent section of eval.json."""
-    kind = kind_of(scenario)
+    kind = binding_of(scenario)
     planted = {name: planting(scenario, f.aware_when, cast.names) for name, f in bank.facts.items()}
     probes = {name: fact_times(planted[name], times) for name in bank.facts}
     density_rows: list[dict[str, Any]] = []

@@ -23,7 +23,7 @@ class Item:
 
 
 @dataclass(frozen=True)
-class Cast:
+class Participants:
     """Who is in the run: ids in roster order, their names and the acquaintances their
     personas declare (ids or names)."""
 
@@ -31,7 +31,7 @@ class Cast:
     related: Mapping[str, Sequence[str]]
 
     @classmethod
-    def of(cls, agents_info: Mapping[str, Mapping[str, Any]]) -> Cast:
+    def of(cls, agents_info: Mapping[str, Mapping[str, Any]]) -> Participants:
         names = {a: str(info.get("name") or a) for a, info in agents_info.items()}
         related = {
             a: [str(k) for k in (info.get("relationships") or {})]
@@ -54,7 +54,7 @@ def salient_sight(events: Sequence[Event], agent: str, at: datetime) -> str | No
     return best[1].rstrip(".") if best else None
 
 
-def other_of(cast: Cast, agent: str, rng: random.Random) -> str:
+def other_of(cast: Participants, agent: str, rng: random.Random) -> str:
     """Another agent's name: one the persona says it knows when there is one on the roster."""
     names = cast.names
     by_name = {n: a for a, n in names.items()}
@@ -70,7 +70,7 @@ def fill(template: str, values: Mapping[str, str]) -> str:
 
 def interview_items(
     bank: QuestionBank,
-    cast: Cast,
+    cast: Participants,
     agents: Sequence[str],
     events: Sequence[Event],
     at: datetime,

@@ -16,7 +16,7 @@ from pathlib import Path
 from simulacra.core import Interviewee
 from simulacra.embed import Embedder
 from simulacra.engine import copy_database
-from simulacra.experiments.kinds import Services, kind_of
+from simulacra.experiments.kinds import Services, binding_of
 from simulacra.experiments.pipeline import MEMORY_DB
 from simulacra.experiments.scenario import Scenario
 from simulacra.llm import Gateway
@@ -58,7 +58,7 @@ def interviewees(
     scenario: Scenario, memory: Path, model: Gateway, embedder: Embedder, condition: str | None
 ) -> Iterator[Mapping[str, Interviewee]]:
     """The run's minds under `condition` (an ablation; None: the run's own), over `memory`."""
-    kind = kind_of(scenario)
+    kind = binding_of(scenario)
     if condition is not None:
         scenario = scenario.model_copy(update={"ablation": condition})
     services = Services(model, None, memory, scenario, record_access=False, _embedder=embedder)

@@ -27,13 +27,13 @@ from simulacra.experiments.evaluate.answers import (
     summary_of,
 )
 from simulacra.experiments.evaluate.emergent import day_ends, emergent
-from simulacra.experiments.evaluate.items import Cast, interview_items
+from simulacra.experiments.evaluate.items import Participants, interview_items
 from simulacra.experiments.evaluate.judging import Ranking, blinded, judge_items
 from simulacra.experiments.evaluate.memory_at import copy_memory_at, interviewees
 from simulacra.experiments.evaluate.progress import Steps, quiet
 from simulacra.experiments.evaluate.published import PUBLISHED
 from simulacra.experiments.evaluate.ratings import agreement, people_rankings, rate
-from simulacra.experiments.kinds import kind_of
+from simulacra.experiments.kinds import binding_of
 from simulacra.experiments.load import load_scenario
 from simulacra.experiments.models import load_run_model
 from simulacra.experiments.questions import QuestionBank
@@ -65,7 +65,7 @@ def evaluate(
             "evaluation.questions=scenarios/town/questions.yaml (or add `evaluation: questions:` "
             "to the scenario)"
         )
-    kind = kind_of(scenario)
+    kind = binding_of(scenario)
     conditions = list(plan.conditions or kind.ablations)
     labels = conditions + list(plan.models)
     if not 2 <= len(labels) <= 6:
@@ -76,7 +76,7 @@ def evaluate(
     ticks = [datetime.fromisoformat(e.t) for e in events if e.kind == "world" and e.t]
     at = scenario.when(plan.at) if plan.at is not None else ticks[-1]
     start = next(e for e in events if e.kind == "run")
-    cast = Cast.of(start.data.get("agents", {}))
+    cast = Participants.of(start.data.get("agents", {}))
     agents = plan.agents or kind.roster(scenario)
 
     gateway = model or load_run_model(scenario)

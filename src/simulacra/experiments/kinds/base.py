@@ -1,7 +1,7 @@
 """What the run pipeline needs of a world kind: the binding of one world to the minds that
 live in it.
 
-A world knows its space and rules; a mind knows how to think. A `WorldKind` is the one place
+A world knows its space and rules; a mind knows how to think. A `Binding` is the one place
 that knows both: it checks a scenario's sections against each other, builds the world and a
 mind per agent, arms the scripted model with the world's responders, and reads the world's
 measures back from the log.
@@ -18,9 +18,10 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from simulacra.core import Mind, World, unknown
+from simulacra.core import Mind, World
 from simulacra.embed import Embedder, build_embedder
 from simulacra.engine import EventRouter
+from simulacra.errors import unknown
 from simulacra.experiments.explain import explained
 from simulacra.experiments.scenario import Scenario
 from simulacra.llm import Gateway, ScriptedModel
@@ -84,7 +85,7 @@ class Services:
             self._store,
             model=self.model,
             importance=scenario.memory.importance if importance is None else importance,
-            events=self.sink(agent),
+            sink=self.sink(agent),
             seed=agent_seed(scenario.seed, agent),
             record_access=self.record_access,
             rating_batch=scenario.memory.rating_batch,
@@ -130,7 +131,7 @@ class NoOptions(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class WorldKind:
+class Binding:
     """One world kind's binding; subclasses fill in the class attributes and methods."""
 
     name: ClassVar[str]

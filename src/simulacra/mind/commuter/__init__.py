@@ -7,8 +7,8 @@ from simulacra.mind.commuter.agent import (
     VARIANTS,
     CommuterAgent,
     CommuterOptions,
-    Decision,
     Faculties,
+    ModelStep,
     Variant,
 )
 from simulacra.mind.commuter.choice import Belief
@@ -47,10 +47,10 @@ __all__ = [
     "CommuterAgent",
     "CommuterOptions",
     "DayPlan",
-    "Decision",
     "Faculties",
     "LogitCommuter",
     "LogitOptions",
+    "ModelStep",
     "Patterns",
     "Person",
     "PlanModels",

@@ -9,7 +9,7 @@
   patterns are merged into one, "commute.merge"; prompts then show the merged lesson in place
   of the weeks it merged.
 
-The ablation variants switch steps off: A1 keeps only the weekly plan (no memory at all), B1
+The ablations switch steps off: A1 keeps only the weekly plan (no memory at all), B1
 adds reflection and daily re-planning (short-term memory), Full adds abstraction.
 
 Both memories live in the agent's memory stream: episodes (kind `episode`) and the patterns
@@ -80,18 +80,18 @@ class CommuterOptions(BaseModel):
 
 @dataclass(frozen=True)
 class Faculties:
-    """Which steps of the loop a variant runs."""
+    """Which steps of the loop an ablation runs."""
 
     short_term: bool
     long_term: bool
 
     @classmethod
-    def of(cls, variant: str) -> Faculties:
+    def of(cls, ablation: str) -> Faculties:
         return {
             "A1": cls(False, False),
             "B1": cls(True, False),
             "Full": cls(True, True),
-        }[variant]
+        }[ablation]
 
 
 def stable_seed(*parts: object) -> int:
@@ -120,11 +120,11 @@ class CommuterAgent:
         self,
         person: Commuter,
         models: PlanModels,
-        variant: str,
+        ablation: str,
         seed: int,
         model: LanguageModel,
         memory: MemoryStream,
-        events: EventSink | None = None,
+        sink: EventSink | None = None,
         merge_every: int = MERGE_EVERY_WEEKS,
         show_expectation: bool = False,
     ) -> None:
@@ -133,12 +133,12 @@ class CommuterAgent:
         self.profile_name = person.profile_name
         self.profile = person.profile
         self.models = models
-        self.variant = variant
-        self.faculties = Faculties.of(variant)
+        self.ablation = ablation
+        self.faculties = Faculties.of(ablation)
         self.seed = seed
         self.model = model
         self.memory = memory
-        self.events = events
+        self.sink = sink
         self.merge_every = merge_every
         self.identity = prompts.render_identity(person, models.rules, show_expectation)
         self.week: tuple[DayPlan, ...] = ()
@@ -189,7 +189,7 @@ class CommuterAgent:
 
     # --- the four steps -----------------------------------------------------------------
 
-    async def plan_week(self, week: int, now: datetime) -> Decision:
+    async def plan_week(self, week: int, now: datetime) -> ModelStep:
         """The weekly plan from identity and long-term memory (empty unless Full)."""
         rng = random.Random(stable_seed(self.seed, self.id, "random_week", week))
         fallback = random_week(self.models, self.profile, rng)
@@ -208,7 +208,7 @@ class CommuterAgent:
     def initial_plan(self, weekday: int) -> DayPlan:
         return self.week[weekday % len(self.week)]
 
-    async def reflect(self, day: int, trip: Mapping[str, Any], now: datetime) -> Decision:
+    async def reflect(self, day: int, trip: Mapping[str, Any], now: datetime) -> ModelStep:
         """Judge a day's plan and outcome; the episode joins short-term memory."""
         assert self.plan is not None, "reflect() needs a plan that was executed"
         facts = str(trip["describe"])
@@ -227,7 +227,7 @@ class CommuterAgent:
         self.episodes.append((record.id, text))
         return decision
 
-    async def replan(self, day: int, weekday: int, environment: str, now: datetime) -> Decision:
+    async def replan(self, day: int, weekday: int, environment: str, now: datetime) -> ModelStep:
         """Keep or change today's initial plan given this week's episodes."""
         initial = self.initial_plan(weekday)
         decision = await self._ask(
@@ -244,7 +244,7 @@ class CommuterAgent:
         self.plan = decision.value
         return decision
 
-    async def abstract(self, week: int, now: datetime) -> Decision:
+    async def abstract(self, week: int, now: datetime) -> ModelStep:
         """Summarise the week into long-term memory, citing its episodes."""
         stm = self._short_term()
         messages = prompts.abstract_messages(self.identity, stm)
@@ -259,7 +259,7 @@ class CommuterAgent:
         self.patterns.append((record.id, lesson))
         return decision
 
-    async def merge(self, week: int, now: datetime) -> Decision | None:
+    async def merge(self, week: int, now: datetime) -> ModelStep | None:
         """Merge the weekly lessons since the last merge into one (none: nothing to do)."""
         if not self.patterns:
             return None
@@ -283,7 +283,7 @@ class CommuterAgent:
         fallback: prompts.Patterns,
         now: datetime,
         week: int,
-    ) -> tuple[Decision, str]:
+    ) -> tuple[ModelStep, str]:
         decision = await self._ask(purpose, messages, prompts.Patterns, fallback, now, week=week)
         assert isinstance(decision.value, prompts.Patterns)
         return decision, decision.value.pattern
@@ -305,7 +305,7 @@ class CommuterAgent:
         fallback: BaseModel,
         now: datetime,
         **about: int,
-    ) -> Decision:
+    ) -> ModelStep:
         """One model call; `about` names the day or week it concerns (logged with it)."""
         request = Request(
             messages=messages,
@@ -318,11 +318,11 @@ class CommuterAgent:
         )
         completion = await self.model.complete(request)
         value = completion.value if completion.value is not None else fallback
-        decision = Decision(
+        decision = ModelStep(
             purpose, value, completion.fallback, completion.text, completion.error, about
         )
-        if self.events is not None:
-            self.events.emit(decision.event(), t=now, agent=self.id)
+        if self.sink is not None:
+            self.sink.emit(decision.event(), t=now, agent=self.id)
         return decision
 
     # --- interviews and checkpoints -------------------------------------------------------
@@ -332,7 +332,7 @@ class CommuterAgent:
     ) -> InterviewAnswer:
         who = CommuterIdentity(self.id, self.profile.label, self.identity)
         ctx = MindContext(
-            who, self.memory, self.model, Ablation.FULL, self.events, self.seed, prompts.SYSTEM
+            who, self.memory, self.model, Ablation.FULL, self.sink, self.seed, prompts.SYSTEM
         )
         return await interview(ctx, question, now, choices)
 
@@ -358,7 +358,7 @@ class CommuterAgent:
 
 
 @dataclass(frozen=True)
-class Decision:
+class ModelStep:
     """One model-backed step: what it produced and whether the fallback was used."""
 
     purpose: str

@@ -75,14 +75,14 @@ class LogitCommuter:
         models: PlanModels,
         seed: int,
         options: LogitOptions,
-        events: EventSink | None = None,
+        sink: EventSink | None = None,
     ) -> None:
         self.id = person.id
         self.commuter = person
         self.models = models
         self.seed = seed
         self.options = options
-        self.events = events
+        self.sink = sink
         km = person.profile.distance_km
         self.beliefs = {mode: first_guess(mode, km) for mode in models.rules.modes}
         self.constants = options.constants.get(person.profile_name, {})
@@ -132,7 +132,7 @@ class LogitCommuter:
             mode=mode,
             destination=self.commuter.profile.destination,
         )
-        if self.events is not None:
+        if self.sink is not None:
             decided = Decided(
                 purpose=PURPOSE,
                 choice=plan.describe(),
@@ -146,7 +146,7 @@ class LogitCommuter:
                 fallback=False,
                 extra={"day": day},
             )
-            self.events.emit(decided, t=now, agent=self.id)
+            self.sink.emit(decided, t=now, agent=self.id)
         return trip_action(self.commuter, plan)
 
     def departure(self, belief: Belief) -> float:

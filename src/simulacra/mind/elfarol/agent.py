@@ -59,14 +59,14 @@ class ElFarolAgent:
         model: LanguageModel,
         *,
         seed: int,
-        events: EventSink | None = None,
+        sink: EventSink | None = None,
         memory: MemoryStream | None = None,
         identity: Townsperson | None = None,
     ) -> None:
         self.id = agent
         self.model = model
         self.seed = seed
-        self.events = events
+        self.sink = sink
         self.memory = memory
         self.identity = identity or Townsperson(agent, 0, 0)
 
@@ -85,7 +85,7 @@ class ElFarolAgent:
         completion = await self.model.complete(request)
         value = completion.value
         assert isinstance(value, BarChoice)  # a structured request carries a value or the fallback
-        if self.events is not None:
+        if self.sink is not None:
             decided = Decided(
                 purpose=PURPOSE,
                 choice=value.choice.value,
@@ -95,7 +95,7 @@ class ElFarolAgent:
                 error=completion.error,
                 step=week.week,
             )
-            self.events.emit(decided, t=now, agent=self.id)
+            self.sink.emit(decided, t=now, agent=self.id)
         if self.memory is not None:
             await self.memory.add("observation", _week_note(week, value), now, WEEK_IMPORTANCE)
         return Action(value.choice.value, DESCRIPTIONS[value.choice])
@@ -113,7 +113,7 @@ class ElFarolAgent:
             self.memory,
             self.model,
             Ablation.FULL,
-            self.events,
+            self.sink,
             self.seed,
             INTERVIEW_SYSTEM,
         )

@@ -78,7 +78,7 @@ class EmbodiedAgent:
         history: int = DEFAULT_HISTORY,
         max_tokens: int = CaptionOptions.default_tokens,
         talks: bool = False,
-        events: EventSink | None = None,
+        sink: EventSink | None = None,
     ) -> None:
         self.id = agent
         self.model = model
@@ -87,7 +87,7 @@ class EmbodiedAgent:
         self.size = history
         self.max_tokens = max_tokens
         self.talks = talks
-        self.events = events
+        self.sink = sink
         self.history: list[Entry] = []
         self._pending: tuple[int, str] | None = None  # the last decision, awaiting its outcome
 
@@ -121,7 +121,7 @@ class EmbodiedAgent:
         )
         completion = await self.model.complete(request)
         step = int(facts["step"])
-        if self.events is not None:
+        if self.sink is not None:
             decided = Decided(
                 purpose=purpose,
                 choice=flatten(completion.text, 80),
@@ -139,7 +139,7 @@ class EmbodiedAgent:
                     "cut": completion.usage.completion_tokens >= self.max_tokens,
                 },
             )
-            self.events.emit(decided, t=now, agent=self.id)
+            self.sink.emit(decided, t=now, agent=self.id)
         self._pending = (step - 1, completion.text)
         return Action("reply", flatten(completion.text, 80), args={"text": completion.text})
 

@@ -59,10 +59,10 @@ def wrap(angle: float) -> float:
 class _Baseline:
     mind = "baseline"
 
-    def __init__(self, agent: str, *, seed: int, events: EventSink | None = None) -> None:
+    def __init__(self, agent: str, *, seed: int, sink: EventSink | None = None) -> None:
         self.id = agent
         self.seed = seed
-        self.events = events
+        self.sink = sink
 
     async def decide(self, phase: str, observation: Observation, now: datetime) -> Action | None:
         facts = observation.facts
@@ -70,7 +70,7 @@ class _Baseline:
             return None
         args, why = self.choose(facts)
         said = words(args)
-        if self.events is not None:
+        if self.sink is not None:
             decided = Decided(
                 purpose=f"embodied.{self.mind}",
                 choice=said,
@@ -85,7 +85,7 @@ class _Baseline:
                     "nudged": False,
                 },
             )
-            self.events.emit(decided, t=now, agent=self.id)
+            self.sink.emit(decided, t=now, agent=self.id)
         return Action("command", said, args=args)
 
     def choose(self, facts: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
@@ -106,8 +106,8 @@ class Seeker(_Baseline):
     TOLERANCE = 0.06  # of chromaticity, r / (r + g + b) and g / (r + g + b)
     SCAN_DEG = 45.0
 
-    def __init__(self, agent: str, *, seed: int, events: EventSink | None = None) -> None:
-        super().__init__(agent, seed=seed, events=events)
+    def __init__(self, agent: str, *, seed: int, sink: EventSink | None = None) -> None:
+        super().__init__(agent, seed=seed, sink=sink)
         self.scans = 0
 
     def choose(self, facts: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
@@ -194,8 +194,8 @@ class RandomWalker(_Baseline):
 
     mind = "random"
 
-    def __init__(self, agent: str, *, seed: int, events: EventSink | None = None) -> None:
-        super().__init__(agent, seed=seed, events=events)
+    def __init__(self, agent: str, *, seed: int, sink: EventSink | None = None) -> None:
+        super().__init__(agent, seed=seed, sink=sink)
         self.rng = random.Random(seed)
 
     def choose(self, facts: Mapping[str, Any]) -> tuple[dict[str, Any], str]:

@@ -73,7 +73,7 @@ class GridAgent:
         index: int,
         seed: int,
         messages: int,
-        events: EventSink | None = None,
+        sink: EventSink | None = None,
         extras: tuple[Extra, ...] = (),
     ) -> None:
         self.id = identity.id
@@ -82,7 +82,7 @@ class GridAgent:
         self.memory = recall
         self.index = index
         self.seed = seed
-        self.events = events
+        self.sink = sink
         self.extras = extras
         self.inbox: deque[Received] = deque(maxlen=messages)
         self._view: AgentView | None = None
@@ -151,7 +151,7 @@ class GridAgent:
         completion = await self.model.complete(request)
         value = completion.value
         assert value is not None  # structured requests always carry a value or the fallback
-        if self.events is not None:
+        if self.sink is not None:
             decided = Decided(
                 purpose=purpose,
                 choice=_choice(value),
@@ -161,7 +161,7 @@ class GridAgent:
                 error=completion.error,
                 step=step,
             )
-            self.events.emit(decided, t=now, agent=self.id)
+            self.sink.emit(decided, t=now, agent=self.id)
         return value
 
     async def interview(
@@ -177,7 +177,7 @@ class GridAgent:
             self.memory.stream,
             self.model,
             Ablation.FULL,
-            self.events,
+            self.sink,
             self.seed,
             GRID_SYSTEM,
         )

@@ -36,11 +36,11 @@ _PREFIX = re.compile(r"^(?:(?:Warning|Relayed):\s*)+")
 class RuleAgent:
     """The grid's `rule` mind (see the module docstring)."""
 
-    def __init__(self, agent: str, seed: int, events: EventSink | None = None) -> None:
+    def __init__(self, agent: str, seed: int, sink: EventSink | None = None) -> None:
         self.id = agent
         self.seed = seed
         self.heading = random.Random(f"{seed}|{agent}|heading").choice(sorted(HEADINGS))
-        self.events = events
+        self.sink = sink
         self.warned: list[str] = []  # fires it has warned of
         self.relayed = False
         self.heard: list[str] = []  # last step's messages, passed on at the next
@@ -94,12 +94,12 @@ class RuleAgent:
         if heading is not None:
             self.heading = heading
         choice = f"move {heading}" if heading else "stay"
-        if self.events is not None:
+        if self.sink is not None:
             parsed = {"direction": heading, "rule": why}
             decided = Decided(
                 purpose=PURPOSE, choice=choice, raw="", parsed=parsed, fallback=False, step=step
             )
-            self.events.emit(decided, t=now, agent=self.id)
+            self.sink.emit(decided, t=now, agent=self.id)
         if heading is None:
             return Action("stay", choice)
         return Action("move", choice, target=heading)

@@ -23,7 +23,7 @@ from simulacra.runlog.events.agents import (
     Reflected,
     Retrieval,
 )
-from simulacra.runlog.events.envelope import KINDS, PAYLOADS, Event, EventSink, event_line
+from simulacra.runlog.events.envelope import EVENT_KINDS, PAYLOADS, Event, EventSink, event_line
 from simulacra.runlog.events.lab import (
     LabAttempt,
     LabCommand,
@@ -44,7 +44,7 @@ from simulacra.runlog.events.run import (
 )
 
 __all__ = [
-    "KINDS",
+    "EVENT_KINDS",
     "PAYLOADS",
     "Acted",
     "CheckpointSaved",

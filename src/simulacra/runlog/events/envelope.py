@@ -72,7 +72,7 @@ PAYLOADS: dict[str, type[Payload]] = {
         LabIteration,
     )
 }
-KINDS = frozenset(PAYLOADS)
+EVENT_KINDS = frozenset(PAYLOADS)
 
 
 @dataclass(frozen=True)

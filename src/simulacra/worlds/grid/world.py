@@ -88,7 +88,7 @@ class FireSighting:
 
 
 @dataclass(frozen=True)
-class Persona:
+class Traits:
     gender: str
     details: tuple[tuple[str, str], ...] = ()
 
@@ -223,7 +223,7 @@ class GridWorld:
     """Agents' positions on a layout, one step at a time (see the module's docstring)."""
 
     def __init__(
-        self, layout: Layout, personas: Mapping[str, Persona], positions: Mapping[str, Cell]
+        self, layout: Layout, personas: Mapping[str, Traits], positions: Mapping[str, Cell]
     ) -> None:
         if set(personas) != set(positions):
             raise ValueError("every agent needs both a persona and a position")
@@ -459,13 +459,13 @@ def build_world(
     outside = [cell for cell in cells if layout.place_at(cell) is None]
     if not outside:
         raise ValueError("world.places cover the whole field; agents need cells outside them")
-    personas: dict[str, Persona] = {}
+    personas: dict[str, Traits] = {}
     positions: dict[str, Cell] = {}
     for person in people:
-        personas[person.id] = Persona(person.gender, tuple(sorted(person.details.items())))
+        personas[person.id] = Traits(person.gender, tuple(sorted(person.details.items())))
         positions[person.id] = person.position or rng.choice(outside)
     for agent in roster(people, count)[len(people) :]:
-        personas[agent] = Persona(rng.choice(config.genders))
+        personas[agent] = Traits(rng.choice(config.genders))
         positions[agent] = rng.choice(outside)
     return GridWorld(layout, personas, positions)
 

@@ -9,7 +9,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
-from simulacra.core import unknown
+from simulacra.errors import unknown
 
 
 class ThingSpec(BaseModel):

@@ -27,8 +27,8 @@ from simulacra.core import (
     Phase,
     Resolution,
     Tick,
-    unknown,
 )
+from simulacra.errors import unknown
 from simulacra.worlds.town.layout import Rect, along, area_rects, static_layout
 from simulacra.worlds.town.map import TownMap
 from simulacra.worlds.town.presence import Roster

@@ -9,9 +9,10 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ValidationError
 
-from simulacra.core import Mind, parse_hhmm, unknown
+from simulacra.core import Mind, parse_hhmm
+from simulacra.errors import unknown
 from simulacra.experiments.explain import explained
-from simulacra.experiments.kinds.base import INTERVIEW, Ability, Cast, Services, WorldKind
+from simulacra.experiments.kinds.base import INTERVIEW, Ability, Binding, Cast, Services
 from simulacra.experiments.scenario import Scenario
 from simulacra.llm import ScriptedModel
 from simulacra.mind.commuter import (
@@ -48,7 +49,7 @@ def _profiles(scenario: Scenario) -> dict[str, Profile]:
 
 def _days_problems(scenario: Scenario) -> list[str]:
     """Working days named by the world (strikes, announcements) before the first; those after
-    the last are left out of the run (`CommuteKind.trim`)."""
+    the last are left out of the run (`CommuteBinding.trim`)."""
     config = _commute(scenario)
     problems = []
     for i, strike in enumerate(config.city.taxi_strikes):
@@ -72,7 +73,7 @@ def _days(days: list[int]) -> str:
     return ", ".join(map(str, days))
 
 
-class CommuteKind(WorldKind):
+class CommuteBinding(Binding):
     name = "commute"
     reads = frozenset({"run", "action", "decision"})
     # Table 5 and the modal split are percentages of trips.
@@ -293,4 +294,4 @@ def _figure_problems(scenario: Scenario, profiles: dict[str, Profile]) -> list[s
     return problems
 
 
-COMMUTE = CommuteKind()
+COMMUTE = CommuteBinding()

@@ -10,9 +10,9 @@ from simulacra.core import Mind
 from simulacra.experiments.kinds.base import (
     INTERVIEW,
     Ability,
+    Binding,
     Cast,
     Services,
-    WorldKind,
     agent_seed,
 )
 from simulacra.experiments.scenario import Scenario
@@ -31,7 +31,7 @@ def _elfarol(scenario: Scenario) -> ElFarolConfig:
     return scenario.world
 
 
-class ElFarolKind(WorldKind):
+class ElFarolBinding(Binding):
     name = "elfarol"
     minds = ("elfarol",)
     # bounded: an agent remembers what the world shows (world.memory_weeks); stream: it also
@@ -86,7 +86,7 @@ class ElFarolKind(WorldKind):
                 agent,
                 services.model,
                 seed=agent_seed(scenario.seed, agent),
-                events=services.sink(agent),
+                sink=services.sink(agent),
                 memory=services.stream(agent, scenario, WEEK_IMPORTANCE) if stream else None,
                 identity=Townsperson(agent, len(roster), seats),
             )
@@ -104,4 +104,4 @@ class ElFarolKind(WorldKind):
         return {k: float(v) for k, v in measures["elfarol"]["headline"].items()}
 
 
-ELFAROL = ElFarolKind()
+ELFAROL = ElFarolBinding()

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel
 
 from simulacra.core import Mind
-from simulacra.experiments.kinds.base import Ability, Cast, Services, WorldKind, agent_seed
+from simulacra.experiments.kinds.base import Ability, Binding, Cast, Services, agent_seed
 from simulacra.experiments.scenario import Scenario
 from simulacra.llm import ScriptedModel
 from simulacra.mind.embodied import (
@@ -35,7 +35,7 @@ def _embodied(scenario: Scenario) -> EmbodiedConfig:
     return scenario.world
 
 
-class EmbodiedKind(WorldKind):
+class EmbodiedBinding(Binding):
     name = "embodied"
     minds = ("caption", "vlm", "seeker", "oracle", "random")
     baselines = ("seeker", "oracle", "random")
@@ -109,7 +109,7 @@ class EmbodiedKind(WorldKind):
         for agent in roster:
             seed = agent_seed(scenario.seed, agent)
             if mind in BASELINES:
-                minds[agent] = BASELINES[mind](agent, seed=seed, events=services.sink(agent))
+                minds[agent] = BASELINES[mind](agent, seed=seed, sink=services.sink(agent))
             else:
                 minds[agent] = EmbodiedAgent(
                     agent,
@@ -119,7 +119,7 @@ class EmbodiedKind(WorldKind):
                     history=history,
                     max_tokens=budget or CaptionOptions.default_tokens,
                     talks=config.talk_radius_m is not None,
-                    events=services.sink(agent),
+                    sink=services.sink(agent),
                 )
         cast = Cast(world, minds, services)
         cast.on_close(world.close)
@@ -135,4 +135,4 @@ class EmbodiedKind(WorldKind):
         return {k: float(v) for k, v in measures["embodied"]["headline"].items()}
 
 
-EMBODIED = EmbodiedKind()
+EMBODIED = EmbodiedBinding()

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ValidationError
 
 from simulacra.core import Mind
 from simulacra.experiments.explain import explained
-from simulacra.experiments.kinds.base import INTERVIEW, Ability, Cast, Services, WorldKind
+from simulacra.experiments.kinds.base import INTERVIEW, Ability, Binding, Cast, Services
 from simulacra.experiments.scenario import Scenario
 from simulacra.llm import ScriptedModel
 from simulacra.mind.grid import (
@@ -48,7 +48,7 @@ def _people(scenario: Scenario) -> list[GridPerson]:
     return [GridPerson.model_validate(raw) for raw in scenario.agents.personas]
 
 
-class GridKind(WorldKind):
+class GridBinding(Binding):
     name = "grid"
     reads = frozenset({"run", "message", "world"})
     shares: ClassVar[dict[str, float]] = {"away_share": 1.0, "change_rate": 1.0}
@@ -170,7 +170,7 @@ class GridKind(WorldKind):
                 index=index,
                 seed=scenario.seed,
                 messages=scenario.memory.messages,
-                events=services.sink(agent),
+                sink=services.sink(agent),
                 extras=options.extras,
             )
         return Cast(world, minds, services)
@@ -189,4 +189,4 @@ class GridKind(WorldKind):
         return {k: float(v) for k, v in measures["headline"].items()}
 
 
-GRID = GridKind()
+GRID = GridBinding()

@@ -9,7 +9,8 @@ from typing import Any, ClassVar
 
 from pydantic import ValidationError
 
-from simulacra.core import Mind, unknown
+from simulacra.core import Mind
+from simulacra.errors import unknown
 from simulacra.experiments.explain import explained
 from simulacra.experiments.kinds.base import (
     CORRECT,
@@ -17,9 +18,9 @@ from simulacra.experiments.kinds.base import (
     TALK,
     THINK,
     Ability,
+    Binding,
     Cast,
     Services,
-    WorldKind,
     agent_seed,
 )
 from simulacra.experiments.scenario import Scenario
@@ -37,7 +38,7 @@ def _town(scenario: Scenario) -> TownConfig:
     return scenario.world
 
 
-class TownKind(WorldKind):
+class TownBinding(Binding):
     name = "town"
     reads = frozenset({"world", "conversation", "action"})
     minds = ("generative", "routine")
@@ -137,7 +138,7 @@ class TownKind(WorldKind):
                 services.model,
                 ablation=ablation,
                 places=town.place_names,
-                events=services.sink(persona.id),
+                sink=services.sink(persona.id),
                 seed=agent_seed(scenario.seed, persona.id),
             )
         return Cast(world, minds, services)
@@ -182,4 +183,4 @@ def _change_problems(where: str, change: dict[str, Any], scenario: Scenario) -> 
     return []
 
 
-TOWN = TownKind()
+TOWN = TownBinding()
