@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from simulacra.core import Action, Tick, World
+from simulacra.core import Action, Tick
 from simulacra.worlds.elfarol import BAR, HOME, ElFarolConfig, ElFarolWorld
 
 TEN = [str(i) for i in range(10)]
@@ -32,10 +32,6 @@ def week(w: ElFarolWorld, step: int, going: set[str]) -> dict[str, Any]:
     frame = w.frame()
     w.advance(tick(step))
     return frame
-
-
-def test_the_world_follows_the_world_protocol() -> None:
-    assert isinstance(world(), World)
 
 
 def test_one_week_is_one_phase_in_which_every_agent_chooses() -> None:

@@ -3,7 +3,7 @@ from datetime import datetime, timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
-from simulacra.core import Action, Tick, World
+from simulacra.core import Action, Tick
 from simulacra.worlds.grid import Fire, GridWorld, Layout, Place, Traits
 
 CAFE = Place("cafe", "cafe", (-15, 0), (5, 5), 2)
@@ -19,10 +19,6 @@ def tick(step: int, last: int = 10) -> Tick:
     hour = timedelta(hours=1)
     now = datetime(2000, 1, 1) + (step - 1) * hour
     return Tick(step, now, now + hour, hour, step == 1, step == last, step == last)
-
-
-def test_grid_world_satisfies_the_world_protocol() -> None:
-    assert isinstance(world(a=(0, 0)), World)
 
 
 def test_agents_in_the_same_place_can_talk() -> None:

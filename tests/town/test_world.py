@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simulacra.core import Action, Tick, World
+from simulacra.core import Action, Tick
 from simulacra.experiments import load_scenario
 from simulacra.worlds.town import RoadGraph, TownMap, TownWorld
 from simulacra.worlds.town.map import read_map
@@ -43,10 +43,6 @@ def advance(world: TownWorld, minutes: int) -> None:
 
 def tick(start: bool = False, end: bool = False, last: bool = False) -> Tick:
     return Tick(1, START, START + timedelta(minutes=10), timedelta(minutes=10), start, end, last)
-
-
-def test_town_world_follows_the_world_protocol(world: TownWorld) -> None:
-    assert isinstance(world, World)
 
 
 def test_the_shipped_map_has_no_faults(town: TownMap) -> None:

@@ -1,7 +1,7 @@
 """A run's outputs: the HTML report with plots, the replay viewer, and a local server for both.
 
 Each name is imported on first use, so that a world's binding can register its report
-(`simulacra.report.world_report`) without loading matplotlib.
+(`simulacra.report.per_world`) without loading matplotlib.
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ if TYPE_CHECKING:
     from simulacra.report.evidence import EvidenceNode, evidence_tree
     from simulacra.report.frames import assemble_video, render_frames
     from simulacra.report.outputs import ReportError, build_outputs, read_json_object
+    from simulacra.report.per_world import WorldReport, register_world_report, world_report
     from simulacra.report.rating_page import render_rating_page
     from simulacra.report.replay import build_replay
     from simulacra.report.replay_model import Replay
     from simulacra.report.safe_json import json_for_script
     from simulacra.report.serve import ServeError, serve_run
-    from simulacra.report.world_report import WorldReport, register_world_report, world_report
 
 _WHERE = {
     "EvidenceNode": "evidence",
@@ -34,9 +34,9 @@ _WHERE = {
     "json_for_script": "safe_json",
     "ServeError": "serve",
     "serve_run": "serve",
-    "WorldReport": "world_report",
-    "register_world_report": "world_report",
-    "world_report": "world_report",
+    "WorldReport": "per_world",
+    "register_world_report": "per_world",
+    "world_report": "per_world",
 }
 __all__ = [
     "EvidenceNode",

@@ -24,9 +24,9 @@ from PIL import Image
 
 from simulacra.report.frame_maps import DPI, Painter, places_painter
 from simulacra.report.outputs import ReportError
+from simulacra.report.per_world import world_report
 from simulacra.report.replay import build_replay
 from simulacra.report.replay_model import Replay
-from simulacra.report.world_report import world_report
 from simulacra.runlog import RunDir, read_events
 
 FRAMES = "frames"

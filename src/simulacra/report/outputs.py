@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from simulacra.errors import UserError
+from simulacra.report.per_world import report_of_run
 from simulacra.report.replay import build_replay
 from simulacra.report.report_page import render_report
 from simulacra.report.viewer_page import render_viewer
-from simulacra.report.world_report import report_of_run
 from simulacra.runlog import read_events
 
 

@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 from simulacra.report.evidence import evidence_tree
+from simulacra.report.per_world import world_report
 from simulacra.report.replay_layout import on_screen
 from simulacra.report.replay_model import (
     AgentTrack,
@@ -28,7 +29,6 @@ from simulacra.report.replay_model import (
     RunSummary,
     Score,
 )
-from simulacra.report.world_report import world_report
 from simulacra.runlog import Event
 
 # Every other key of a world event is a world-specific extra; the grid's `positions` repeat the

@@ -12,12 +12,12 @@ from typing import Any
 from simulacra.report.budget import BudgetLine, budget_lines, by_agent, by_purpose, total
 from simulacra.report.diagnosis import diagnosis_section, memory_section, trace_sections
 from simulacra.report.evaluation import evaluation_section
+from simulacra.report.per_world import kind_of_run, report_of_run
 from simulacra.report.plots import budget_svg
 from simulacra.report.replay_model import Replay
 from simulacra.report.sections import VIEWER, links, no_link, section, viewer_link
 from simulacra.report.tables import rows_table, scalar_html, value_html
 from simulacra.report.timeline import day_timeline_svg
-from simulacra.report.world_report import kind_of_run, report_of_run
 from simulacra.runlog import Event
 
 _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'"
@@ -141,17 +141,12 @@ def _conversations(replay: Replay, expected: bool) -> str:
             tally[1] += conversation.turns
     if not pairs:
         return section("Conversations per pair", '<p class="empty">No conversations.</p>', "pairs")
-    rows = []
-    for (a, b), (count, turns, frame) in sorted(pairs.items(), key=lambda kv: -kv[1][0]):
-        names = " & ".join(
-            f'<a href="{escape(viewer_link(replay, replay.step_of_frame(frame), x))}">'
-            f"{escape(replay.agents[x].name if x in replay.agents else x)}</a>"
-            for x in (a, b)
-        )
-        rows.append(f"<tr><td>{names}</td><td>{count}</td><td>{turns}</td></tr>")
-    head = "<th>pair</th><th>conversations</th><th>turns</th>"
-    table = f'<table class="rows"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody>'
-    return section("Conversations per pair", table + "</table>", "pairs")
+    rows = [
+        (f"{_who(replay, a, frame)} &amp; {_who(replay, b, frame)}", count, turns)
+        for (a, b), (count, turns, frame) in sorted(pairs.items(), key=lambda kv: -kv[1][0])
+    ]
+    table = _pairs_table(("pair", "conversations", "turns"), rows)
+    return section("Conversations per pair", table, "pairs")
 
 
 def _messages(replay: Replay) -> str:
@@ -160,18 +155,27 @@ def _messages(replay: Replay) -> str:
         for to in message.to:
             tally = sent.setdefault((message.agent, to), [0, message.frame])
             tally[0] += 1
-    rows = []
-    for (a, b), (count, frame) in sorted(sent.items(), key=lambda kv: (-kv[1][0], kv[0])):
-        names = "</td><td>".join(
-            f'<a href="{escape(viewer_link(replay, replay.step_of_frame(frame), x))}">'
-            f"{escape(replay.agents[x].name if x in replay.agents else x)}</a>"
-            for x in (a, b)
-        )
-        rows.append(f"<tr><td>{names}</td><td>{count}</td></tr>")
-    head = "<th>from</th><th>to</th><th>messages delivered</th>"
-    table = f'<table class="rows"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody>'
+    rows = [
+        (_who(replay, a, frame), _who(replay, b, frame), count)
+        for (a, b), (count, frame) in sorted(sent.items(), key=lambda kv: (-kv[1][0], kv[0]))
+    ]
+    table = _pairs_table(("from", "to", "messages delivered"), rows)
     note = f"<p>{len(replay.messages)} messages delivered, counted by sender and recipient.</p>"
-    return section("Messages per sender and recipient", note + table + "</table>", "pairs")
+    return section("Messages per sender and recipient", note + table, "pairs")
+
+
+def _who(replay: Replay, agent: str, frame: int) -> str:
+    """An agent's name, linked into the viewer at the frame."""
+    name = replay.agents[agent].name if agent in replay.agents else agent
+    link = viewer_link(replay, replay.step_of_frame(frame), agent)
+    return f'<a href="{escape(link)}">{escape(name)}</a>'
+
+
+def _pairs_table(head: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    """Cells are HTML already (names escaped by `_who`, counts)."""
+    heads = "".join(f"<th>{escape(h)}</th>" for h in head)
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
+    return f'<table class="rows"><thead><tr>{heads}</tr></thead><tbody>{body}</tbody></table>'
 
 
 def _budget(replay: Replay, events: Sequence[Event], metrics: Mapping[str, Any] | None) -> str:

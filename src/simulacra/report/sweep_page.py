@@ -14,7 +14,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from simulacra.report.world_report import world_report
+from simulacra.report.per_world import world_report
 
 _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'"
 _CSS = """

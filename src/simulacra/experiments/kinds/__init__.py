@@ -9,7 +9,7 @@ from simulacra.experiments.kinds.embodied import EMBODIED
 from simulacra.experiments.kinds.grid import GRID
 from simulacra.experiments.kinds.town import TOWN
 from simulacra.experiments.scenario import WORLD_CONFIGS, Scenario
-from simulacra.report.world_report import register_world_report
+from simulacra.report.per_world import register_world_report
 
 # The one list of bindings: each names its world kind, and registers its report.
 BINDINGS: dict[str, Binding] = {

@@ -10,6 +10,7 @@ measures back from the log.
 from __future__ import annotations
 
 import hashlib
+import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -27,7 +28,7 @@ from simulacra.experiments.scenario import Scenario
 from simulacra.llm import Gateway, ScriptedModel
 from simulacra.memory import MemoryStream
 from simulacra.memory.store import Store
-from simulacra.report.world_report import WorldReport
+from simulacra.report.per_world import WorldReport
 from simulacra.runlog import Event
 
 # What a mind may be asked beyond deciding: take a thought, hold a conversation, answer an
@@ -153,9 +154,19 @@ class Binding:
     shares: ClassVar[dict[str, float]] = {}
 
     def report(self) -> WorldReport:
-        """What this world adds to its runs' report, viewer, frames and sweep page; imported
-        here, on first use, so that running a world loads none of its plotting."""
-        return WorldReport(self.name)
+        """What this world adds to its runs' report, viewer, frames and sweep page: `REPORT` in
+        the `report` module beside the binding (kinds/<world>/report.py), imported on first
+        use so that running a world loads none of its plotting; none there, nothing added."""
+        name = f"{type(self).__module__}.report"
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as missing:
+            if missing.name != name:
+                raise
+            return WorldReport(self.name)
+        found = module.REPORT
+        assert isinstance(found, WorldReport), f"{name}.REPORT is not a WorldReport"
+        return found
 
     def roster(self, scenario: Scenario) -> list[str]:
         """The ids of the agents taking part, in order."""

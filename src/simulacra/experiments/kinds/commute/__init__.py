@@ -25,7 +25,6 @@ from simulacra.mind.commuter import (
     plan_models,
     script_commuters,
 )
-from simulacra.report.world_report import WorldReport
 from simulacra.runlog import Event
 from simulacra.worlds.commute import (
     MODES,
@@ -93,11 +92,6 @@ class CommuteBinding(Binding):
         "taxi wait": ("taxi_wait_normal_min", "taxi_wait_strike_min"),
         "satisfaction": ("satisfaction",),
     }
-
-    def report(self) -> WorldReport:
-        from simulacra.experiments.kinds.commute.report import COMMUTE_REPORT
-
-        return COMMUTE_REPORT
 
     def roster(self, scenario: Scenario) -> list[str]:
         return [

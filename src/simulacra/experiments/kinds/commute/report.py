@@ -19,6 +19,7 @@ from simulacra.experiments.kinds.commute.plots import (
     taxi_wait_svg,
 )
 from simulacra.report.frame_maps import Painter
+from simulacra.report.per_world import WorldReport
 from simulacra.report.replay_model import Replay
 from simulacra.report.sections import (
     as_list,
@@ -31,7 +32,6 @@ from simulacra.report.sections import (
     section,
 )
 from simulacra.report.tables import rows_table
-from simulacra.report.world_report import WorldReport
 from simulacra.worlds.commute import TABLE5_COLUMNS
 
 Metrics = Mapping[str, Any]
@@ -256,6 +256,6 @@ def _sweep(out: Path, summary: Mapping[str, Any]) -> list[str]:
     return commute_sweep_sections(out, summary)
 
 
-COMMUTE_REPORT = WorldReport(
+REPORT = WorldReport(
     "commute", sections=_sections, shown=_SHOWN, painter=_painter, sweep_sections=_sweep
 )

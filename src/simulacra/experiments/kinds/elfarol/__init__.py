@@ -19,7 +19,6 @@ from simulacra.experiments.scenario import Scenario
 from simulacra.llm import ScriptedModel
 from simulacra.mind.elfarol import ElFarolAgent, Townsperson, script_elfarol
 from simulacra.mind.elfarol.agent import WEEK_IMPORTANCE
-from simulacra.report.world_report import WorldReport
 from simulacra.runlog import Event
 from simulacra.worlds.elfarol import ElFarolConfig, ElFarolWorld, elfarol_metrics
 
@@ -42,11 +41,6 @@ class ElFarolBinding(Binding):
     signature: ClassVar[dict[str, tuple[str, ...]]] = {
         "attendance": ("mean_attendance", "attendance_std", "crowded_share"),
     }
-
-    def report(self) -> WorldReport:
-        from simulacra.experiments.kinds.elfarol.report import ELFAROL_REPORT
-
-        return ELFAROL_REPORT
 
     def roster(self, scenario: Scenario) -> list[str]:
         return [str(i) for i in range(scenario.agents.count or DEFAULT_AGENTS)]

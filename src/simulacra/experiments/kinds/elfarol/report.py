@@ -15,11 +15,11 @@ from typing import Any
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
+from simulacra.report.per_world import WorldReport
 from simulacra.report.plots import figure_svg, plot_style, tidy_axes
 from simulacra.report.replay_model import Replay
 from simulacra.report.sections import as_list, as_mapping, figure, links, number, section
 from simulacra.report.tables import rows_table
-from simulacra.report.world_report import WorldReport
 
 Metrics = Mapping[str, Any]
 
@@ -71,6 +71,6 @@ def _attendance_svg(
         return figure_svg(fig)
 
 
-ELFAROL_REPORT = WorldReport(
+REPORT = WorldReport(
     "elfarol", sections=_sections, shown=("elfarol",), timeline=False, conversations=False
 )

@@ -22,7 +22,6 @@ from simulacra.mind.embodied import (
     VlmOptions,
     script_embodied,
 )
-from simulacra.report.world_report import WorldReport
 from simulacra.runlog import Event
 from simulacra.worlds.embodied import EmbodiedConfig, embodied_metrics
 
@@ -43,11 +42,6 @@ class EmbodiedBinding(Binding):
     options: ClassVar[dict[str, type[BaseModel]]] = {"caption": CaptionOptions, "vlm": VlmOptions}
     reads = frozenset({"run", "world", "decision", "action", "llm.call"})
     shares: ClassVar[dict[str, float]] = {"success": 1.0, "spl": 1.0, "soft_spl": 1.0}
-
-    def report(self) -> WorldReport:
-        from simulacra.experiments.kinds.embodied.report import EMBODIED_REPORT
-
-        return EMBODIED_REPORT
 
     def roster(self, scenario: Scenario) -> list[str]:
         count = scenario.agents.count or 1

@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from simulacra.report.outputs import png_uri
+from simulacra.report.per_world import WorldReport
 from simulacra.report.replay_model import Replay
 from simulacra.report.sections import as_mapping, links, section
 from simulacra.report.sweep_page import figure_text, sweep_section
 from simulacra.report.tables import rows_table
-from simulacra.report.world_report import WorldReport
 from simulacra.runlog import Event
 
 log = logging.getLogger(__name__)
@@ -125,7 +125,7 @@ def _suite(summary: Mapping[str, Any]) -> str:
     return sweep_section("Success and SPL per task and agent", note + table)
 
 
-EMBODIED_REPORT = WorldReport(
+REPORT = WorldReport(
     "embodied",
     sections=_embodied,
     shown=("embodied",),

@@ -23,7 +23,6 @@ from simulacra.mind.grid import (
     StreamRecall,
     script_grid_agents,
 )
-from simulacra.report.world_report import WorldReport
 from simulacra.runlog import Event
 from simulacra.worlds.grid import (
     GridConfig,
@@ -73,11 +72,6 @@ class GridBinding(Binding):
             "change_rate",
         ),
     }
-
-    def report(self) -> WorldReport:
-        from simulacra.experiments.kinds.grid.report import GRID_REPORT
-
-        return GRID_REPORT
 
     def count(self, scenario: Scenario) -> int:
         return scenario.agents.count or max(DEFAULT_AGENTS, len(scenario.agents.personas))

@@ -10,6 +10,7 @@ from html import escape
 from typing import Any
 
 from simulacra.report.frame_maps import Painter, cells_painter
+from simulacra.report.per_world import WorldReport
 from simulacra.report.plots import steps_svg
 from simulacra.report.replay_model import Replay
 from simulacra.report.sections import (
@@ -22,7 +23,6 @@ from simulacra.report.sections import (
     section,
 )
 from simulacra.report.tables import rows_table
-from simulacra.report.world_report import WorldReport
 from simulacra.worlds.grid import Layout
 
 Metrics = Mapping[str, Any]
@@ -133,7 +133,7 @@ def _movement(replay: Replay, metrics: Metrics) -> str:
     return section("Movement and action stability", body, "movement")
 
 
-GRID_REPORT = WorldReport(
+REPORT = WorldReport(
     "grid",
     sections=_grid,
     shown=(

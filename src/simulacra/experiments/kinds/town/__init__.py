@@ -27,7 +27,6 @@ from simulacra.experiments.scenario import Scenario
 from simulacra.llm import ScriptedModel
 from simulacra.mind import Ablation, Agent, Persona, RoutineAgent
 from simulacra.mind.scripted import sociable
-from simulacra.report.world_report import WorldReport
 from simulacra.runlog import Event
 from simulacra.worlds.town import TownConfig, TownWorld, attendance, conversations
 from simulacra.worlds.town.metrics import rejected_actions
@@ -50,11 +49,6 @@ class TownBinding(Binding):
         "attendance": ("attended",),
         "conversations": ("conversations",),
     }
-
-    def report(self) -> WorldReport:
-        from simulacra.experiments.kinds.town.report import TOWN_REPORT
-
-        return TOWN_REPORT
 
     def personas(self, scenario: Scenario) -> list[Persona]:
         return [Persona.model_validate(raw) for raw in scenario.agents.personas]

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from simulacra.report.per_world import WorldReport
 from simulacra.report.plots import DiffusionPoint, diffusion_svg
 from simulacra.report.replay_model import Replay
 from simulacra.report.sections import (
@@ -19,7 +20,6 @@ from simulacra.report.sections import (
     viewer_link,
 )
 from simulacra.report.tables import rows_table, value_html
-from simulacra.report.world_report import WorldReport
 
 Metrics = Mapping[str, Any]
 
@@ -70,4 +70,4 @@ def _attendance(replay: Replay, metrics: Metrics) -> str:
     return section("Attendance", value_html(value, links(replay)), "attendance")
 
 
-TOWN_REPORT = WorldReport("town", sections=_town, shown=("diffusion", "attendance"))
+REPORT = WorldReport("town", sections=_town, shown=("diffusion", "attendance"))
