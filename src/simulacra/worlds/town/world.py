@@ -1,10 +1,10 @@
 """The town: agents walk between places along roads, see who and what is around them, use objects.
 
-A tick's phases: `plan` (at the day's first tick), `perceive`, `decide`, `act`, `reflect`, and
-`summarize` (at the day's last tick but the run's). In `decide`, agents may ask to talk
-(`Action("talk", target=other)`): the world pairs them in the seeded order, each agent in at
-most one conversation a tick, and only agents at the same place. In `act`, in the seeded
-order, each agent:
+A tick's phases: `plan` (at the day's first tick), `decide` (its observation is what the agent
+perceives), `act`, `reflect`, and `summarize` (at the day's last tick but the run's). In
+`decide`, agents may ask to talk (`Action("talk", target=other)`): the world pairs them in the
+seeded order, each agent in at most one conversation a tick, and only agents at the same
+place. In `act`, in the seeded order, each agent:
 - `do`: goes to `target` (a place; None means stay) and does `description`, optionally using
   `args["object"]` and setting it to `args["state"]`; `args["area"]` picks an area;
 - `talk`: stays and talks with `args["with"]` (an agent id).
