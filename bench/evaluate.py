@@ -14,7 +14,7 @@ from pathlib import Path
 from simulacra.experiments import load_scenario, run
 from simulacra.experiments.evaluate import evaluate
 from simulacra.llm import load_model
-from simulacra.mind.scripted import sociable
+from simulacra.mind.town.scripted import sociable
 
 SCENARIO = Path(__file__).resolve().parent.parent / "scenarios" / "town-2day.yaml"
 

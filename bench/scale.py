@@ -64,9 +64,9 @@ from simulacra.llm import RawReply, Request, chat, load_model
 from simulacra.llm.fault_server import FaultServer
 from simulacra.memory.prompts import Insight, Insights, ReflectionQuestions
 from simulacra.mind.commuter.prompts import Patterns, Reflection
-from simulacra.mind.converse_prompts import TurnOutput
 from simulacra.mind.interview import InterviewOutput
-from simulacra.mind.plan_prompts import (
+from simulacra.mind.town.converse_prompts import TurnOutput
+from simulacra.mind.town.plan_prompts import (
     ActionsOutput,
     DailyPlanOutput,
     DaySummaryOutput,
@@ -75,7 +75,7 @@ from simulacra.mind.plan_prompts import (
     PlannedBlock,
     ReplanOutput,
 )
-from simulacra.mind.react_prompts import ReactionOutput
+from simulacra.mind.town.react_prompts import ReactionOutput
 from simulacra.runlog import read_events
 
 LATENCY_S = 1.0

@@ -17,7 +17,7 @@ from pathlib import Path
 from scale import InFlight
 from simulacra.experiments import load_scenario, run
 from simulacra.llm import load_model
-from simulacra.mind.scripted import sociable
+from simulacra.mind.town.scripted import sociable
 from simulacra.runlog import read_events
 
 AGENTS = 25

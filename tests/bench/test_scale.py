@@ -11,8 +11,8 @@ from types import ModuleType
 import pytest
 
 from simulacra.mind.commuter import Profile, plan_models
-from simulacra.mind.plan_prompts import DailyPlanOutput
-from simulacra.mind.react_prompts import ReactionOutput
+from simulacra.mind.town.plan_prompts import DailyPlanOutput
+from simulacra.mind.town.react_prompts import ReactionOutput
 from simulacra.worlds.commute import City, CommuteConfig
 from simulacra.worlds.town import TownConfig
 

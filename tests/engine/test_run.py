@@ -14,7 +14,7 @@ from simulacra.engine import Progress
 from simulacra.experiments import InterviewError, Scenario, interview, load_scenario, resume
 from simulacra.experiments import run as run_scenario
 from simulacra.llm import ScriptedModel, load_model
-from simulacra.mind.scripted import sociable
+from simulacra.mind.town.scripted import sociable
 from simulacra.runlog import Event, RunDir, read_events
 
 TOWN = Path(__file__).resolve().parents[2] / "scenarios" / "town.yaml"
@@ -164,7 +164,7 @@ _KILLER = textwrap.dedent(
     import json, os, signal, sys
     from simulacra.experiments import load_scenario, run
     from simulacra.llm import load_model
-    from simulacra.mind.scripted import sociable
+    from simulacra.mind.town.scripted import sociable
 
     def kill(progress):
         if progress.step == int(sys.argv[2]):

@@ -12,7 +12,7 @@ import pytest
 from simulacra.experiments import load_scenario, run
 from simulacra.experiments.evaluate import evaluate
 from simulacra.llm import ScriptedModel, load_model
-from simulacra.mind.scripted import sociable
+from simulacra.mind.town.scripted import sociable
 from simulacra.runlog import RunDir
 
 TOWN = Path(__file__).resolve().parents[2] / "scenarios" / "town.yaml"

@@ -15,7 +15,7 @@ from simulacra.experiments import load_scenario, run
 from simulacra.experiments.diagnose import diagnose
 from simulacra.experiments.diagnose.trace import trace
 from simulacra.llm import Request, ScriptedModel, load_model
-from simulacra.mind.scripted import sociable
+from simulacra.mind.town.scripted import sociable
 from simulacra.runlog import RunDir
 
 from .conftest import CANCELLED, PARTY, TOWN

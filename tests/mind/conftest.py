@@ -12,7 +12,8 @@ import pytest
 from simulacra.embed import HashingEmbedder
 from simulacra.llm import ScriptedModel, load_model
 from simulacra.memory import MemoryStream
-from simulacra.mind import Ablation, Agent, Persona
+from simulacra.mind import Ablation
+from simulacra.mind.town import Agent, Persona
 from simulacra.runlog import EventWriter
 
 PLACES = ("Isabella's apartment", "Klaus's apartment", "Hobbs Cafe", "Oak Hill College", "Park")

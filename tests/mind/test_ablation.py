@@ -6,7 +6,8 @@ from datetime import timedelta
 
 from simulacra.core import Observation
 from simulacra.llm import ScriptedModel
-from simulacra.mind import Ablation, Agent, converse
+from simulacra.mind import Ablation
+from simulacra.mind.town import Agent, converse
 
 from .conftest import KLAUS, MONDAY, MakeAgent, calls
 

@@ -24,7 +24,7 @@ from simulacra.embed import default_embedder
 from simulacra.experiments import load_scenario
 from simulacra.llm import load_model
 from simulacra.memory import MemoryStream
-from simulacra.mind import Agent, Persona
+from simulacra.mind.town import Agent, Persona
 
 SCENARIOS = Path(__file__).parents[2] / "scenarios"
 MEMORIES = Path(__file__).with_name("data") / "demo_memories.json"

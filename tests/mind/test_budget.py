@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 
 from simulacra.core import Observation
 from simulacra.llm import Request, ScriptedModel
-from simulacra.mind import Agent, converse
+from simulacra.mind.town import Agent, converse
 
 from .conftest import KLAUS, MONDAY, MakeAgent
 

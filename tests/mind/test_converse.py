@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from simulacra.llm import Request, ScriptedModel
-from simulacra.mind import converse
+from simulacra.mind.town import converse
 from simulacra.runlog import EventWriter, read_events
 
 from .conftest import KLAUS, MONDAY, MakeAgent

@@ -7,8 +7,9 @@ from datetime import timedelta
 
 from simulacra.core import Observation
 from simulacra.llm import Request, ScriptedModel
-from simulacra.mind import Ablation, converse
-from simulacra.mind.scripted import sociable
+from simulacra.mind import Ablation
+from simulacra.mind.town import converse
+from simulacra.mind.town.scripted import sociable
 from simulacra.runlog import EventWriter, read_events
 
 from .conftest import KLAUS, MONDAY, MakeAgent

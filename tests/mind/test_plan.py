@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from simulacra.core import Observation
 from simulacra.llm import Request, ScriptedModel
-from simulacra.mind import Agent, PlanStep
-from simulacra.mind.schedule import fit_durations
+from simulacra.mind.town import Agent, PlanStep
+from simulacra.mind.town.schedule import fit_durations
 from simulacra.runlog import EventWriter, read_events
 
 from .conftest import ISABELLA_DAY, MONDAY, MakeAgent, calls, day_plan

@@ -9,8 +9,9 @@ from typing import Any
 
 from simulacra.core import Observation
 from simulacra.llm import Request, ScriptedModel
-from simulacra.mind import Ablation, converse
+from simulacra.mind import Ablation
 from simulacra.mind.context import CHARACTER_SYSTEM
+from simulacra.mind.town import converse
 
 from .conftest import ISABELLA, ISABELLA_DAY, KLAUS, MONDAY, MakeAgent
 

@@ -6,7 +6,7 @@ from datetime import timedelta
 
 from simulacra.core import Observation
 from simulacra.llm import Request, ScriptedModel
-from simulacra.mind import converse
+from simulacra.mind.town import converse
 from simulacra.runlog import EventWriter, read_events
 
 from .conftest import ISABELLA, ISABELLA_DAY, KLAUS, MONDAY, MakeAgent, calls

@@ -7,8 +7,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 from simulacra.llm import Request, ScriptedModel
-from simulacra.mind import converse
-from simulacra.mind.relation import relationship
+from simulacra.mind.town import converse
+from simulacra.mind.town.relation import relationship
 
 from .conftest import ISABELLA, KLAUS, MONDAY, MakeAgent, calls
 from .test_converse import _party_chat

@@ -8,7 +8,8 @@ from datetime import timedelta
 import pytest
 
 from simulacra.llm import ScriptedModel
-from simulacra.mind import Agent, call_seed
+from simulacra.mind import call_seed
+from simulacra.mind.town import Agent
 
 from .conftest import ISABELLA, ISABELLA_DAY, MONDAY, PLACES, MakeAgent, calls
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from simulacra.experiments import load_scenario, run
 from simulacra.llm import ScriptedModel, load_model
-from simulacra.mind.scripted import sociable
+from simulacra.mind.town.scripted import sociable
 from simulacra.runlog import RunDir, read_events
 from simulacra.runlog.compare import without_wall
 

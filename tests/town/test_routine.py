@@ -11,7 +11,7 @@ from simulacra.core import Observation
 from simulacra.embed import HashingEmbedder
 from simulacra.experiments import ScenarioError, interview, load_scenario, run
 from simulacra.memory import MemoryStream
-from simulacra.mind import Persona, RoutineAgent
+from simulacra.mind.town import Persona, RoutineAgent
 from simulacra.runlog import read_events
 
 TOWN = Path(__file__).parents[2] / "scenarios" / "town.yaml"

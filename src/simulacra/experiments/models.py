@@ -8,7 +8,7 @@ from typing import Any
 from simulacra.experiments.kinds import binding_of
 from simulacra.experiments.scenario import Scenario
 from simulacra.llm import Gateway, ScriptedModel, SqliteCache
-from simulacra.mind.scripted import interviewees
+from simulacra.mind.town.scripted import interviewees
 from simulacra.runlog import RunDir
 
 LLM_CACHE = "llm_cache.sqlite"

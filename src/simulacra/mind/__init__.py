@@ -1,29 +1,11 @@
-"""The mind of a generative agent: persona, planning, perception, reaction, dialogue, interviews;
-and the town's routine agent, a classical baseline that calls no model."""
+"""What every mind shares: the ablations of a generative mind's faculties, the context a mind
+thinks in (its memory, model, event sink and seeds), and interviews. Each world's minds live
+in their own folder: `mind/town/` (the generative agent and the routine agent), `mind/grid/`,
+`mind/commuter/`, `mind/elfarol/`, `mind/embodied/`."""
 
 from simulacra.core import InterviewAnswer
 from simulacra.mind.ablation import Ablation
-from simulacra.mind.agent import Agent
 from simulacra.mind.context import call_seed
-from simulacra.mind.converse import Conversation, Utterance, converse
-from simulacra.mind.persona import Persona
-from simulacra.mind.react import Reaction
-from simulacra.mind.routine_agent import News, RoutineAgent
-from simulacra.mind.schedule import PlanStep
 from simulacra.runlog import EventSink
 
-__all__ = [
-    "Ablation",
-    "Agent",
-    "Conversation",
-    "EventSink",
-    "InterviewAnswer",
-    "News",
-    "Persona",
-    "PlanStep",
-    "Reaction",
-    "RoutineAgent",
-    "Utterance",
-    "call_seed",
-    "converse",
-]
+__all__ = ["Ablation", "EventSink", "InterviewAnswer", "call_seed"]

@@ -15,7 +15,7 @@ from typing import Any
 
 from simulacra.core import mentions_all
 from simulacra.experiments.diagnose.log import FactWords, Line, RunLog, at, lines
-from simulacra.mind.routine import is_sleep
+from simulacra.mind.town.routine import is_sleep
 from simulacra.runlog import Event
 
 

@@ -16,11 +16,11 @@ from typing import Any
 
 from simulacra.experiments.diagnose.checks import Checked, check_all, interview_facts
 from simulacra.experiments.diagnose.log import FactWords, RunLog, at
+from simulacra.experiments.evaluate.judge import judge_aware
 from simulacra.experiments.facts import awareness_method, knows_by_words
 from simulacra.experiments.kinds import binding_of
 from simulacra.experiments.models import load_run_model
 from simulacra.llm import Gateway
-from simulacra.mind.judge import judge_aware
 from simulacra.runlog import Event
 
 DIAGNOSE_JSON = "diagnose.json"

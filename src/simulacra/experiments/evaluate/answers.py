@@ -10,9 +10,9 @@ from pathlib import Path
 
 from simulacra.core import Interviewee
 from simulacra.experiments.evaluate.items import Item
+from simulacra.experiments.evaluate.judge import check_answer
 from simulacra.experiments.evaluate.memory_at import memory_texts
 from simulacra.llm import LanguageModel
-from simulacra.mind.judge import check_answer
 
 Step = Callable[[], None]
 

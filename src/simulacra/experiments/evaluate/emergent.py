@@ -22,6 +22,7 @@ from typing import Any
 
 from simulacra.embed import Embedder
 from simulacra.experiments.evaluate.items import Participants
+from simulacra.experiments.evaluate.judge import judge_aware
 from simulacra.experiments.evaluate.memory_at import copy_memory_at, interviewees
 from simulacra.experiments.evaluate.progress import Steps
 from simulacra.experiments.evaluate.social import (
@@ -38,7 +39,6 @@ from simulacra.experiments.kinds import binding_of
 from simulacra.experiments.questions import Fact, QuestionBank
 from simulacra.experiments.scenario import Scenario
 from simulacra.llm import Gateway
-from simulacra.mind.judge import judge_aware
 from simulacra.runlog import Event, RunDir
 
 

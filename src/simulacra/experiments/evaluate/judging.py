@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 from simulacra.experiments.evaluate.answers import Answer
 from simulacra.experiments.evaluate.items import Item
+from simulacra.experiments.evaluate.judge import rank_answers
 from simulacra.llm import LanguageModel
-from simulacra.mind.judge import rank_answers
 
 
 @dataclass(frozen=True)

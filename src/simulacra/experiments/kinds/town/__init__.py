@@ -25,8 +25,9 @@ from simulacra.experiments.kinds.base import (
 )
 from simulacra.experiments.scenario import Scenario
 from simulacra.llm import ScriptedModel
-from simulacra.mind import Ablation, Agent, Persona, RoutineAgent
-from simulacra.mind.scripted import sociable
+from simulacra.mind import Ablation
+from simulacra.mind.town import Agent, Persona, RoutineAgent
+from simulacra.mind.town.scripted import sociable
 from simulacra.runlog import Event
 from simulacra.worlds.town import TownConfig, TownWorld, attendance, conversations
 from simulacra.worlds.town.metrics import rejected_actions

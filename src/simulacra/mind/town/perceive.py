@@ -20,7 +20,7 @@ from typing import Any
 from simulacra.core import Observation
 from simulacra.memory import MemoryRecord
 from simulacra.mind.context import MindContext
-from simulacra.mind.persona import Persona
+from simulacra.mind.town.persona import Persona
 from simulacra.runlog.events import Observed
 from simulacra.runlog.stamp import stamp
 

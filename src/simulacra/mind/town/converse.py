@@ -17,10 +17,10 @@ from datetime import datetime
 from typing import Literal, Protocol
 
 from simulacra.memory import MemoryRecord
-from simulacra.mind import converse_prompts as p
 from simulacra.mind.context import MindContext, clock, memory_lines
-from simulacra.mind.persona import Persona
-from simulacra.mind.relation import Relations, relationship
+from simulacra.mind.town import converse_prompts as p
+from simulacra.mind.town.persona import Persona
+from simulacra.mind.town.relation import Relations, relationship
 from simulacra.runlog.events import ConversationHeld, MessageSent
 
 TURN_TOKENS = 80

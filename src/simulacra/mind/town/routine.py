@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from simulacra.mind.persona import Persona
-from simulacra.mind.plan_prompts import DailyPlanOutput, PlannedBlock
+from simulacra.mind.town.persona import Persona
+from simulacra.mind.town.plan_prompts import DailyPlanOutput, PlannedBlock
 
 _WAKE = re.compile(r"wakes? up (?:around|at|by)?\s*(\d{1,2})(?::\d\d)?\s*(am|pm)?", re.I)
 _BED = re.compile(

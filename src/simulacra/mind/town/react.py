@@ -13,11 +13,11 @@ from datetime import datetime, timedelta
 from typing import Literal
 
 from simulacra.memory import MemoryRecord
-from simulacra.mind import react_prompts as p
 from simulacra.mind.context import MindContext, clock
-from simulacra.mind.persona import Persona
-from simulacra.mind.routine import is_sleep
-from simulacra.mind.schedule import PlanStep
+from simulacra.mind.town import react_prompts as p
+from simulacra.mind.town.persona import Persona
+from simulacra.mind.town.routine import is_sleep
+from simulacra.mind.town.schedule import PlanStep
 from simulacra.runlog.events import Decided
 
 TALK_COOLDOWN = timedelta(hours=3)

@@ -20,7 +20,7 @@ from pydantic import BaseModel
 from simulacra.llm import MaxChars
 from simulacra.memory import Retrieved
 from simulacra.mind.context import MindContext, memory_lines
-from simulacra.mind.persona import Persona
+from simulacra.mind.town.persona import Persona
 
 PURPOSE = "converse.relation"
 SUMMARY_TOKENS = 64

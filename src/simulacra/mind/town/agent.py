@@ -29,15 +29,15 @@ from simulacra.memory import MemoryRecord, MemoryStream
 from simulacra.memory.prompts import Voice
 from simulacra.mind.ablation import Ablation
 from simulacra.mind.context import MindContext, clock
-from simulacra.mind.converse import Conversation, converse
-from simulacra.mind.correct import correct
 from simulacra.mind.interview import interview
-from simulacra.mind.perceive import Perception, perceive
-from simulacra.mind.persona import Persona
-from simulacra.mind.plan import Planner
-from simulacra.mind.react import Reaction, decide
-from simulacra.mind.relation import Relations
-from simulacra.mind.schedule import PlanStep, Schedule
+from simulacra.mind.town.converse import Conversation, converse
+from simulacra.mind.town.correct import correct
+from simulacra.mind.town.perceive import Perception, perceive
+from simulacra.mind.town.persona import Persona
+from simulacra.mind.town.plan import Planner
+from simulacra.mind.town.react import Reaction, decide
+from simulacra.mind.town.relation import Relations
+from simulacra.mind.town.schedule import PlanStep, Schedule
 from simulacra.runlog import EventSink
 
 REACTION_MINUTES = 10

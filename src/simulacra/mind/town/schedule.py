@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from simulacra.mind.plan_prompts import PlannedBlock
+from simulacra.mind.town.plan_prompts import PlannedBlock
 
 MIN_STEP = 5
 MAX_ACTION = 15

@@ -20,8 +20,8 @@ from typing import Any
 
 from simulacra.core import Action, InterviewAnswer, Observation, parse_hhmm
 from simulacra.memory import MemoryRecord, MemoryStream
-from simulacra.mind.persona import Persona
-from simulacra.mind.routine import routine_plan
+from simulacra.mind.town.persona import Persona
+from simulacra.mind.town.routine import routine_plan
 from simulacra.runlog import EventSink
 from simulacra.runlog.events import ConversationHeld, Interviewed, MessageSent
 

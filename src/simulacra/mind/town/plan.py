@@ -14,11 +14,11 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from simulacra.mind import plan_prompts as p
 from simulacra.mind.context import MindContext, clock, end_of_day
-from simulacra.mind.persona import Persona
-from simulacra.mind.routine import is_sleep, routine_plan
-from simulacra.mind.schedule import (
+from simulacra.mind.town import plan_prompts as p
+from simulacra.mind.town.persona import Persona
+from simulacra.mind.town.routine import is_sleep, routine_plan
+from simulacra.mind.town.schedule import (
     MAX_ACTION,
     PlanStep,
     Schedule,
