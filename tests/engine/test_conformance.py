@@ -19,7 +19,7 @@ import yaml
 from tests.runs import latest_checkpoint, same
 
 from simulacra import api
-from simulacra.core import Observation
+from simulacra.core import Begins, Intervenable, Observation
 from simulacra.engine import Clock, Progress
 from simulacra.errors import UserError
 from simulacra.experiments import load_scenario, resume, run
@@ -157,6 +157,10 @@ def test_the_world_keeps_the_protocol_and_takes_its_state_back(kind: str, tmp_pa
         assert layout["kind"] == kind
         tick = Clock(scenario.clock.calendar()).tick
         roster = binding.roster(scenario)
+        # Event interventions are offered where the world takes them, and only there.
+        assert isinstance(world, Intervenable) is bool(binding.changes)
+        if isinstance(world, Begins):
+            world.begin(tick)
         phases = list(world.phases(tick))
         assert phases, "a tick has at least one phase"
         for phase in phases:

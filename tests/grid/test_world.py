@@ -105,20 +105,21 @@ def test_the_frame_reports_fires_that_start_this_step() -> None:
         {"a": Traits("male"), "b": Traits("female")},
         {"a": (9, 9), "b": (3, 4)},
     )
-    w.phases(tick(1))
+    w.begin(tick(1))
     assert (w.frame()["started"], w.frame()["fires"], w.frame()["perceived"]) == ([], [], {})
     w.advance(tick(1))
-    w.phases(tick(2))
+    w.begin(tick(2))
     frame = w.frame()
     assert (frame["started"], frame["fires"]) == (["fire1"], ["fire1"])
     assert frame["perceived"] == {"fire1": ["b"]}
     w.advance(tick(2))
-    w.phases(tick(3))
+    w.begin(tick(3))
     assert (w.frame()["started"], w.frame()["fires"]) == ([], ["fire1"])
 
 
 def test_a_step_has_a_message_phase_then_an_action_phase() -> None:
     w = world(a=(0, 0), b=(3, 0), c=(20, 20))
+    w.begin(tick(1))
     assert [p.name for p in w.phases(tick(1))] == ["message", "action"]
     said = w.resolve("message", {"a": Action("say", "hello")}, tick(1))
     assert [(e.payload.KIND, e.agent, e.payload.to_data()) for e in said.events] == [
@@ -133,7 +134,7 @@ def test_a_step_has_a_message_phase_then_an_action_phase() -> None:
 
 def test_snapshot_and_restore_bring_back_positions_and_refusals() -> None:
     w = world(a=(-15, 0), b=(-14, 0), c=(-9, 0))
-    w.phases(tick(1))
+    w.begin(tick(1))
     w.resolve("action", {"c": Action("move", "move left", target="left")}, tick(1))
     saved = w.snapshot()
     again = world(a=(0, 0), b=(1, 1), c=(2, 2))

@@ -18,7 +18,9 @@ from simulacra.core.times import (
 from simulacra.core.words import mentions_all
 from simulacra.core.world import (
     Action,
+    Begins,
     Encounter,
+    Intervenable,
     Observation,
     Outcome,
     Phase,
@@ -30,10 +32,12 @@ from simulacra.core.world import (
 
 __all__ = [
     "Action",
+    "Begins",
     "Correctable",
     "DayWindow",
     "Duration",
     "Encounter",
+    "Intervenable",
     "InterviewAnswer",
     "Interviewee",
     "Mind",

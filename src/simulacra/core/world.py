@@ -119,11 +119,6 @@ class World(Protocol):
         """Apply `actions` in their mapping's order."""
         ...
 
-    def intervene(self, change: Mapping[str, Any], tick: Tick) -> Resolution:
-        """A change from outside (a scenario's `event` intervention); its fields are the
-        world's own. Raises ValueError with a reason when the world cannot make it."""
-        ...
-
     def frame(self) -> dict[str, Any]:
         """The state now, for the log and the viewer: `agents` (id -> `place`, `x`, `y`,
         `action`) and world-specific extras."""
@@ -138,3 +133,24 @@ class World(Protocol):
         ...
 
     def restore(self, snapshot: Mapping[str, Any]) -> None: ...
+
+
+# What a world may do beyond the protocol, as a mind's abilities are optional (mind.py): the
+# engine asks `isinstance(world, Intervenable)` and the like before it calls them.
+
+
+@runtime_checkable
+class Intervenable(Protocol):
+    """A world that takes changes from outside: a scenario's `event` intervention (its fields
+    are the world's own) or a `conversation` one. Raises ValueError with a reason when it
+    cannot make the change."""
+
+    def intervene(self, change: Mapping[str, Any], tick: Tick) -> Resolution: ...
+
+
+@runtime_checkable
+class Begins(Protocol):
+    """A world with work to do as a tick starts, before its phases (fires that start this
+    step, who can hear whom): `phases()` then only says which phases the tick has."""
+
+    def begin(self, tick: Tick) -> None: ...

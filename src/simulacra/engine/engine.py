@@ -20,7 +20,17 @@ from datetime import datetime
 from functools import partial
 from typing import Any
 
-from simulacra.core import Action, Encounter, Mind, Phase, Resolution, Talker, Tick, World
+from simulacra.core import (
+    Action,
+    Begins,
+    Encounter,
+    Mind,
+    Phase,
+    Resolution,
+    Talker,
+    Tick,
+    World,
+)
 from simulacra.engine.checkpoint import (
     Checkpoints,
     ledger_state,
@@ -100,6 +110,8 @@ class Engine:
         tick = self.tick
         await self.interventions.fire_due(self, tick.now)
         await self.interventions.interview_due(self, tick.now)
+        if isinstance(self.world, Begins):
+            self.world.begin(tick)
         for phase in self.world.phases(tick):
             await self.run_phase(phase, tick)
         # The world as the tick leaves it, at the tick's end: step 0 is the start, step N the

@@ -14,6 +14,7 @@ from typing import Any, Literal, Protocol
 
 from simulacra.core import (
     Correctable,
+    Intervenable,
     Interviewee,
     Mind,
     Resolution,
@@ -119,12 +120,16 @@ class Interventions:
             await engine.router.gather(
                 [((agent,), _corrector(m, item, now)) for agent, m in _hearers(engine, item)]
             )
-        elif item.type == "event":
-            change = {**item.change, "text": item.text}
-            await engine.settle(engine.world.intervene(change, engine.tick), "intervention")
         else:
-            change = {"conversation": list(item.agents), "topic": item.text}
-            await engine.settle(engine.world.intervene(change, engine.tick), "intervention")
+            world = engine.world
+            if not isinstance(world, Intervenable):  # validation refuses such a scenario
+                raise ValueError(f"the world takes no {item.type} interventions")
+            change = (
+                {**item.change, "text": item.text}
+                if item.type == "event"
+                else {"conversation": list(item.agents), "topic": item.text}
+            )
+            await engine.settle(world.intervene(change, engine.tick), "intervention")
 
     async def interview_due(self, engine: Host, now: datetime) -> None:
         """Ask every agent the plan's question; log who is aware as a `metric` event."""

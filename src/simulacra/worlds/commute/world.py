@@ -112,9 +112,6 @@ class CommuteWorld:
             outcomes[agent] = Outcome(True, facts=facts)
         return Resolution(outcomes=outcomes)
 
-    def intervene(self, change: Mapping[str, Any], tick: Tick) -> Resolution:
-        raise ValueError("the commute world takes no event interventions")
-
     def frame(self) -> dict[str, Any]:
         """The day at a glance: modal split, taxi wait, punctuality, where everyone ended up."""
         today = list(self._today.values())

@@ -59,8 +59,10 @@ class ElFarolWorld:
             "places": [{**bar, "capacity": self.seats}, home],
         }
 
-    def phases(self, tick: Tick) -> Sequence[Phase]:
+    def begin(self, tick: Tick) -> None:
         self.week = tick.step
+
+    def phases(self, tick: Tick) -> Sequence[Phase]:
         return [CHOOSE]
 
     def observe(self, agent: str, phase: str, tick: Tick) -> Observation:
@@ -83,9 +85,6 @@ class ElFarolWorld:
                 reason = f"unknown action {action.kind!r}; stayed home"
                 outcomes[agent] = Outcome(False, reason, facts)
         return Resolution(outcomes=outcomes)
-
-    def intervene(self, change: Mapping[str, Any], tick: Tick) -> Resolution:
-        raise ValueError("the El Farol world takes no event interventions")
 
     def frame(self) -> dict[str, Any]:
         agents = {}

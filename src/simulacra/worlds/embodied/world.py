@@ -152,8 +152,10 @@ class EmbodiedWorld:
                           "h": round(float(size[1]), 3)})  # fmt: skip
         return found
 
-    def phases(self, tick: Tick) -> Sequence[Phase]:
+    def begin(self, tick: Tick) -> None:
         self.step = tick.step
+
+    def phases(self, tick: Tick) -> Sequence[Phase]:
         return [TALK, MOVE] if self.config.talk_radius_m else [MOVE]
 
     def observe(self, agent: str, phase: str, tick: Tick) -> Observation:
@@ -204,9 +206,6 @@ class EmbodiedWorld:
                     episode.done = True
                     episode.success = self._succeeds(agent, fresh=True)
         return Resolution(outcomes=outcomes)
-
-    def intervene(self, change: Mapping[str, Any], tick: Tick) -> Resolution:
-        raise ValueError("the embodied world takes no event interventions")
 
     def frame(self) -> dict[str, Any]:
         agents = {}

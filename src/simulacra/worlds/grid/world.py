@@ -277,18 +277,18 @@ class GridWorld:
     def layout(self) -> dict[str, Any]:
         return self.grid.to_dict()
 
+    def begin(self, tick: Tick) -> None:
+        """A new step: fires start, neighbourhoods are fixed, last step's messages are gone."""
+        self.step = tick.step
+        self._started = [f.name for f in self.grid.fires if f.start_step == self.step]
+        self._neighbours = self.neighbours()
+        self._received = {a: [] for a in self.agents}
+        self._perceived = {
+            f.name: [a for a in self.agents if euclidean(self.positions[a], f.position) <= f.radius]
+            for f in self.active_fires()
+        }
+
     def phases(self, tick: Tick) -> Sequence[Phase]:
-        if self.step != tick.step:  # a new step: fires start, neighbourhoods are fixed
-            self.step = tick.step
-            self._started = [f.name for f in self.grid.fires if f.start_step == self.step]
-            self._neighbours = self.neighbours()
-            self._received = {a: [] for a in self.agents}
-            self._perceived = {
-                f.name: [
-                    a for a in self.agents if euclidean(self.positions[a], f.position) <= f.radius
-                ]
-                for f in self.active_fires()
-            }
         return [MESSAGE, ACTION]
 
     def observe(self, agent: str, phase: str, tick: Tick) -> Observation:
@@ -369,9 +369,6 @@ class GridWorld:
                 said = MessageSent(to=[recipient], text=action.description, step=self.step)
                 delivered.append(WorldEvent(said, agent=sender))
         return delivered
-
-    def intervene(self, change: Mapping[str, Any], tick: Tick) -> Resolution:
-        raise ValueError("the grid world takes no event interventions")
 
     def apply(self, agent_id: str, action: Action) -> Outcome:
         """`Action("stay")` or `Action("move", target="up"|"down"|"left"|"right")`."""
