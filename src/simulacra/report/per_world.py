@@ -7,13 +7,15 @@ run.json or the `run` event, for the rest through a `WorldReport`:
 
 - `sections`: the report's sections that read the world's metrics, in order;
 - `shown`: the metrics.json keys those sections show, so "All metrics" does not repeat them;
+- `units`: the unit of each headline figure (metrics.json's `summary`), shown beside it;
 - `painter`: how a 2D frame of the world is drawn (else the map of places, when there is one);
 - `frames`: a world that draws its frames itself (the embodied world renders its scene in 3D);
 - `pictures`: the replay with the world's pictures inline (the embodied views and overviews);
 - `sweep_sections`: the sweep page's sections after the comparison;
 - `decisions`: the replay reads `decision` events into each agent's track (step by step);
-- `timeline`, `conversations`, `memory`: whether the report's day timeline, conversations
-  per pair and the viewer's plan and memory panel tell this world's story.
+- `timeline`, `conversations`: whether the report's day timeline and conversations per pair
+  tell this world's story. (The viewer shows an agent's plan, memory and conversation panels
+  only where the run logged any.)
 
 `simulacra.experiments.kinds` registers each binding's `report` method when it is imported:
 a loader, called the first time the report layer asks, so that running a world loads none of
@@ -23,7 +25,7 @@ its plotting. A world with none registered gets the common sections only.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -48,6 +50,7 @@ class WorldReport:
     kind: str
     sections: Sections | None = None
     shown: tuple[str, ...] = ()
+    units: Mapping[str, str] = field(default_factory=dict)
     painter: PainterFor | None = None
     frames: FramesOf | None = None
     pictures: Pictures | None = None
@@ -55,7 +58,6 @@ class WorldReport:
     decisions: bool = False
     timeline: bool = True
     conversations: bool = True
-    memory: bool = True
 
 
 _LOADERS: dict[str, Callable[[], WorldReport]] = {}

@@ -38,7 +38,7 @@ def render_report(
     shown = world.shown
     sections = [
         _summary(replay, metrics),
-        _headline(metrics),
+        _headline(metrics, world.units),
         *own,
         _agents(replay, events),
         section("Each agent's day", day_timeline_svg(replay), "timeline") if world.timeline else "",
@@ -87,14 +87,23 @@ def _summary(replay: Replay, metrics: Mapping[str, Any] | None) -> str:
     return section("Run", f'<table class="pairs summary">{cells}</table>', "summary")
 
 
-def _headline(metrics: Mapping[str, Any] | None) -> str:
-    """metrics.json's `summary`: the run's headline figures, one number each."""
+# The figures every run adds to its world's (experiments/measures.py).
+_COMMON_UNITS = {
+    "calls_per_agent_tick": "model calls per agent per tick",
+    "fallback_rate": "share of model calls (0 to 1)",
+    "aware_final": "share of agents (0 to 1)",
+}
+
+
+def _headline(metrics: Mapping[str, Any] | None, units: Mapping[str, str]) -> str:
+    """metrics.json's `summary`: the run's headline figures, one number each, with its unit."""
     figures = metrics.get("summary") if metrics else None
     if not isinstance(figures, Mapping) or not figures:
         return ""
+    known = {**_COMMON_UNITS, **units}
     cells = "".join(
         f"<tr><th>{escape(str(name).replace('_', ' '))}</th><td>{scalar_html(value, no_link)}</td>"
-        "</tr>"
+        f'<td class="unit">{escape(known.get(str(name), ""))}</td></tr>'
         for name, value in figures.items()
     )
     return section("Headline figures", f'<table class="pairs">{cells}</table>', "headline")

@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from html import escape
+from itertools import pairwise
 
 from simulacra.report.replay_model import Replay
 from simulacra.report.sections import viewer_link
@@ -79,15 +80,17 @@ def day_timeline_svg(replay: Replay) -> str:
             f'text-anchor="end" class="agent-name">{escape(name)}</text></a>'
         )
         for seg in segments(replay, agent):
-            x0, x1 = scale.x(seg.first), scale.x(seg.last + 1)
-            when = f"{scale.label(seg.first)}–{scale.label(seg.last + 1)}"
-            tip = f"{name} {when} · {seg.place}: {seg.action or 'idle'}"
-            link = viewer_link(replay, replay.step_of_frame(seg.first), agent)
-            parts.append(
-                f'<a href="{escape(link)}"><rect x="{x0:.1f}" y="{y}" width="{max(x1 - x0, 1):.1f}"'
-                f' height="{_ROW_H}" fill="{colours.get(seg.place, "#ddd")}" class="segment">'
-                f"<title>{escape(tip)}</title></rect></a>"
-            )
+            for first, last in scale.unbroken(seg.first, seg.last):  # a skipped night breaks it
+                x0, x1 = scale.x_start(first), scale.x(last + 1)
+                when = f"{scale.label_start(first)}–{scale.label(last + 1)}"
+                tip = f"{name} {when} · {seg.place}: {seg.action or 'idle'}"
+                link = viewer_link(replay, replay.step_of_frame(first), agent)
+                parts.append(
+                    f'<a href="{escape(link)}"><rect x="{x0:.1f}" y="{y}" '
+                    f'width="{max(x1 - x0, 1):.1f}" height="{_ROW_H}" '
+                    f'fill="{colours.get(seg.place, "#ddd")}" class="segment">'
+                    f"<title>{escape(tip)}</title></rect></a>"
+                )
     height = _TOP + len(agents) * (_ROW_H + _GAP)
     legend, legend_h = _legend(colours, height + 8)
     more = len(replay.agents) - len(agents)
@@ -95,7 +98,8 @@ def day_timeline_svg(replay: Replay) -> str:
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" class="timeline" viewBox="0 0 '
         f'{_LABEL_W + _PLOT_W + 30} {height + 8 + legend_h}" width="100%" role="img" '
-        f'aria-label="each agent\'s day">{scale.axis(height)}{"".join(parts)}{legend}</svg>'
+        f'aria-label="each agent\'s day">{scale.axis(height)}{scale.skipped(height)}'
+        f"{''.join(parts)}{legend}</svg>"
     ) + (note if more else "")
 
 
@@ -104,18 +108,53 @@ class _Scale:
     """Frame index -> x, in simulated minutes when every frame has a time, else one unit a frame."""
 
     start: datetime | None
-    minutes: tuple[float, ...]  # each frame's start, plus the end of the last one
+    minutes: tuple[float, ...]  # each frame's end, after the start's: `minutes[i + 1]` ends i
+    starts: tuple[float, ...]  # each frame's own start
 
     @classmethod
     def of(cls, replay: Replay) -> _Scale:
         times = [_parse(f.t) for f in replay.frames]
         first = times[0]
         if first is None or len(times) < 2 or any(t is None for t in times):
-            return cls(None, tuple(float(i) for i in range(len(times) + 1)))
+            steps = tuple(float(i) for i in range(len(times) + 1))
+            return cls(None, steps, steps[:-1])
         minutes = [(t - first).total_seconds() / 60 for t in times if t is not None]
-        # A frame is the world at its tick's end, so it spans the time since the frame
-        # before; the start (frame 0) has no length.
-        return cls(first, (minutes[0], *minutes))
+        # A frame is the world at its tick's end, so it spans the tick before it; the start
+        # (frame 0) has no length. Where the clock skipped time (a night between two days),
+        # a frame spans only its tick, and the skipped time is drawn as such.
+        tick = replay.run.tick_minutes
+        starts = [minutes[0]] + [
+            max(before, end - tick) if tick else before for before, end in pairwise(minutes)
+        ]
+        return cls(first, (minutes[0], *minutes), tuple(starts))
+
+    def x_start(self, frame: int) -> float:
+        return self.x_of_minute(self.starts[frame])
+
+    def unbroken(self, first: int, last: int) -> list[tuple[int, int]]:
+        """The runs of frames first..last with no skipped time between them."""
+        runs = [(first, first)]
+        for k in range(first + 1, last + 1):
+            if self.starts[k] > self.minutes[k]:  # frame k starts after frame k-1 ends
+                runs.append((k, k))
+            else:
+                runs[-1] = (runs[-1][0], k)
+        return runs
+
+    def skipped(self, height: float) -> str:
+        """Each span the clock skipped (a night), shaded and labelled."""
+        parts = []
+        for k in range(1, len(self.starts)):
+            if self.starts[k] > self.minutes[k]:
+                x0, x1 = self.x_of_minute(self.minutes[k]), self.x_of_minute(self.starts[k])
+                parts.append(
+                    f'<rect x="{x0:.1f}" y="{_TOP - 4}" width="{x1 - x0:.1f}" '
+                    f'height="{height - _TOP + 4}" class="skipped"><title>not simulated: '
+                    "the clock skips this time</title></rect>"
+                    f'<text x="{(x0 + x1) / 2:.1f}" y="{_TOP + 12}" text-anchor="middle" '
+                    'class="axis">skipped</text>'
+                )
+        return "".join(parts)
 
     def x_of_minute(self, minute: float) -> float:
         span = (self.minutes[-1] - self.minutes[0]) or 1.0
@@ -130,9 +169,16 @@ class _Scale:
         return self.minutes[-1] - self.minutes[0] >= 2 * 24 * 60
 
     def label(self, frame: int) -> str:
+        """The end of frame `frame - 1` (the start of frame `frame` where no time was skipped)."""
+        return self._when(frame, self.minutes[frame])
+
+    def label_start(self, frame: int) -> str:
+        return self._when(frame, self.starts[frame])
+
+    def _when(self, frame: int, minute: float) -> str:
         if self.start is None:
             return f"step {frame}"
-        when = self.start + timedelta(minutes=self.minutes[frame])
+        when = self.start + timedelta(minutes=minute)
         return f"{when:%d %b %H:%M}" if self.days else f"{when:%H:%M}"
 
     def axis(self, height: float) -> str:

@@ -367,6 +367,18 @@
     return dl;
   }
 
+  // The panels a run has anything for: a world whose minds keep no plan or memory stream (the
+  // grid's bounded notes, the embodied agent, El Farol's bounded memory) shows none of them.
+  // Asked at each drawing: a live run's replay grows.
+  function keeps() {
+    const everyone = Object.values(R.agents);
+    return {
+      plans: everyone.some((t) => t.plans.length),
+      memories: everyone.some((t) => t.memories.length || t.reflections.length || t.retrievals.length),
+      messages: R.messages.length > 0,
+    };
+  }
+
   function planView(agent) {
     const latest = {};
     upTo(R.agents[agent].plans).forEach((p) => { latest[p.level] = p; });
@@ -494,16 +506,17 @@
     const swatch = el("span", { class: "swatch big" });
     swatch.style.background = colour[a.id];
     const notes = upTo(a.notes).reverse();
+    const KEEPS = keeps();
     const parts = [
       el("div", { class: "panel-head" }, swatch, el("h2", { id: "agent-name" }, a.name), el("code", {}, a.id)),
       el("p", { class: "doing" }, pos ? `${pos.action || "idle"} \u2014 ${pos.place || "between places"}${pos.area ? " \u00b7 " + pos.area : ""}` : "not on the map now"),
       a.decisions.length ? section("decision", "Decision", upTo(a.decisions).length, decisionView(a)) : null,
       section("persona", "Persona", null, personaView(a.persona)),
-      section("plan", "Plan", null, planView(a.id)),
-      section("memories", "Memory stream", upTo(a.memories).length, memoryView(a.id, retrievals)),
-      section("retrievals", "Retrievals", retrievals.length, retrievalView(a.id, retrievals)),
-      section("reflections", "Reflections", upTo(a.reflections).length, reflectionView(a.id)),
-      section("talk", "Conversation", null, talkView(a.id)),
+      KEEPS.plans ? section("plan", "Plan", null, planView(a.id)) : null,
+      KEEPS.memories ? section("memories", "Memory stream", upTo(a.memories).length, memoryView(a.id, retrievals)) : null,
+      KEEPS.memories ? section("retrievals", "Retrievals", retrievals.length, retrievalView(a.id, retrievals)) : null,
+      KEEPS.memories ? section("reflections", "Reflections", upTo(a.reflections).length, reflectionView(a.id)) : null,
+      KEEPS.messages ? section("talk", "Conversation", null, talkView(a.id)) : null,
       notes.length ? section("notes", "Interviews, interventions, rejected actions", notes.length, el("div", {}, ...notes.map((n) => el("div", { class: "note" }, el("b", {}, `${hhmm(n.t)} ${n.kind}: `), n.text, n.detail ? " \u2014 " + n.detail : "")))) : null];
     panel.replaceChildren(...parts.filter(Boolean));  // a null would show as the text "null"
     panel.scrollTop = scroll;

@@ -20,6 +20,7 @@ import matplotlib
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
+from matplotlib.ticker import MaxNLocator
 
 from simulacra.worlds.commute import MODES
 
@@ -166,6 +167,7 @@ def _modes(
     ax.set_title(profile.replace("_", " "), fontsize=9)
     ax.set_ylim(-3, 103)
     ax.set_xlabel("day")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # day 3, never day 2.5
     _tidy(ax)
 
 

@@ -257,5 +257,16 @@ def _sweep(out: Path, summary: Mapping[str, Any]) -> list[str]:
 
 
 REPORT = WorldReport(
-    "commute", sections=_sections, shown=_SHOWN, painter=_painter, sweep_sections=_sweep
+    "commute",
+    sections=_sections,
+    shown=_SHOWN,
+    units={
+        **{k: "% of trips" for k in ("early", "late", "on_time", "incomplete", "completion")},
+        **{k: "% of trips" for k in ("bus_share", "taxi_share", "walk_share")},
+        "taxi_wait_normal_min": "min",
+        "taxi_wait_strike_min": "min",
+        "satisfaction": "mean score of the scored trips",
+    },
+    painter=_painter,
+    sweep_sections=_sweep,
 )

@@ -66,11 +66,21 @@ def _attendance_svg(
         ax.set_xlabel("week")
         ax.set_ylabel("agents at the bar")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # agents come whole
         ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
         tidy_axes(ax)
         return figure_svg(fig)
 
 
 REPORT = WorldReport(
-    "elfarol", sections=_sections, shown=("elfarol",), timeline=False, conversations=False
+    "elfarol",
+    sections=_sections,
+    shown=("elfarol",),
+    units={
+        "mean_attendance": "agents a week",
+        "attendance_std": "agents",
+        "crowded_share": "share of weeks (0 to 1)",
+    },
+    timeline=False,
+    conversations=False,
 )

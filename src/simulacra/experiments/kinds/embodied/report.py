@@ -129,11 +129,17 @@ REPORT = WorldReport(
     "embodied",
     sections=_embodied,
     shown=("embodied",),
+    units={
+        "success": "share of episodes (0 to 1)",
+        "spl": "0 to 1",
+        "soft_spl": "0 to 1",
+        "steps": "decisions",
+        "path_m": "m",
+    },
     frames=_frames,
     pictures=_pictures,
     sweep_sections=_sweep,
     decisions=True,
     timeline=False,
     conversations=False,
-    memory=False,
 )

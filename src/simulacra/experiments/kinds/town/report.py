@@ -70,4 +70,9 @@ def _attendance(replay: Replay, metrics: Metrics) -> str:
     return section("Attendance", value_html(value, links(replay)), "attendance")
 
 
-REPORT = WorldReport("town", sections=_town, shown=("diffusion", "attendance"))
+REPORT = WorldReport(
+    "town",
+    sections=_town,
+    shown=("diffusion", "attendance"),
+    units={"conversations": "conversations", "attended": "agents"},
+)
