@@ -262,6 +262,8 @@
         g.append(sv("circle", { cx: point.x, cy: point.y, r: unit * 1.4, class: "core", fill: colour }));
         const label = point.label || point.name;
         g.append(sv("title", {}, label ? `${key}: ${label}` : key));
+        // Named on the map too (a fire's name), beside its core, not only in a tooltip.
+        if (label) g.append(sv("text", { x: point.x + unit * 1.9, y: point.y - unit * 1.2, "font-size": unit * 1.8, class: "extra-name" }, label));
         layers.extras.append(g);
       });
     });
