@@ -9,7 +9,6 @@ measures back from the log.
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -19,7 +18,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from simulacra.core import Mind, World
+from simulacra.core import Mind, World, derived_seed
 from simulacra.embed import Embedder, build_embedder
 from simulacra.engine import EventRouter
 from simulacra.errors import unknown
@@ -39,8 +38,7 @@ THINK, TALK, INTERVIEW, CORRECT = "think", "talk", "interview", "correct"
 
 def agent_seed(run_seed: int, agent_id: str) -> int:
     """Each agent's own seed, fixed by the run's seed and its id."""
-    digest = hashlib.blake2b(f"{run_seed}|{agent_id}".encode(), digest_size=4).digest()
-    return int.from_bytes(digest, "little") >> 1
+    return derived_seed(run_seed, agent_id)
 
 
 @dataclass
