@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -171,3 +174,20 @@ def test_models_install_refuses_an_unknown_name_with_the_catalogue() -> None:
     result = CliRunner().invoke(app, ["models", "install", "nope"])
     assert result.exit_code == 2
     assert "smollm2-135m" in result.output
+
+
+def test_omp_threads_wait_passively_unless_the_user_chose() -> None:
+    # Set before xllamacpp (and its libgomp) is imported, or it has no effect.
+    code = (
+        "import os, sys; import simulacra.llm; "
+        "assert 'xllamacpp' not in sys.modules; print(os.environ['OMP_WAIT_POLICY'])"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    run = [sys.executable, "-c", code]
+    assert subprocess.run(run, env=env, capture_output=True, text=True).stdout.strip() == (
+        "passive"
+    )
+    chosen = {**env, "OMP_WAIT_POLICY": "active"}
+    assert subprocess.run(run, env=chosen, capture_output=True, text=True).stdout.strip() == (
+        "active"
+    )

@@ -8,6 +8,7 @@ constrained to the output model's JSON schema, so every structured answer parses
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -20,6 +21,11 @@ from simulacra.errors import UserError
 from simulacra.llm.catalogue import DEFAULT_MODEL, CatalogueModel, catalogue_model, find_model
 from simulacra.llm.gateway import ModelFailure
 from simulacra.llm.types import RawReply, Request, Usage, has_images
+
+# OpenMP's threads spin while they wait for work; on a busy machine a spinning thread holds a
+# core another needs, and two threads fell from 56 to 3-25 tokens/s (passive: 52-55, measured
+# here). libgomp reads this when it loads, so it is set before xllamacpp is first imported.
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
 DEFAULT_GGUF = catalogue_model(DEFAULT_MODEL).stem
 
