@@ -4,41 +4,21 @@ takes other kernels for the same float32 and float16 steps."""
 
 from __future__ import annotations
 
-import json
-import platform
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from tests.emulated import check_on, only_on_x86_64
 
 from simulacra.llm.catalogue import catalogue_model
 
 CHECK = Path(__file__).with_name("reencode_check.py")
-QEMU = shutil.which("qemu-x86_64")
 
-pytestmark = pytest.mark.skipif(
-    platform.machine() != "x86_64", reason="emulates x86-64 CPUs for an x86-64 Python"
-)
-
-
-def _digest(*emulate: str) -> dict[str, object]:
-    shipped = catalogue_model("smollm2-135m-q4_1").prepare()
-    done = subprocess.run(
-        [*emulate, sys.executable, str(CHECK), str(shipped)],
-        capture_output=True,
-        text=True,
-        timeout=280,
-        check=True,
-    )
-    result: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
-    return result
+pytestmark = only_on_x86_64
 
 
 @pytest.mark.parametrize("cpu", ["Haswell", "Nehalem"])
 def test_re_encoding_writes_the_same_bytes_on_another_cpu(cpu: str) -> None:
-    assert QEMU is not None, "needs qemu-x86_64 (Debian's qemu-user; make install-dev installs it)"
-    here = _digest()
+    shipped = str(catalogue_model("smollm2-135m-q4_1").prepare())
+    here = check_on(None, CHECK, shipped)
     assert here["tensors"] == 6
-    assert _digest(QEMU, "-cpu", cpu) == here
+    assert check_on(cpu, CHECK, shipped) == here
