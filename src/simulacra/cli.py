@@ -25,6 +25,7 @@ from typer.core import TyperGroup
 
 from simulacra.errors import Interrupted, UserError, explain_os_error
 from simulacra.experiments.diagnose.commands import register as register_diagnose
+from simulacra.experiments.estimate_command import register as register_estimate
 from simulacra.lab.commands import lab_app
 from simulacra.llm import Request, chat, load_model
 from simulacra.runlog import RunDir, compare_runs
@@ -99,6 +100,7 @@ scenario_app = typer.Typer(help="Scenarios: their format's schema, and checking 
 app.add_typer(scenario_app, name="scenario")
 app.add_typer(lab_app, name="lab")
 register_diagnose(app)  # diagnose RUN, trace RUN FACT
+register_estimate(app)  # estimate SCENARIO
 
 
 class _Warnings(logging.Handler):

@@ -46,6 +46,8 @@ class Progress:
     calls: int
     tokens: int
     fallbacks: int
+    prompt_tokens: int = 0  # of tokens; the rest are completion tokens
+    cached_prompt_tokens: int = 0  # of prompt_tokens, served by a prompt cache
 
 
 ProgressHook = Callable[[Progress], None]
@@ -183,6 +185,8 @@ class Engine:
                 total.calls,
                 total.prompt_tokens + total.completion_tokens,
                 total.fallbacks,
+                total.prompt_tokens,
+                total.cached_prompt_tokens,
             )
         )
 

@@ -447,7 +447,9 @@ def _progress_hooks(
     if not progress:
         yield on_progress
         return
-    with console_progress(scenario.name, clock.ticks, clock.index, clock.calendar.tick) as bar:
+    with console_progress(
+        scenario.name, clock.ticks, clock.index, clock.calendar.tick, scenario.model.price
+    ) as bar:
         if bar is None or on_progress is None:
             yield bar or on_progress
             return
