@@ -20,6 +20,7 @@ leaves none); a model pilot's ratios add their own standard errors.
 from __future__ import annotations
 
 import bisect
+import json
 import logging
 import math
 import shutil
@@ -34,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from simulacra.experiments.load import load_scenario
-from simulacra.experiments.pipeline import run
+from simulacra.experiments.pipeline import TooManyFallbacks, run
 from simulacra.experiments.scenario import Scenario
 from simulacra.experiments.stats import t_quantile
 from simulacra.llm.budget import Price
@@ -42,6 +43,7 @@ from simulacra.runlog import Event, read_events
 
 INTERVIEW = "interview"  # the purpose family whose calls follow the interview times
 MODEL_PILOT_TICKS = 2
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -111,6 +113,7 @@ class _Pilot:
     interviews: dict[str, _Sums]  # family -> totals of interview calls
     interview_times: int
     wall_s: float
+    first_s: float  # from the start to the first tick's end: loading, then the first tick
 
     def families(self) -> set[str]:
         return set(self.per_tick) | set(self.interviews)
@@ -234,7 +237,7 @@ def _pilot(
 ) -> _Pilot:
     """Run the scenario's first `ticks` ticks on `spec` in `folder`; sum its calls."""
     sets = [
-        f"model.spec={spec}",
+        f"model.spec={json.dumps(spec)}",
         "model.budget=",
         f"clock.ticks={ticks}",
         "clock.duration=",
@@ -247,11 +250,20 @@ def _pilot(
     quiet.setLevel(logging.ERROR)  # the pilot's clock leaves later interventions out: say nothing
     try:
         short = load_scenario(scenario, sets)
+        ends: list[float] = []
+        warning = ""
         started = time.perf_counter()
-        run_dir = run(short, progress=False)
+        try:
+            run_dir = run(
+                short, progress=False, on_progress=lambda _: ends.append(time.perf_counter())
+            )
+        except TooManyFallbacks as exc:  # the calls were made all the same: count them
+            warning, run_dir = str(exc), exc.run_dir
         wall = time.perf_counter() - started
     finally:
         quiet.setLevel(level)
+    if warning:
+        log.warning("the pilot on %s: %s", spec, warning)
     per_tick: dict[str, list[_Sums]] = defaultdict(lambda: [_Sums() for _ in range(ticks)])
     interviews: dict[str, _Sums] = defaultdict(_Sums)
     asked: set[str] = set()
@@ -265,7 +277,8 @@ def _pilot(
         at = bisect.bisect_right(starts, datetime.fromisoformat(str(event.t))) - 1
         index = min(ticks - 1, max(0, at))
         per_tick[family][index].add(event)
-    return _Pilot(ticks, dict(per_tick), dict(interviews), len(asked), wall)
+    first = (ends[0] if ends else started + wall) - started
+    return _Pilot(ticks, dict(per_tick), dict(interviews), len(asked), wall, first)
 
 
 def _extrapolate(
@@ -329,13 +342,21 @@ def _merge(into: _Sums, other: _Sums) -> None:
 
 
 def _wall(pilot: _Pilot, calls: float, estimated: Figure, total_ticks: int) -> Figure:
-    """Wall time at the pilot's pace: per call where it made calls, else per tick."""
-    made = sum(pilot.total(f).calls for f in pilot.families())
-    if made and calls:
-        per = pilot.wall_s / made
-        return Figure(per * calls, per * estimated.low, per * estimated.high)
-    per_tick = pilot.wall_s / pilot.ticks
-    return Figure(per_tick * total_ticks, per_tick * total_ticks, per_tick * total_ticks)
+    """Wall time: the pilot's start and first tick, then its pace after them, per call where
+    it made calls, else per tick."""
+    first_calls = sum(_at(pilot, f, 0).calls for f in pilot.families())
+    made = sum(pilot.total(f).calls for f in pilot.families()) - first_calls
+    later_s = pilot.wall_s - pilot.first_s
+    if made > 0 and calls > first_calls:
+        per = later_s / made
+        return Figure(
+            pilot.first_s + per * (calls - first_calls),
+            pilot.first_s + per * max(0.0, estimated.low - first_calls),
+            pilot.first_s + per * max(0.0, estimated.high - first_calls),
+        )
+    per_tick = later_s / (pilot.ticks - 1) if pilot.ticks > 1 else pilot.wall_s
+    value = pilot.first_s + per_tick * (total_ticks - 1)
+    return Figure(value, value, value)
 
 
 def _cached_share(pilot: _Pilot) -> float:
