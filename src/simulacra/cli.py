@@ -69,9 +69,9 @@ class _Boundary(TyperGroup):
 
 def _report(exc: Exception) -> int:
     """Print a failure for people; return the exit code."""
-    from simulacra.experiments.budget import BudgetStopped
+    from simulacra.experiments.budget import OverBudget
 
-    if isinstance(exc, BudgetStopped):
+    if isinstance(exc, OverBudget):
         errors.print(f"[bold yellow]budget:[/] {escape(str(exc))}")
         return BUDGET
     if isinstance(exc, UserError):

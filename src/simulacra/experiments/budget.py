@@ -24,7 +24,11 @@ RESUMABLE = ("model.budget", "model.price")
 WALL = "wall_s"  # run.json: wall-clock seconds the run's earlier sessions spent
 
 
-class BudgetStopped(UserError):
+class OverBudget(UserError):
+    """A run or a sweep that stopped because of its budget (the command exits 3)."""
+
+
+class BudgetStopped(OverBudget):
     """A run that stopped at the end of a tick because it reached a limit of its budget."""
 
     def __init__(self, message: str, run_dir: RunDir, limit: str, spend: Spent) -> None:
