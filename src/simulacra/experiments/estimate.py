@@ -55,8 +55,9 @@ class Figure:
     high: float
 
     @classmethod
-    def of(cls, value: float, rel_se: float, df: int) -> Figure:
-        half = _t(df) * rel_se * value
+    def of(cls, value: float, parts: Sequence[tuple[float, int]]) -> Figure:
+        """From independent parts of the variance, each with its degrees of freedom."""
+        half = math.sqrt(sum(_t(df) ** 2 * var for var, df in parts))
         return cls(value, max(0.0, value - half), value + half)
 
     def covers(self, actual: float) -> bool:
@@ -114,6 +115,7 @@ class _Pilot:
     interview_times: int
     wall_s: float
     first_s: float  # from the start to the first tick's end: loading, then the first tick
+    samples: dict[str, list[tuple[float, float]]]  # family -> each call's prompt, completion
 
     def families(self) -> set[str]:
         return set(self.per_tick) | set(self.interviews)
@@ -151,7 +153,8 @@ def estimate(
             chosen = _pilot(scenario, scenario.model.spec, k, times, folder / "model")
     n_interviews = len(interviews)
     sums: dict[str, tuple[float, float, float]] = {}  # family -> calls, prompt, completion
-    variance = [0.0, 0.0, 0.0]  # of the extrapolated totals
+    variance = [0.0, 0.0, 0.0]  # of the extrapolated totals: from the scripted pilot
+    calibrated = [0.0, 0.0, 0.0]  # and from the model pilot's ratios
     by_purpose: dict[str, float] = {}
     opens = _opens_period(scenario, times)
     n_opens = sum(opens)
@@ -173,14 +176,18 @@ def estimate(
         sums[family] = values  # type: ignore[assignment]
         by_purpose[family] = round(values[0], 1)
         for i in range(3):
-            variance[i] += var[i] * ratio[i] ** 2 + values[i] ** 2 * ratio_rel_var[i]
+            variance[i] += var[i] * ratio[i] ** 2
+            calibrated[i] += values[i] ** 2 * ratio_rel_var[i]
     calls = sum(v[0] for v in sums.values())
     prompt = sum(v[1] for v in sums.values())
     completion = sum(v[2] for v in sums.values())
     df = max(1, pilot - 1)
+    df_model = max(
+        1, int(sum(chosen.total(f).calls for f in chosen.families())) - 1 if chosen else 1
+    )
     figures = [
-        Figure.of(total, math.sqrt(var) / total if total else 0.0, df)
-        for total, var in zip((calls, prompt, completion), variance, strict=True)
+        Figure.of(total, [(var, df), (cal, df_model)])
+        for total, var, cal in zip((calls, prompt, completion), variance, calibrated, strict=True)
     ]
     wall_from = chosen or structure
     wall = _wall(wall_from, calls, figures[0], total_ticks)
@@ -266,6 +273,7 @@ def _pilot(
         log.warning("the pilot on %s: %s", spec, warning)
     per_tick: dict[str, list[_Sums]] = defaultdict(lambda: [_Sums() for _ in range(ticks)])
     interviews: dict[str, _Sums] = defaultdict(_Sums)
+    samples: dict[str, list[tuple[float, float]]] = defaultdict(list)
     asked: set[str] = set()
     starts = list(times)
     for event in read_events(run_dir.events_path, {"llm.call"}):
@@ -277,8 +285,11 @@ def _pilot(
         at = bisect.bisect_right(starts, datetime.fromisoformat(str(event.t))) - 1
         index = min(ticks - 1, max(0, at))
         per_tick[family][index].add(event)
+        samples[family].append(
+            (_number(event.data.get("prompt_tokens")), _number(event.data.get("completion_tokens")))
+        )
     first = (ends[0] if ends else started + wall) - started
-    return _Pilot(ticks, dict(per_tick), dict(interviews), len(asked), wall, first)
+    return _Pilot(ticks, dict(per_tick), dict(interviews), len(asked), wall, first, dict(samples))
 
 
 def _extrapolate(
@@ -303,26 +314,49 @@ def _calibration(
 ) -> tuple[tuple[float, float, float], tuple[float, float, float]]:
     """The model's calls per scripted call and its prompt and completion tokens per scripted
     ones, for a purpose family over the model pilot's ticks (all families together where the
-    pilot saw none of this one), and their squared relative standard errors."""
+    pilot saw none of this one), and their squared relative standard errors: the calls' from
+    the spread of the ratio over ticks, the tokens' from the spread over calls."""
     if chosen is None:
         return (1.0, 1.0, 1.0), (0.0, 0.0, 0.0)
     families = [family] if chosen.total(family).calls and _early(structure, family, chosen) else []
     families = families or sorted(chosen.families())
     model, base = _Sums(), _Sums()
+    ratios, samples = [], []
+    for tick in range(chosen.ticks):
+        m, b = _Sums(), _Sums()
+        for name in families:
+            _merge(m, _at(chosen, name, tick))
+            _merge(b, _at(structure, name, tick))
+        _merge(model, m)
+        _merge(base, b)
+        if b.calls:
+            ratios.append(m.calls / b.calls)
     for name in families:
-        for tick in range(chosen.ticks):
-            _merge(model, _at(chosen, name, tick))
-            _merge(base, _at(structure, name, tick))
-        _merge(model, chosen.interviews.get(name, _Sums()))
+        samples.extend(chosen.samples.get(name, []))
     if not base.calls or not model.calls:
         return (1.0, 1.0, 1.0), (0.0, 0.0, 0.0)
     r_calls = model.calls / base.calls
     r_prompt = (model.prompt / model.calls) / max(base.prompt / base.calls, 1e-9) * r_calls
     r_completion = (model.completion / model.calls) / max(base.completion / base.calls, 1e-9)
     r_completion *= r_calls
-    # A ratio of means over n calls: its relative error shrinks as 1/sqrt(n).
-    rel_var = 1.0 / model.calls
-    return (r_calls, r_prompt, r_completion), (rel_var / 4, rel_var, rel_var)
+    calls_var = _mean_var(ratios) / r_calls**2
+    prompt_var = calls_var + _mean_var([p for p, _ in samples]) / _mean2([p for p, _ in samples])
+    done_var = calls_var + _mean_var([c for _, c in samples]) / _mean2([c for _, c in samples])
+    return (r_calls, r_prompt, r_completion), (calls_var, prompt_var, done_var)
+
+
+def _mean_var(values: Sequence[float]) -> float:
+    """The variance of the mean of `values` (none from fewer than two)."""
+    n = len(values)
+    if n < 2:
+        return 0.0
+    mean = sum(values) / n
+    return sum((v - mean) ** 2 for v in values) / (n - 1) / n
+
+
+def _mean2(values: Sequence[float]) -> float:
+    mean = sum(values) / len(values) if values else 0.0
+    return mean**2 if mean else 1.0
 
 
 def _early(structure: _Pilot, family: str, chosen: _Pilot) -> bool:
