@@ -21,7 +21,9 @@ def register(app: typer.Typer) -> None:
 
 
 def estimate(
-    scenario: Annotated[Path, typer.Argument(help="a scenario YAML, e.g. scenarios/town.yaml")],
+    scenario: Annotated[
+        Path | None, typer.Argument(help="a scenario YAML, e.g. scenarios/town.yaml")
+    ] = None,
     set_: Annotated[
         list[str] | None,
         typer.Option("--set", help="override a field: key.path=value (repeatable)"),
@@ -35,19 +37,41 @@ def estimate(
         int, typer.Option(min=1, help="ticks the run's own model is tried on first")
     ] = 2,
     as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
+    run: Annotated[
+        Path | None,
+        typer.Option(help="estimate a run from its own scenario; its report shows both"),
+    ] = None,
 ) -> None:
     """Predict a run's model calls, tokens, wall time and cost (at model.price), each with a
     95% interval, from short pilot runs of the scenario's first ticks."""
+    from simulacra.errors import UserError
     from simulacra.experiments.estimate import estimate as estimate_run
     from simulacra.experiments.load import load_scenario
+    from simulacra.runlog import RunDir
 
+    if (scenario is None) == (run is None):
+        raise UserError("give either a SCENARIO file or --run RUN")
     sets = [*(set_ or []), *([f"model.spec={json.dumps(model)}"] if model else [])]
-    valid = load_scenario(scenario, sets)
+    source = scenario if run is None else RunDir.open(run).config()
+    assert source is not None
+    valid = load_scenario(source, sets)
     found = estimate_run(valid, pilot_ticks=pilot, model_pilot_ticks=model_pilot)
+    if run is not None:
+        _beside_the_run(run, found)
     if as_json:
         console.print_json(json.dumps(found.as_dict()))
         return
     console.print(table(found))
+
+
+def _beside_the_run(run: Path, found: Estimate) -> None:
+    """estimate.json into the run, and its report rebuilt to show it beside what it spent."""
+    from simulacra.report import build_outputs
+    from simulacra.report.cost import ESTIMATE
+
+    (run / ESTIMATE).write_text(json.dumps(found.as_dict(), indent=2), encoding="utf-8")
+    if (run / "report.html").exists():
+        build_outputs(run)
 
 
 def table(found: Estimate) -> Table:
