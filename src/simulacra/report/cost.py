@@ -15,7 +15,7 @@ import yaml
 from simulacra.llm.budget import Price
 from simulacra.report.budget import BudgetLine, budget_lines, by_agent, by_purpose, total
 from simulacra.report.replay_model import Replay
-from simulacra.report.sections import links, no_link, section
+from simulacra.report.sections import links, no_link, number, section
 from simulacra.report.tables import rows_table
 from simulacra.runlog import Event
 
@@ -141,6 +141,29 @@ def _beside(
             }
         )
     return rows
+
+
+def spend_text(events: Sequence[Event], start: Mapping[str, Any]) -> str:
+    """`model: 120 calls, 40.1k tokens; ~300 calls, ~100.2k tokens at the end at this pace`,
+    for the viewer (live, the run is still going): what the log holds so far, projected to
+    the clock's last tick from the last tick written."""
+    calls = [e for e in events if e.kind == "llm.call"]
+    if not calls:
+        return ""
+    tokens = sum(
+        number(e.data.get("prompt_tokens")) + number(e.data.get("completion_tokens")) for e in calls
+    )
+    said = f"model: {len(calls):,} calls, {tokens / 1000:.1f}k tokens"
+    clock = start.get("clock")
+    ticks = clock.get("ticks") if isinstance(clock, Mapping) else None
+    steps = [e.data.get("step") for e in events if e.kind == "world"]
+    step = max((s for s in steps if isinstance(s, int)), default=0)
+    ended = any(e.kind == "run.end" for e in events)
+    if isinstance(ticks, int) and 0 < step < ticks and not ended:
+        scale = ticks / step
+        said += f"; ~{len(calls) * scale:,.0f} calls, ~{tokens * scale / 1000:.1f}k tokens by "
+        said += "the last tick at this pace"
+    return said
 
 
 def _figure(value: float) -> str:
