@@ -83,7 +83,8 @@ def test_a_resume_may_change_the_budget_and_price_and_nothing_else(tmp_path: Pat
     assert code == 3
     refused = runner.invoke(app, ["run", "--resume", str(run_dir.path), "--set", "agents.count=3"])
     assert refused.exit_code == 2
-    assert 'error: --set "agents.count=3" does not apply to --resume' in refused.output
+    assert 'error: --set "agents.count=3": settings other than model.budget' in refused.output
+    assert "do not apply to --resume" in refused.output
     assert run_dir.info()["status"] == "stopped: budget"  # refused before anything changed
 
 

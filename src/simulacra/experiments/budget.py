@@ -69,8 +69,8 @@ def resume_overrides(overrides: Sequence[str]) -> list[str]:
         key = override.partition("=")[0].strip()
         if not any(key == field or key.startswith(field + ".") for field in RESUMABLE):
             raise UserError(
-                f'--set "{override}" does not apply to --resume: a run continues with the '
-                "configuration it started with; only model.budget and model.price may change"
+                f'--set "{override}": settings other than model.budget and model.price do not '
+                "apply to --resume: a run continues with the configuration it started with"
             )
     return list(overrides)
 

@@ -133,12 +133,13 @@ def resume(
     """Continue a run from its newest checkpoint that matches its log (from the start if it
     has none); refuse when its log is damaged before every checkpoint. `overrides` may set
     model.budget and model.price only (a run stopped by its budget goes on with a raised one)."""
+    sets = resume_overrides(overrides)
     run_dir = RunDir.open(path)
     lock = run_dir.lock()
     try:
         if run_dir.info().get("status") == "completed":
             raise ResumeError(f"{run_dir.path} has already completed; start a new run instead")
-        scenario = load_scenario(run_dir.config(), resume_overrides(overrides))
+        scenario = load_scenario(run_dir.config(), sets)
         if overrides:
             config = scenario.model_dump(mode="json")
             run_dir.config_path.write_text(yaml.safe_dump(config, sort_keys=False), "utf-8")
