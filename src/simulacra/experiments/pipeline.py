@@ -274,7 +274,9 @@ def _play(session: _Session, progress: bool, on_progress: ProgressHook | None) -
         )
     except BudgetReached as reached:
         session.cast.close()
-        raise stop(run_dir, writer, meter, reached.limit) from None
+        stopped = stop(run_dir, writer, meter, reached.limit)
+        _build_outputs(run_dir, scenario)  # the report of what it did and spent so far
+        raise stopped from None
     except BaseException as exc:
         if cast is not None:
             cast.close()
