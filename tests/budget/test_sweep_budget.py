@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import yaml
 from typer.testing import CliRunner
 
 from simulacra.cli import app
@@ -42,6 +43,17 @@ def test_a_sweep_starts_no_run_its_budget_cannot_pay_for(tmp_path: Path) -> None
     runs = [p for p in out.iterdir() if (p / "run.json").is_file()]
     assert len(runs) == 4
     assert len((out / "results.csv").read_text().splitlines()) == 1 + 4
+
+    # With a raised budget in its config.yaml, a resume reads the four back and runs two.
+    config = yaml.safe_load((out / "config.yaml").read_text())
+    config["sweep"]["budget"]["calls"] = 1000
+    (out / "config.yaml").write_text(yaml.safe_dump(config))
+    resumed = CliRunner().invoke(app, ["sweep", "--resume", str(out)])
+    assert resumed.exit_code == 0, resumed.output
+    info = json.loads((out / "sweep.json").read_text())
+    assert info["status"] == "completed" and "completed" not in info
+    assert len((out / "results.csv").read_text().splitlines()) == 1 + 6
+    assert len([p for p in out.iterdir() if (p / "run.json").is_file()]) == 6
 
 
 def test_a_sweep_within_its_budget_completes(tmp_path: Path) -> None:

@@ -218,7 +218,8 @@ def _fan_out(
     summary = write_outputs(out, scenario, variants(scenario), results, wall_s)
     status = "failed" if failed else STOPPED if waves.stopped else "completed"
     info |= {"ended": time.time(), "wall_s": wall_s, "status": status}
-    info.pop("error", None)  # an earlier stop, now resumed
+    for key in ("error", "completed", "spent"):
+        info.pop(key, None)  # an earlier stop, now resumed
     info["failed"] = [f"{r.variant} {r.model} r{r.replicate}: {r.error}" for r in failed]
     if waves.stopped:
         spent = waves.total().as_dict()
