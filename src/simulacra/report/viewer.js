@@ -604,7 +604,7 @@
   window.addEventListener("hashchange", applyHash);
   function describeRun() {
     const run = R.run;
-    $("run-meta").textContent = `${run.scenario} \u00b7 model ${run.model}${run.scripted ? " (scripted: canned answers, not a language model)" : ""} \u00b7 seed ${run.seed ?? "?"} \u00b7 ${run.status}`;
+    $("run-meta").textContent = `${run.scenario} \u00b7 model ${run.model}${run.scripted ? " (scripted: canned answers, not a language model)" : ""} \u00b7 seed ${run.seed ?? "?"} \u00b7 ${run.status}${run.spend ? ` \u00b7 ${run.spend}` : ""}`;
   }
 
   // ---- live: follow a run while it is written (simulacra view RUN --live) ----------------
