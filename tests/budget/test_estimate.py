@@ -15,7 +15,7 @@ from simulacra.cli import app
 from simulacra.engine import Progress
 from simulacra.engine.progress import spent_line
 from simulacra.experiments import load_scenario, run
-from simulacra.experiments.estimate import Estimate, estimate
+from simulacra.experiments.estimate import Estimate, PilotRefused, estimate
 from simulacra.llm.budget import Price
 from simulacra.llm.fault_server import FaultServer
 from simulacra.runlog import read_events
@@ -67,7 +67,7 @@ def test_a_pilot_of_the_whole_run_leaves_no_interval(tmp_path: Path) -> None:
 
 
 def test_a_served_models_own_token_counts_are_learnt_from_its_pilot(tmp_path: Path) -> None:
-    with FaultServer("ok", content='{"go": true}') as server:
+    with FaultServer("ok", content='{"reason": "quiet week", "choice": "go"}') as server:
         sets = _small(
             tmp_path / "runs",
             f"model.spec=openai:{server.url}?model=fake",
@@ -119,3 +119,22 @@ def test_the_progress_line_projects_the_spend_to_the_last_tick() -> None:
     line = spent_line(p, Price(input=1.0, cached_input=0.5, output=2.0))
     # 1000 fresh + 1000 cached prompt tokens and 1000 completion tokens: $0.0035 so far.
     assert line == "calls 10 ~40  tokens 3.0k ~12.0k  $0.004 ~$0.014"
+
+
+@pytest.mark.parametrize("rate", ["0.5", "1"])
+def test_a_model_that_answers_nothing_gets_no_estimate(tmp_path: Path, rate: str) -> None:
+    # A dead endpoint: every call of the model pilot falls back. Its zero tokens must not be
+    # printed as the run's cost, whatever fallback rate the scenario tolerates.
+    with FaultServer("error") as server:
+        sets = _small(
+            tmp_path / "runs",
+            f"model.spec=openai:{server.url}?model=fake",
+            f"model.max_fallback_rate={rate}",
+            "model.attempts=1",
+        )
+        with pytest.raises(PilotRefused, match="answered by the declared fallback"):
+            estimate(load_scenario(ELFAROL, sets), work=tmp_path / "pilots")
+    result = CliRunner().invoke(
+        app, ["estimate", str(ELFAROL), "--model", "openai:http://127.0.0.1:9/v1?model=x"]
+    )
+    assert result.exit_code != 0 and "no estimate" in result.output and "│" not in result.output

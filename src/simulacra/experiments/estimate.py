@@ -34,8 +34,9 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from simulacra.errors import UserError
 from simulacra.experiments.load import load_scenario
-from simulacra.experiments.pipeline import TooManyFallbacks, run
+from simulacra.experiments.pipeline import RunFailed, TooManyFallbacks, run
 from simulacra.experiments.scenario import Scenario
 from simulacra.experiments.stats import t_quantile
 from simulacra.llm.budget import Price
@@ -44,6 +45,10 @@ from simulacra.runlog import Event, read_events
 INTERVIEW = "interview"  # the purpose family whose calls follow the interview times
 MODEL_PILOT_TICKS = 2
 log = logging.getLogger(__name__)
+
+
+class PilotRefused(UserError):
+    """The model pilot's calls were mostly answered by the fallback: nothing to learn from."""
 
 
 @dataclass(frozen=True)
@@ -266,17 +271,29 @@ def _pilot(
             )
         except TooManyFallbacks as exc:  # the calls were made all the same: count them
             warning, run_dir = str(exc), exc.run_dir
+        except RunFailed as exc:  # its own advice (resume a scratch run) would mislead here
+            raise PilotRefused(
+                f"no estimate for {spec}: its pilot stopped: {exc.__cause__}"
+            ) from exc
         wall = time.perf_counter() - started
     finally:
         quiet.setLevel(level)
+    calls = list(read_events(run_dir.events_path, {"llm.call"}))
+    if calls and all(c.data.get("fallback") for c in calls):
+        warning = f"all {len(calls)} of its model calls failed"
     if warning:
-        log.warning("the pilot on %s: %s", spec, warning)
+        # Fallback answers are the rule's, not the model's: their counts would estimate a run
+        # of the fallback (a dead endpoint gives a table of zero tokens).
+        raise PilotRefused(
+            f"no estimate for {spec}: its pilot was answered by the declared fallback, not the"
+            f" model ({warning}). Fix the model first; `simulacra models check` tests it."
+        )
     per_tick: dict[str, list[_Sums]] = defaultdict(lambda: [_Sums() for _ in range(ticks)])
     interviews: dict[str, _Sums] = defaultdict(_Sums)
     samples: dict[str, list[tuple[float, float]]] = defaultdict(list)
     asked: set[str] = set()
     starts = list(times)
-    for event in read_events(run_dir.events_path, {"llm.call"}):
+    for event in calls:
         family = str(event.data.get("purpose") or "-").split(".")[0]
         if family == INTERVIEW:
             interviews[family].add(event)
