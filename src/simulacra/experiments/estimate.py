@@ -7,7 +7,8 @@ Two pilots, each a real run of the scenario's first ticks in a scratch folder:
   period of the clock (a day when a tick is shorter than a day, a week when it is shorter
   than a week, else a tick), at most half the run and at least the ticks that reach the
   first interview. Its calls per tick extrapolate to the run's ticks; its interviews to
-  the scenario's interviews.
+  the scenario's interviews. Where a second period follows, it runs on into it for a
+  quarter of one: how much longer prompts are there (estimate_growth.py).
 - the model pilot, only when the run's model is not the scripted one: the first few ticks
   on that model. Per purpose it gives the calls the model makes for each scripted one and the
   tokens it spends per call; those ratios carry the structure over to the model.
@@ -35,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from simulacra.errors import UserError
+from simulacra.experiments.estimate_growth import family_growth, window
 from simulacra.experiments.load import load_scenario
 from simulacra.experiments.pipeline import RunFailed, TooManyFallbacks, run
 from simulacra.experiments.scenario import Scenario
@@ -121,6 +123,7 @@ class _Pilot:
     wall_s: float
     first_s: float  # from the start to the first tick's end: loading, then the first tick
     samples: dict[str, list[tuple[float, float]]]  # family -> each call's prompt, completion
+    at_tick: dict[str, list[tuple[int, float]]]  # purpose -> each call's tick and prompt tokens
 
     def families(self) -> set[str]:
         return set(self.per_tick) | set(self.interviews)
@@ -163,8 +166,12 @@ def estimate(
     by_purpose: dict[str, float] = {}
     opens = _opens_period(scenario, times)
     n_opens = sum(opens)
+    period = _period(opens)
+    # Ticks past the first period are the growth's window, not a sample of the ticks (a
+    # pilot of the whole run is the run itself).
+    sampled = period if 1 < period < pilot < total_ticks else pilot
     for family in sorted(structure.families()):
-        series = structure.per_tick.get(family, [])
+        series = structure.per_tick.get(family, [])[:sampled]
         # The ticks that open a period (a day's first holds its plans) are a stratum apart.
         first = [s for i, s in enumerate(series) if opens[i]]
         rest = [s for i, s in enumerate(series) if not opens[i]]
@@ -172,6 +179,10 @@ def estimate(
         mean_b, var_b = _extrapolate(rest, total_ticks - n_opens)
         mean = tuple(a + b for a, b in zip(mean_a, mean_b, strict=True))
         var = tuple(a + b for a, b in zip(var_a, var_b, strict=True))
+        if sampled < pilot:
+            grown = family_growth(structure.at_tick, family, mean[0], n_opens, period, pilot)
+            mean = (mean[0], mean[1] + grown.tokens, mean[2])
+            var = (var[0], var[1] + grown.variance, var[2])
         done = structure.interviews.get(family)
         if done is not None and structure.interview_times:
             scale = n_interviews / structure.interview_times
@@ -186,7 +197,7 @@ def estimate(
     calls = sum(v[0] for v in sums.values())
     prompt = sum(v[1] for v in sums.values())
     completion = sum(v[2] for v in sums.values())
-    df = max(1, pilot - 1)
+    df = max(1, sampled - 1)
     df_model = max(
         1, int(sum(chosen.total(f).calls for f in chosen.families())) - 1 if chosen else 1
     )
@@ -217,15 +228,19 @@ def estimate(
 
 def default_pilot(scenario: Scenario, times: Sequence[datetime], interviews: list[datetime]) -> int:
     """The first period of the clock (three ticks at least), at most half the run, and as
-    far as the first interview."""
-    opens = _opens_period(scenario, times)
-    period = opens.index(True, 1) if True in opens[1:] else len(times)
+    far as the first interview; then a window into the second period, for the growth."""
+    period = _period(_opens_period(scenario, times))
     # Three ticks at least, for a spread to read the interval from; half the run at most, so
     # that the estimate is an extrapolation.
     pilot = min(max(period, 3), max(1, math.ceil(len(times) / 2)))
     if interviews:
         pilot = max(pilot, bisect.bisect_right(list(times), min(interviews)))
-    return pilot
+    return pilot + window(period, pilot, len(times))
+
+
+def _period(opens: Sequence[bool]) -> int:
+    """The ticks of the run's first period."""
+    return opens.index(True, 1) if True in opens[1:] else len(opens)
 
 
 # --- inside ----------------------------------------------------------------------------------
@@ -291,6 +306,7 @@ def _pilot(
     per_tick: dict[str, list[_Sums]] = defaultdict(lambda: [_Sums() for _ in range(ticks)])
     interviews: dict[str, _Sums] = defaultdict(_Sums)
     samples: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    at_tick: dict[str, list[tuple[int, float]]] = defaultdict(list)
     asked: set[str] = set()
     starts = list(times)
     for event in calls:
@@ -305,8 +321,12 @@ def _pilot(
         samples[family].append(
             (_number(event.data.get("prompt_tokens")), _number(event.data.get("completion_tokens")))
         )
+        at_tick[str(event.data.get("purpose"))].append(
+            (index, _number(event.data.get("prompt_tokens")))
+        )
     first = (ends[0] if ends else started + wall) - started
-    return _Pilot(ticks, dict(per_tick), dict(interviews), len(asked), wall, first, dict(samples))
+    found = (dict(per_tick), dict(interviews), len(asked), wall, first, dict(samples))
+    return _Pilot(ticks, *found, dict(at_tick))
 
 
 def _extrapolate(
