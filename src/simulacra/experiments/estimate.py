@@ -37,6 +37,7 @@ from typing import Any
 
 from simulacra.errors import UserError
 from simulacra.experiments.estimate_growth import family_growth, window
+from simulacra.experiments.kinds import binding_of
 from simulacra.experiments.load import load_scenario
 from simulacra.experiments.pipeline import RunFailed, TooManyFallbacks, run
 from simulacra.experiments.scenario import Scenario
@@ -86,6 +87,9 @@ class Estimate:
     dollars: Figure | None
     pilot_wall_s: float
     by_purpose: dict[str, float] = field(default_factory=dict)  # calls
+    # The world's episodes may end before the clock (embodied): the figures are the cost of
+    # a run to its last tick, at most; the interval's low end is what the pilot spent.
+    at_most: bool = False
 
     @property
     def tokens(self) -> Figure:
@@ -163,6 +167,7 @@ def estimate(
     sums: dict[str, tuple[float, float, float]] = {}  # family -> calls, prompt, completion
     variance = [0.0, 0.0, 0.0]  # of the extrapolated totals: from the scripted pilot
     calibrated = [0.0, 0.0, 0.0]  # and from the model pilot's ratios
+    spent = [0.0, 0.0, 0.0]  # by the structure pilot, on the run's model
     by_purpose: dict[str, float] = {}
     opens = _opens_period(scenario, times)
     n_opens = sum(opens)
@@ -191,6 +196,8 @@ def estimate(
         values = tuple(m * r for m, r in zip(mean, ratio, strict=True))
         sums[family] = values  # type: ignore[assignment]
         by_purpose[family] = round(values[0], 1)
+        for i, part in enumerate(_triple(structure.total(family))):
+            spent[i] += part * ratio[i]
         for i in range(3):
             variance[i] += var[i] * ratio[i] ** 2
             calibrated[i] += values[i] ** 2 * ratio_rel_var[i]
@@ -205,6 +212,11 @@ def estimate(
         Figure.of(total, [(var, df), (cal, df_model)])
         for total, var, cal in zip((calls, prompt, completion), variance, calibrated, strict=True)
     ]
+    at_most = binding_of(scenario).finishes and pilot < total_ticks
+    if at_most:  # the run spends at least what its first ticks did, at most to its last
+        figures = [
+            Figure(f.value, min(f.low, s), f.high) for f, s in zip(figures, spent, strict=True)
+        ]
     wall_from = chosen or structure
     wall = _wall(wall_from, calls, figures[0], total_ticks)
     cached_share = _cached_share(chosen or structure)
@@ -223,6 +235,7 @@ def estimate(
         dollars=dollars,
         pilot_wall_s=round(structure.wall_s + (chosen.wall_s if chosen else 0.0), 2),
         by_purpose=by_purpose,
+        at_most=at_most,
     )
 
 
