@@ -15,7 +15,7 @@ from simulacra.cli import app
 from simulacra.engine import Progress
 from simulacra.engine.progress import spent_line
 from simulacra.experiments import load_scenario, run
-from simulacra.experiments.estimate import Estimate, estimate
+from simulacra.experiments.estimate import Estimate, PilotRefused, estimate
 from simulacra.llm.budget import Price
 from simulacra.llm.fault_server import FaultServer
 from simulacra.runlog import read_events
@@ -67,7 +67,7 @@ def test_a_pilot_of_the_whole_run_leaves_no_interval(tmp_path: Path) -> None:
 
 
 def test_a_served_models_own_token_counts_are_learnt_from_its_pilot(tmp_path: Path) -> None:
-    with FaultServer("ok", content='{"go": true}') as server:
+    with FaultServer("ok", content='{"reason": "quiet week", "choice": "go"}') as server:
         sets = _small(
             tmp_path / "runs",
             f"model.spec=openai:{server.url}?model=fake",
@@ -119,3 +119,37 @@ def test_the_progress_line_projects_the_spend_to_the_last_tick() -> None:
     line = spent_line(p, Price(input=1.0, cached_input=0.5, output=2.0))
     # 1000 fresh + 1000 cached prompt tokens and 1000 completion tokens: $0.0035 so far.
     assert line == "calls 10 ~40  tokens 3.0k ~12.0k  $0.004 ~$0.014"
+
+
+@pytest.mark.parametrize("rate", ["0.5", "1"])
+def test_a_model_that_answers_nothing_gets_no_estimate(tmp_path: Path, rate: str) -> None:
+    # A dead endpoint: every call of the model pilot falls back. Its zero tokens must not be
+    # printed as the run's cost, whatever fallback rate the scenario tolerates.
+    with FaultServer("error") as server:
+        sets = _small(
+            tmp_path / "runs",
+            f"model.spec=openai:{server.url}?model=fake",
+            f"model.max_fallback_rate={rate}",
+            "model.attempts=1",
+        )
+        with pytest.raises(PilotRefused, match="answered by the declared fallback"):
+            estimate(load_scenario(ELFAROL, sets), work=tmp_path / "pilots")
+    result = CliRunner().invoke(
+        app, ["estimate", str(ELFAROL), "--model", "openai:http://127.0.0.1:9/v1?model=x"]
+    )
+    assert result.exit_code != 0 and "no estimate" in result.output and "│" not in result.output
+
+
+def test_an_episode_that_may_end_early_is_estimated_as_a_bound(tmp_path: Path) -> None:
+    # The embodied agent stops at its target after 6 of its 10 decisions: the estimate is
+    # the cost of all 10 at most, and its interval runs down to the pilot's 5.
+    sets = ["model.spec=scripted", f"output.root={tmp_path}", "output.report=false"]
+    scenario = load_scenario(ROOT / "scenarios" / "embodied.yaml", sets)
+    found = estimate(scenario, work=tmp_path / "pilots")
+    calls = list(read_events(run(scenario, progress=False).events_path, {"llm.call"}))
+    assert found.at_most and (found.calls.low, found.calls.value) == (5, 10)
+    assert len(calls) == 6 and found.calls.covers(len(calls))
+    tokens = sum(c.data["prompt_tokens"] + c.data["completion_tokens"] for c in calls)
+    assert found.tokens.covers(tokens) and found.tokens.value >= tokens
+    # A world whose agents all go on to the last tick is no bound.
+    assert not estimate(load_scenario(ELFAROL, _small(tmp_path / "e")), work=tmp_path / "p").at_most

@@ -7,7 +7,8 @@ Two pilots, each a real run of the scenario's first ticks in a scratch folder:
   period of the clock (a day when a tick is shorter than a day, a week when it is shorter
   than a week, else a tick), at most half the run and at least the ticks that reach the
   first interview. Its calls per tick extrapolate to the run's ticks; its interviews to
-  the scenario's interviews.
+  the scenario's interviews. Where a second period follows, it runs on into it for a
+  quarter of one: how much longer prompts are there (estimate_growth.py).
 - the model pilot, only when the run's model is not the scripted one: the first few ticks
   on that model. Per purpose it gives the calls the model makes for each scripted one and the
   tokens it spends per call; those ratios carry the structure over to the model.
@@ -34,8 +35,11 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from simulacra.errors import UserError
+from simulacra.experiments.estimate_growth import family_growth, window
+from simulacra.experiments.kinds import binding_of
 from simulacra.experiments.load import load_scenario
-from simulacra.experiments.pipeline import TooManyFallbacks, run
+from simulacra.experiments.pipeline import RunFailed, TooManyFallbacks, run
 from simulacra.experiments.scenario import Scenario
 from simulacra.experiments.stats import t_quantile
 from simulacra.llm.budget import Price
@@ -44,6 +48,10 @@ from simulacra.runlog import Event, read_events
 INTERVIEW = "interview"  # the purpose family whose calls follow the interview times
 MODEL_PILOT_TICKS = 2
 log = logging.getLogger(__name__)
+
+
+class PilotRefused(UserError):
+    """The model pilot's calls were mostly answered by the fallback: nothing to learn from."""
 
 
 @dataclass(frozen=True)
@@ -79,6 +87,9 @@ class Estimate:
     dollars: Figure | None
     pilot_wall_s: float
     by_purpose: dict[str, float] = field(default_factory=dict)  # calls
+    # The world's episodes may end before the clock (embodied): the figures are the cost of
+    # a run to its last tick, at most; the interval's low end is what the pilot spent.
+    at_most: bool = False
 
     @property
     def tokens(self) -> Figure:
@@ -116,6 +127,7 @@ class _Pilot:
     wall_s: float
     first_s: float  # from the start to the first tick's end: loading, then the first tick
     samples: dict[str, list[tuple[float, float]]]  # family -> each call's prompt, completion
+    at_tick: dict[str, list[tuple[int, float]]]  # purpose -> each call's tick and prompt tokens
 
     def families(self) -> set[str]:
         return set(self.per_tick) | set(self.interviews)
@@ -155,11 +167,16 @@ def estimate(
     sums: dict[str, tuple[float, float, float]] = {}  # family -> calls, prompt, completion
     variance = [0.0, 0.0, 0.0]  # of the extrapolated totals: from the scripted pilot
     calibrated = [0.0, 0.0, 0.0]  # and from the model pilot's ratios
+    spent = [0.0, 0.0, 0.0]  # by the structure pilot, on the run's model
     by_purpose: dict[str, float] = {}
     opens = _opens_period(scenario, times)
     n_opens = sum(opens)
+    period = _period(opens)
+    # Ticks past the first period are the growth's window, not a sample of the ticks (a
+    # pilot of the whole run is the run itself).
+    sampled = period if 1 < period < pilot < total_ticks else pilot
     for family in sorted(structure.families()):
-        series = structure.per_tick.get(family, [])
+        series = structure.per_tick.get(family, [])[:sampled]
         # The ticks that open a period (a day's first holds its plans) are a stratum apart.
         first = [s for i, s in enumerate(series) if opens[i]]
         rest = [s for i, s in enumerate(series) if not opens[i]]
@@ -167,6 +184,10 @@ def estimate(
         mean_b, var_b = _extrapolate(rest, total_ticks - n_opens)
         mean = tuple(a + b for a, b in zip(mean_a, mean_b, strict=True))
         var = tuple(a + b for a, b in zip(var_a, var_b, strict=True))
+        if sampled < pilot:
+            grown = family_growth(structure.at_tick, family, mean[0], n_opens, period, pilot)
+            mean = (mean[0], mean[1] + grown.tokens, mean[2])
+            var = (var[0], var[1] + grown.variance, var[2])
         done = structure.interviews.get(family)
         if done is not None and structure.interview_times:
             scale = n_interviews / structure.interview_times
@@ -175,13 +196,15 @@ def estimate(
         values = tuple(m * r for m, r in zip(mean, ratio, strict=True))
         sums[family] = values  # type: ignore[assignment]
         by_purpose[family] = round(values[0], 1)
+        for i, part in enumerate(_triple(structure.total(family))):
+            spent[i] += part * ratio[i]
         for i in range(3):
             variance[i] += var[i] * ratio[i] ** 2
             calibrated[i] += values[i] ** 2 * ratio_rel_var[i]
     calls = sum(v[0] for v in sums.values())
     prompt = sum(v[1] for v in sums.values())
     completion = sum(v[2] for v in sums.values())
-    df = max(1, pilot - 1)
+    df = max(1, sampled - 1)
     df_model = max(
         1, int(sum(chosen.total(f).calls for f in chosen.families())) - 1 if chosen else 1
     )
@@ -189,6 +212,11 @@ def estimate(
         Figure.of(total, [(var, df), (cal, df_model)])
         for total, var, cal in zip((calls, prompt, completion), variance, calibrated, strict=True)
     ]
+    at_most = binding_of(scenario).finishes and pilot < total_ticks
+    if at_most:  # the run spends at least what its first ticks did, at most to its last
+        figures = [
+            Figure(f.value, min(f.low, s), f.high) for f, s in zip(figures, spent, strict=True)
+        ]
     wall_from = chosen or structure
     wall = _wall(wall_from, calls, figures[0], total_ticks)
     cached_share = _cached_share(chosen or structure)
@@ -207,20 +235,25 @@ def estimate(
         dollars=dollars,
         pilot_wall_s=round(structure.wall_s + (chosen.wall_s if chosen else 0.0), 2),
         by_purpose=by_purpose,
+        at_most=at_most,
     )
 
 
 def default_pilot(scenario: Scenario, times: Sequence[datetime], interviews: list[datetime]) -> int:
     """The first period of the clock (three ticks at least), at most half the run, and as
-    far as the first interview."""
-    opens = _opens_period(scenario, times)
-    period = opens.index(True, 1) if True in opens[1:] else len(times)
+    far as the first interview; then a window into the second period, for the growth."""
+    period = _period(_opens_period(scenario, times))
     # Three ticks at least, for a spread to read the interval from; half the run at most, so
     # that the estimate is an extrapolation.
     pilot = min(max(period, 3), max(1, math.ceil(len(times) / 2)))
     if interviews:
         pilot = max(pilot, bisect.bisect_right(list(times), min(interviews)))
-    return pilot
+    return pilot + window(period, pilot, len(times))
+
+
+def _period(opens: Sequence[bool]) -> int:
+    """The ticks of the run's first period."""
+    return opens.index(True, 1) if True in opens[1:] else len(opens)
 
 
 # --- inside ----------------------------------------------------------------------------------
@@ -266,17 +299,30 @@ def _pilot(
             )
         except TooManyFallbacks as exc:  # the calls were made all the same: count them
             warning, run_dir = str(exc), exc.run_dir
+        except RunFailed as exc:  # its own advice (resume a scratch run) would mislead here
+            raise PilotRefused(
+                f"no estimate for {spec}: its pilot stopped: {exc.__cause__}"
+            ) from exc
         wall = time.perf_counter() - started
     finally:
         quiet.setLevel(level)
+    calls = list(read_events(run_dir.events_path, {"llm.call"}))
+    if calls and all(c.data.get("fallback") for c in calls):
+        warning = f"all {len(calls)} of its model calls failed"
     if warning:
-        log.warning("the pilot on %s: %s", spec, warning)
+        # Fallback answers are the rule's, not the model's: their counts would estimate a run
+        # of the fallback (a dead endpoint gives a table of zero tokens).
+        raise PilotRefused(
+            f"no estimate for {spec}: its pilot was answered by the declared fallback, not the"
+            f" model ({warning}). Fix the model first; `simulacra models check` tests it."
+        )
     per_tick: dict[str, list[_Sums]] = defaultdict(lambda: [_Sums() for _ in range(ticks)])
     interviews: dict[str, _Sums] = defaultdict(_Sums)
     samples: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    at_tick: dict[str, list[tuple[int, float]]] = defaultdict(list)
     asked: set[str] = set()
     starts = list(times)
-    for event in read_events(run_dir.events_path, {"llm.call"}):
+    for event in calls:
         family = str(event.data.get("purpose") or "-").split(".")[0]
         if family == INTERVIEW:
             interviews[family].add(event)
@@ -288,8 +334,12 @@ def _pilot(
         samples[family].append(
             (_number(event.data.get("prompt_tokens")), _number(event.data.get("completion_tokens")))
         )
+        at_tick[str(event.data.get("purpose"))].append(
+            (index, _number(event.data.get("prompt_tokens")))
+        )
     first = (ends[0] if ends else started + wall) - started
-    return _Pilot(ticks, dict(per_tick), dict(interviews), len(asked), wall, first, dict(samples))
+    found = (dict(per_tick), dict(interviews), len(asked), wall, first, dict(samples))
+    return _Pilot(ticks, *found, dict(at_tick))
 
 
 def _extrapolate(

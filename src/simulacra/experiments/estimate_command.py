@@ -95,7 +95,13 @@ def table(found: Estimate) -> Table:
             out.add_row(name, "no model.price", "")
             continue
         interval = f"{form.format(figure.low)} - {form.format(figure.high)}"
-        out.add_row(name, form.format(figure.value), interval)
+        bound = "≤ " if found.at_most and name != "wall time (s)" else ""
+        out.add_row(name, bound + form.format(figure.value), interval)
+    if found.at_most:
+        out.caption = (
+            "at most: an episode may end before its last tick, and then calls no more; the"
+            " interval runs from what the pilot spent to a run that goes to its last tick"
+        )
     out.add_row("prompt share from the cache", f"{found.cached_share:.0%}", "")
     out.add_row("pilots took (s)", f"{found.pilot_wall_s:.1f}", "")
     return out

@@ -63,6 +63,11 @@ def cost_section(replay: Replay, events: Sequence[Event], cost: Mapping[str, Any
         parts.append(rows_table(_rows(ordered, "simulated hour", price), no_link))
     if cost.get("estimate"):
         parts.append("<h3>The estimate beside the run</h3>")
+        if cost["estimate"].get("at_most"):
+            parts.append(
+                "<p>At most: this world's episodes may end before the last tick, so the"
+                " estimate is the cost of a run to its last tick.</p>"
+            )
         parts.append(rows_table(_beside(cost["estimate"], events, price), no_link))
     return section("Cost and budget", "".join(parts), "cost")
 

@@ -129,6 +129,9 @@ class Binding(MindSettings, Measures):
     the class attributes and methods."""
 
     changes: ClassVar[str] = ""  # what an `event` intervention's `change` holds; "" if none
+    # Whether an agent's episode may end before the clock does (it then decides no more), so
+    # that a pilot of the first ticks can only bound what the run spends.
+    finishes: ClassVar[bool] = False
 
     def report(self) -> WorldReport:
         """What this world adds to its runs' report, viewer, frames and sweep page: `REPORT` in

@@ -42,6 +42,7 @@ class EmbodiedBinding(Binding):
     options: ClassVar[dict[str, type[BaseModel]]] = {"caption": CaptionOptions, "vlm": VlmOptions}
     reads = frozenset({"run", "world", "decision", "action", "llm.call"})
     shares: ClassVar[dict[str, float]] = {"success": 1.0, "spl": 1.0, "soft_spl": 1.0}
+    finishes: ClassVar[bool] = True  # an episode ends where the agent stops at its target
 
     def roster(self, scenario: Scenario) -> list[str]:
         count = scenario.agents.count or 1
