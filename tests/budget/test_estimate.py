@@ -15,7 +15,8 @@ from simulacra.cli import app
 from simulacra.engine import Progress
 from simulacra.engine.progress import spent_line
 from simulacra.experiments import load_scenario, run
-from simulacra.experiments.estimate import Estimate, PilotRefused, estimate
+from simulacra.experiments.estimate import Estimate, estimate
+from simulacra.experiments.estimate_pilot import PilotRefused
 from simulacra.llm.budget import Price
 from simulacra.llm.fault_server import FaultServer
 from simulacra.runlog import read_events

@@ -21,37 +21,29 @@ leaves none); a model pilot's ratios add their own standard errors.
 from __future__ import annotations
 
 import bisect
-import json
-import logging
 import math
-import shutil
-import tempfile
-import time
-from collections import defaultdict
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from simulacra.errors import UserError
 from simulacra.experiments.estimate_growth import family_growth, window
+from simulacra.experiments.estimate_pilot import (
+    Pilot,
+    Sums,
+    at,
+    merge,
+    run_pilot,
+    scratch,
+    triple,
+)
 from simulacra.experiments.kinds import binding_of
-from simulacra.experiments.load import load_scenario
-from simulacra.experiments.pipeline import RunFailed, TooManyFallbacks, run
 from simulacra.experiments.scenario import Scenario
 from simulacra.experiments.stats import t_quantile
 from simulacra.llm.budget import Price
-from simulacra.runlog import Event, read_events
 
-INTERVIEW = "interview"  # the purpose family whose calls follow the interview times
 MODEL_PILOT_TICKS = 2
-log = logging.getLogger(__name__)
-
-
-class PilotRefused(UserError):
-    """The model pilot's calls were mostly answered by the fallback: nothing to learn from."""
 
 
 @dataclass(frozen=True)
@@ -102,46 +94,6 @@ class Estimate:
         return found
 
 
-@dataclass
-class _Sums:
-    calls: float = 0.0
-    prompt: float = 0.0
-    completion: float = 0.0
-    cached: float = 0.0
-
-    def add(self, event: Event) -> None:
-        self.calls += 1
-        self.prompt += _number(event.data.get("prompt_tokens"))
-        self.completion += _number(event.data.get("completion_tokens"))
-        self.cached += _number(event.data.get("cached_prompt_tokens"))
-
-
-@dataclass(frozen=True)
-class _Pilot:
-    """A pilot's calls: per purpose family, per tick (interviews apart), and its wall time."""
-
-    ticks: int
-    per_tick: dict[str, list[_Sums]]  # family -> one entry per tick (interviews excluded)
-    interviews: dict[str, _Sums]  # family -> totals of interview calls
-    interview_times: int
-    wall_s: float
-    first_s: float  # from the start to the first tick's end: loading, then the first tick
-    samples: dict[str, list[tuple[float, float]]]  # family -> each call's prompt, completion
-    at_tick: dict[str, list[tuple[int, float]]]  # purpose -> each call's tick and prompt tokens
-
-    def families(self) -> set[str]:
-        return set(self.per_tick) | set(self.interviews)
-
-    def total(self, family: str) -> _Sums:
-        found = _Sums()
-        for tick in [*self.per_tick.get(family, []), self.interviews.get(family, _Sums())]:
-            found.calls += tick.calls
-            found.prompt += tick.prompt
-            found.completion += tick.completion
-            found.cached += tick.cached
-        return found
-
-
 def estimate(
     scenario: Scenario,
     *,
@@ -157,12 +109,12 @@ def estimate(
     pilot = pilot_ticks or default_pilot(scenario, times, interviews)
     pilot = max(1, min(pilot, total_ticks))
     scripted = scenario.model.spec == "scripted"
-    with _scratch(work) as folder:
-        structure = _pilot(scenario, "scripted", pilot, times, folder / "structure")
+    with scratch(work) as folder:
+        structure = run_pilot(scenario, "scripted", pilot, times, folder / "structure")
         chosen = None
         if not scripted:
             k = max(1, min(model_pilot_ticks, pilot))
-            chosen = _pilot(scenario, scenario.model.spec, k, times, folder / "model")
+            chosen = run_pilot(scenario, scenario.model.spec, k, times, folder / "model")
     n_interviews = len(interviews)
     sums: dict[str, tuple[float, float, float]] = {}  # family -> calls, prompt, completion
     variance = [0.0, 0.0, 0.0]  # of the extrapolated totals: from the scripted pilot
@@ -191,12 +143,12 @@ def estimate(
         done = structure.interviews.get(family)
         if done is not None and structure.interview_times:
             scale = n_interviews / structure.interview_times
-            mean = tuple(m + s * scale for m, s in zip(mean, _triple(done), strict=True))
+            mean = tuple(m + s * scale for m, s in zip(mean, triple(done), strict=True))
         ratio, ratio_rel_var = _calibration(family, structure, chosen)
         values = tuple(m * r for m, r in zip(mean, ratio, strict=True))
         sums[family] = values  # type: ignore[assignment]
         by_purpose[family] = round(values[0], 1)
-        for i, part in enumerate(_triple(structure.total(family))):
+        for i, part in enumerate(triple(structure.total(family))):
             spent[i] += part * ratio[i]
         for i in range(3):
             variance[i] += var[i] * ratio[i] ** 2
@@ -272,85 +224,15 @@ def _opens_period(scenario: Scenario, times: Sequence[datetime]) -> list[bool]:
     return [i == 0 or keys[i] != keys[i - 1] for i in range(len(times))]
 
 
-def _pilot(
-    scenario: Scenario, spec: str, ticks: int, times: Sequence[datetime], folder: Path
-) -> _Pilot:
-    """Run the scenario's first `ticks` ticks on `spec` in `folder`; sum its calls."""
-    sets = [
-        f"model.spec={json.dumps(spec)}",
-        "model.budget=",
-        f"clock.ticks={ticks}",
-        "clock.duration=",
-        f"output.root={folder}",
-        "output.report=false",
-        "output.frames=false",
-    ]
-    quiet = logging.getLogger("simulacra")
-    level = quiet.level
-    quiet.setLevel(logging.ERROR)  # the pilot's clock leaves later interventions out: say nothing
-    try:
-        short = load_scenario(scenario, sets)
-        ends: list[float] = []
-        warning = ""
-        started = time.perf_counter()
-        try:
-            run_dir = run(
-                short, progress=False, on_progress=lambda _: ends.append(time.perf_counter())
-            )
-        except TooManyFallbacks as exc:  # the calls were made all the same: count them
-            warning, run_dir = str(exc), exc.run_dir
-        except RunFailed as exc:  # its own advice (resume a scratch run) would mislead here
-            raise PilotRefused(
-                f"no estimate for {spec}: its pilot stopped: {exc.__cause__}"
-            ) from exc
-        wall = time.perf_counter() - started
-    finally:
-        quiet.setLevel(level)
-    calls = list(read_events(run_dir.events_path, {"llm.call"}))
-    if calls and all(c.data.get("fallback") for c in calls):
-        warning = f"all {len(calls)} of its model calls failed"
-    if warning:
-        # Fallback answers are the rule's, not the model's: their counts would estimate a run
-        # of the fallback (a dead endpoint gives a table of zero tokens).
-        raise PilotRefused(
-            f"no estimate for {spec}: its pilot was answered by the declared fallback, not the"
-            f" model ({warning}). Fix the model first; `simulacra models check` tests it."
-        )
-    per_tick: dict[str, list[_Sums]] = defaultdict(lambda: [_Sums() for _ in range(ticks)])
-    interviews: dict[str, _Sums] = defaultdict(_Sums)
-    samples: dict[str, list[tuple[float, float]]] = defaultdict(list)
-    at_tick: dict[str, list[tuple[int, float]]] = defaultdict(list)
-    asked: set[str] = set()
-    starts = list(times)
-    for event in calls:
-        family = str(event.data.get("purpose") or "-").split(".")[0]
-        if family == INTERVIEW:
-            interviews[family].add(event)
-            asked.add(str(event.t))
-            continue
-        at = bisect.bisect_right(starts, datetime.fromisoformat(str(event.t))) - 1
-        index = min(ticks - 1, max(0, at))
-        per_tick[family][index].add(event)
-        samples[family].append(
-            (_number(event.data.get("prompt_tokens")), _number(event.data.get("completion_tokens")))
-        )
-        at_tick[str(event.data.get("purpose"))].append(
-            (index, _number(event.data.get("prompt_tokens")))
-        )
-    first = (ends[0] if ends else started + wall) - started
-    found = (dict(per_tick), dict(interviews), len(asked), wall, first, dict(samples))
-    return _Pilot(ticks, *found, dict(at_tick))
-
-
 def _extrapolate(
-    series: list[_Sums], total_ticks: int
+    series: list[Sums], total_ticks: int
 ) -> tuple[tuple[float, float, float], tuple[float, float, float]]:
     """Totals over `total_ticks` from a sample of the first ticks, and their variances."""
     n = len(series)
     if n == 0:
         return (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
     means, variances = [], []
-    for values in zip(*(_triple(s) for s in series), strict=True):
+    for values in zip(*(triple(s) for s in series), strict=True):
         mean = sum(values) / n
         s2 = sum((v - mean) ** 2 for v in values) / (n - 1) if n > 1 else 0.0
         means.append(mean * total_ticks)
@@ -360,7 +242,7 @@ def _extrapolate(
 
 
 def _calibration(
-    family: str, structure: _Pilot, chosen: _Pilot | None
+    family: str, structure: Pilot, chosen: Pilot | None
 ) -> tuple[tuple[float, float, float], tuple[float, float, float]]:
     """The model's calls per scripted call and its prompt and completion tokens per scripted
     ones, for a purpose family over the model pilot's ticks (all families together where the
@@ -370,15 +252,15 @@ def _calibration(
         return (1.0, 1.0, 1.0), (0.0, 0.0, 0.0)
     families = [family] if chosen.total(family).calls and _early(structure, family, chosen) else []
     families = families or sorted(chosen.families())
-    model, base = _Sums(), _Sums()
+    model, base = Sums(), Sums()
     ratios, samples = [], []
     for tick in range(chosen.ticks):
-        m, b = _Sums(), _Sums()
+        m, b = Sums(), Sums()
         for name in families:
-            _merge(m, _at(chosen, name, tick))
-            _merge(b, _at(structure, name, tick))
-        _merge(model, m)
-        _merge(base, b)
+            merge(m, at(chosen, name, tick))
+            merge(b, at(structure, name, tick))
+        merge(model, m)
+        merge(base, b)
         if b.calls:
             ratios.append(m.calls / b.calls)
     for name in families:
@@ -409,26 +291,14 @@ def _mean2(values: Sequence[float]) -> float:
     return mean**2 if mean else 1.0
 
 
-def _early(structure: _Pilot, family: str, chosen: _Pilot) -> bool:
-    return any(_at(structure, family, t).calls for t in range(chosen.ticks))
+def _early(structure: Pilot, family: str, chosen: Pilot) -> bool:
+    return any(at(structure, family, t).calls for t in range(chosen.ticks))
 
 
-def _at(pilot: _Pilot, family: str, tick: int) -> _Sums:
-    series = pilot.per_tick.get(family, [])
-    return series[tick] if tick < len(series) else _Sums()
-
-
-def _merge(into: _Sums, other: _Sums) -> None:
-    into.calls += other.calls
-    into.prompt += other.prompt
-    into.completion += other.completion
-    into.cached += other.cached
-
-
-def _wall(pilot: _Pilot, calls: float, estimated: Figure, total_ticks: int) -> Figure:
+def _wall(pilot: Pilot, calls: float, estimated: Figure, total_ticks: int) -> Figure:
     """Wall time: the pilot's start and first tick, then its pace after them, per call where
     it made calls, else per tick."""
-    first_calls = sum(_at(pilot, f, 0).calls for f in pilot.families())
+    first_calls = sum(at(pilot, f, 0).calls for f in pilot.families())
     made = sum(pilot.total(f).calls for f in pilot.families()) - first_calls
     later_s = pilot.wall_s - pilot.first_s
     if made > 0 and calls > first_calls:
@@ -443,7 +313,7 @@ def _wall(pilot: _Pilot, calls: float, estimated: Figure, total_ticks: int) -> F
     return Figure(value, value, value)
 
 
-def _cached_share(pilot: _Pilot) -> float:
+def _cached_share(pilot: Pilot) -> float:
     sums = [pilot.total(f) for f in pilot.families()]
     prompt = sum(s.prompt for s in sums)
     return sum(s.cached for s in sums) / prompt if prompt else 0.0
@@ -465,26 +335,5 @@ def _dollars(
     )
 
 
-def _triple(s: _Sums) -> tuple[float, float, float]:
-    return (s.calls, s.prompt, s.completion)
-
-
-def _number(value: object) -> float:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
-
-
 def _t(df: int) -> float:
     return t_quantile(0.975, df)
-
-
-@contextmanager
-def _scratch(work: Path | None) -> Iterator[Path]:
-    if work is not None:
-        work.mkdir(parents=True, exist_ok=True)
-        yield work
-        return
-    folder = Path(tempfile.mkdtemp(prefix="simulacra-estimate-"))
-    try:
-        yield folder
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
