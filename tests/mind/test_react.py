@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 from simulacra.core import Observation
@@ -121,4 +122,27 @@ async def test_each_viewer_of_a_shared_sight_records_whom_it_names_but_itself(
     assert about == {
         "isabella": {waving: ["klaus"], kettle: []},
         "klaus": {waving: ["isabella"], kettle: []},
+    }
+
+
+async def test_a_talk_with_nobody_free_is_logged_as_carrying_on_by_the_fallback(
+    model: ScriptedModel, make_agent: MakeAgent, events: EventWriter
+) -> None:
+    model.on("react.decide", _talk)
+    agent = make_agent()
+    await agent.perceive(NOON, Observation("isabella", CAFE, SCENERY))
+    later = NOON + timedelta(minutes=10)
+    seen = Observation("isabella", CAFE, (*SCENERY, KLAUS_ARRIVES), ("klaus",))
+    salient = await agent.perceive(later, seen)
+    decision = await agent.react(later, salient, nearby=())  # Klaus has left: nobody to talk to
+    assert (decision.choice, decision.fallback) == ("continue", True)
+    events.flush()
+    (logged,) = [e for e in read_events(events.path) if e.kind == "decision"]
+    said = {"choice": "talk", "target": "klaus", "reason": "say hello to a regular"}
+    assert json.loads(logged.data.pop("raw")) == said  # the model's answer, kept as it came
+    assert logged.data == {  # the choice is what the agent did; the model's talk is in `parsed`
+        "purpose": "react.decide",
+        "choice": "continue",
+        "parsed": said,
+        "fallback": True,
     }
