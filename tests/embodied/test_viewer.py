@@ -3,11 +3,14 @@ and the viewer scrubbing decisions in a real headless Chromium."""
 
 from __future__ import annotations
 
+import base64
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from simulacra.experiments import load_scenario, run
@@ -96,3 +99,38 @@ def test_the_viewer_scrubs_decisions_with_image_overview_reply_and_command(
     assert decision.get_attribute("data-step") == "3"
     assert errors == []
     page.close()
+
+
+def test_the_report_draws_each_path_from_the_logged_positions(embodied_run: Path) -> None:
+    """The plan's dots are the `world` events' positions, and its target the target's
+    footprint, through one scaling of the axes (equal aspect, y pointing up as the world's)."""
+    page = (embodied_run / "report.html").read_text()
+    plot = re.search(r'<section id="paths">.*?base64,([^"]+)', page, re.S)
+    assert plot is not None
+    svg = base64.b64decode(plot[1]).decode()
+    drawn = _points(_group(svg, "path-agent"), r'<use [^>]*x="([-\d.]+)" y="([-\d.]+)"')
+    events = [json.loads(line) for line in (embodied_run / "events.jsonl").open()]
+    logged = np.array(
+        [[e["data"]["agents"]["agent"][k] for k in "xy"] for e in events if e["kind"] == "world"]
+    )
+    assert len(drawn) == len(logged) == 5
+    assert np.ptp(logged[:, 0]) > 1  # the seeker walked: the test has something to compare
+    scale, x0 = np.polyfit(logged[:, 0], drawn[:, 0], 1)
+    y0 = np.mean(drawn[:, 1] + scale * logged[:, 1])
+    on_page = np.array([[scale, -scale]])
+    assert scale > 0 and np.allclose(drawn, logged * on_page + [x0, y0], atol=0.01)
+    target = next(p for p in events[0]["data"]["world"]["places"] if p["kind"] == "target")
+    corners = _points(_group(svg, "target"), r"([-\d.]+) ([-\d.]+)")
+    low, size = np.array([target["x"], target["y"]]), np.array([target["w"], target["h"]])
+    want = np.sort(np.array([low, low + size]) * on_page + [x0, y0], axis=0)
+    assert np.allclose(want, [corners.min(axis=0), corners.max(axis=0)], atol=0.01)
+
+
+def _group(svg: str, gid: str) -> str:
+    """The SVG group `gid` up to its first nested group's end or its own."""
+    start = svg.index(f'<g id="{gid}">')
+    return svg[start : svg.index("</g>", start)]
+
+
+def _points(text: str, pattern: str) -> np.ndarray:
+    return np.array([[float(x), float(y)] for x, y in re.findall(pattern, text)])

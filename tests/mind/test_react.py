@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+import json
+from datetime import datetime, timedelta
+from typing import Any
 
 from simulacra.core import Observation
 from simulacra.llm import Request, ScriptedModel
@@ -19,6 +21,18 @@ KLAUS_ARRIVES = "Klaus Mueller is in the cafe of Hobbs Cafe: reading a book"
 
 def _talk(request: Request) -> dict[str, object]:
     return {"choice": "talk", "target": "klaus", "reason": "say hello to a regular"}
+
+
+async def _klaus_arrives(
+    model: ScriptedModel, make_agent: MakeAgent
+) -> tuple[Any, datetime, list[Any]]:
+    """Isabella at the cafe, then Klaus coming in ten minutes later; the model would talk."""
+    model.on("react.decide", _talk)
+    agent = make_agent()
+    await agent.perceive(NOON, Observation("isabella", CAFE, SCENERY))
+    later = NOON + timedelta(minutes=10)
+    seen = Observation("isabella", CAFE, (*SCENERY, KLAUS_ARRIVES), ("klaus",))
+    return agent, later, await agent.perceive(later, seen)
 
 
 async def test_routine_observations_cost_one_rating_and_no_decision(
@@ -44,12 +58,7 @@ async def test_routine_observations_cost_one_rating_and_no_decision(
 async def test_a_salient_observation_gives_a_decision(
     model: ScriptedModel, make_agent: MakeAgent, events: EventWriter
 ) -> None:
-    model.on("react.decide", _talk)
-    agent = make_agent()
-    await agent.perceive(NOON, Observation("isabella", CAFE, SCENERY))
-    later = NOON + timedelta(minutes=10)
-    seen = Observation("isabella", CAFE, (*SCENERY, KLAUS_ARRIVES), ("klaus",))
-    salient = await agent.perceive(later, seen)
+    agent, later, salient = await _klaus_arrives(model, make_agent)
     assert [r.text for r in salient] == [KLAUS_ARRIVES]
     decision = await agent.react(later, salient, nearby=("klaus",))
     assert (decision.choice, decision.target) == ("talk", "klaus")
@@ -121,4 +130,22 @@ async def test_each_viewer_of_a_shared_sight_records_whom_it_names_but_itself(
     assert about == {
         "isabella": {waving: ["klaus"], kettle: []},
         "klaus": {waving: ["isabella"], kettle: []},
+    }
+
+
+async def test_a_talk_with_nobody_free_is_logged_as_carrying_on_by_the_fallback(
+    model: ScriptedModel, make_agent: MakeAgent, events: EventWriter
+) -> None:
+    agent, later, salient = await _klaus_arrives(model, make_agent)
+    decision = await agent.react(later, salient, nearby=())  # Klaus has left: nobody to talk to
+    assert (decision.choice, decision.fallback) == ("continue", True)
+    events.flush()
+    (logged,) = [e for e in read_events(events.path) if e.kind == "decision"]
+    said = {"choice": "talk", "target": "klaus", "reason": "say hello to a regular"}
+    assert json.loads(logged.data.pop("raw")) == said  # the model's answer, kept as it came
+    assert logged.data == {  # the choice is what the agent did; the model's talk is in `parsed`
+        "purpose": "react.decide",
+        "choice": "continue",
+        "parsed": said,
+        "fallback": True,
     }

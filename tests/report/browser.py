@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 
@@ -20,3 +22,10 @@ class Page:
         self.page.goto(url)
         self.page.wait_for_load_state("load")
         return self.page
+
+
+def artifacts(tmp_path: Path) -> Path:
+    """Where screenshots are kept: `SIMULACRA_ARTIFACTS`, else the test's temporary folder."""
+    root = Path(os.environ.get("SIMULACRA_ARTIFACTS") or tmp_path) / "screenshots"
+    root.mkdir(parents=True, exist_ok=True)
+    return root

@@ -4,7 +4,6 @@ the test's artifacts (`SIMULACRA_ARTIFACTS`, else the test's temporary folder)."
 
 from __future__ import annotations
 
-import os
 from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
@@ -18,14 +17,10 @@ from simulacra.experiments.kinds import BINDINGS
 from simulacra.report import world_report
 from simulacra.runlog import read_events
 
+from .browser import artifacts
+
 pytestmark = NEEDS_CHROMIUM
 SIZES = ((1440, 900), (800, 1000))
-
-
-def _artifacts(tmp_path: Path) -> Path:
-    root = Path(os.environ.get("SIMULACRA_ARTIFACTS") or tmp_path) / "screenshots"
-    root.mkdir(parents=True, exist_ok=True)
-    return root
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +47,7 @@ def test_each_world_report_and_viewer_tell_its_own_story(
         pytest.skip("the embodied world needs the 3d extra (usd-core and pyvista)")
     path, first = runs[kind]
     own = world_report(kind)
-    shots = _artifacts(tmp_path)
+    shots = artifacts(tmp_path)
     for width, height in SIZES:
         page = browser.new_page(viewport={"width": width, "height": height})
         errors: list[str] = []

@@ -1,5 +1,8 @@
 import json
+import os
 import re
+import subprocess
+import sys
 import urllib.error
 import urllib.request
 
@@ -110,3 +113,18 @@ def test_serve_run_serves_the_run_read_only_on_loopback(town_run):
 def test_serve_run_refuses_to_listen_beyond_this_machine(town_run):
     with pytest.raises(ServeError, match=r"127\.0\.0\.1 only"):
         serve_run(town_run, host="0.0.0.0")
+
+
+def test_a_bare_import_of_the_report_layer_finds_the_worlds_report(town_run):
+    """Whatever was imported before, the report of a town run has the town's sections: run in
+    a fresh interpreter that imports only `simulacra.report` (as a notebook would)."""
+    script = (
+        "import sys\n"
+        "from simulacra.report import build_outputs\n"
+        "assert not any(m.startswith('simulacra.experiments') for m in sys.modules)\n"
+        f"build_outputs({str(town_run)!r})\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    subprocess.run([sys.executable, "-c", script], check=True, env=env, timeout=120)
+    page = (town_run / "report.html").read_text(encoding="utf-8")
+    assert 'id="diffusion"' in page and 'id="attendance"' in page

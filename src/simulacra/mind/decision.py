@@ -1,4 +1,4 @@
-"""A mind's `decision` event, built one way: from a model's completion, or from a rule (a
+"""A mind's `decision` event, built one way: from a model's reply, or from a rule (a
 classical baseline: no model, so no raw text and no fallback)."""
 
 from __future__ import annotations
@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from simulacra.llm import Completion
+from simulacra.mind.context import Answer
 from simulacra.runlog.events import Decided
 
 _FROM_VALUE: Any = object()  # parsed defaults to the completion's validated value
@@ -15,14 +16,17 @@ _FROM_VALUE: Any = object()  # parsed defaults to the completion's validated val
 def model_decision(
     purpose: str,
     choice: str,
-    completion: Completion,
+    completion: Completion | Answer[Any],
     *,
     parsed: dict[str, Any] | None = _FROM_VALUE,
+    fallback: bool | None = None,
     step: int | None = None,
     extra: Mapping[str, Any] | None = None,
 ) -> Decided:
     """The decision a model call made: its raw text, whether the fallback stood in, and why
-    earlier attempts failed; `parsed` is the validated value in JSON form unless given."""
+    earlier attempts failed (a mind context's `Answer` keeps no such reason); `parsed` is the
+    validated value in JSON form unless given, `fallback` the reply's unless the mind set the
+    answer aside itself (ReAct's talk with nobody free)."""
     if parsed is _FROM_VALUE:
         value = completion.value
         parsed = None if value is None else value.model_dump(mode="json")
@@ -31,8 +35,8 @@ def model_decision(
         choice=choice,
         raw=completion.text,
         parsed=parsed,
-        fallback=completion.fallback,
-        error=completion.error,
+        fallback=completion.fallback if fallback is None else fallback,
+        error=completion.error if isinstance(completion, Completion) else None,
         step=step,
         extra=dict(extra or {}),
     )

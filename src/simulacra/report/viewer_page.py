@@ -55,10 +55,14 @@ LIVE_DATA = "replay.json"
 def render_viewer(replay: Replay, *, live: bool = False) -> str:
     """The viewer page; `live` makes it poll LIVE_DATA and follow the run as it is written."""
     assets = files("simulacra.report")
-    js = assets.joinpath("viewer.js").read_text(encoding="utf-8")
+    # One script: the map's layout (boxes that must not cover one another), then the viewer.
+    js = "\n".join(
+        assets.joinpath(name).read_text(encoding="utf-8")
+        for name in ("viewer_layout.js", "viewer.js")
+    )
     css = assets.joinpath("viewer.css").read_text(encoding="utf-8")
     if "</" in js or "</" in css:
-        raise ValueError("viewer.js and viewer.css must not contain '</': it would end the tag")
+        raise ValueError("the viewer's JS and CSS must not contain '</': it would end the tag")
     # Only this exact script may run; injected markup could never execute even if it got in.
     digest = base64.b64encode(hashlib.sha256(js.encode("utf-8")).digest()).decode("ascii")
     csp = (

@@ -34,7 +34,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from simulacra.core import Action, InterviewAnswer, Observation, crc_seed
-from simulacra.llm import LanguageModel, Message, Request
+from simulacra.llm import Completion, LanguageModel, Message, Request
 from simulacra.memory import MemoryStream, consolidate, merge
 from simulacra.mind.ablation import Ablation
 from simulacra.mind.commuter import prompts
@@ -47,6 +47,7 @@ from simulacra.mind.commuter.plans import (
 )
 from simulacra.mind.commuter.profiles import Commuter
 from simulacra.mind.context import MindContext
+from simulacra.mind.decision import model_decision
 from simulacra.mind.interview import interview
 from simulacra.runlog import EventSink
 from simulacra.runlog.events import Decided
@@ -312,9 +313,7 @@ class CommuterAgent:
         )
         completion = await self.model.complete(request)
         value = completion.value if completion.value is not None else fallback
-        decision = ModelStep(
-            purpose, value, completion.fallback, completion.text, completion.error, about
-        )
+        decision = ModelStep(purpose, value, completion, about)
         if self.sink is not None:
             self.sink.emit(decision.event(), t=now, agent=self.id)
         return decision
@@ -353,24 +352,23 @@ class CommuterAgent:
 
 @dataclass(frozen=True)
 class ModelStep:
-    """One model-backed step: what it produced and whether the fallback was used."""
+    """One model-backed step: what it produced (the fallback where the model gave nothing
+    readable) and the call that produced it."""
 
     purpose: str
     value: BaseModel
-    fallback: bool
-    raw: str
-    error: str | None
+    completion: Completion
     about: Mapping[str, int] = field(default_factory=dict)  # the day or week it concerns
 
+    @property
+    def fallback(self) -> bool:
+        return self.completion.fallback
+
     def event(self) -> Decided:
-        return Decided(
-            purpose=self.purpose,
-            choice=_choice(self.value),
-            raw=self.raw,
-            parsed=self.value.model_dump(mode="json"),
-            fallback=self.fallback,
-            error=self.error,
-            extra=dict(self.about),
+        parsed = self.value.model_dump(mode="json")  # the fallback's, where it stood in
+        choice = _choice(self.value)
+        return model_decision(
+            self.purpose, choice, self.completion, parsed=parsed, extra=self.about
         )
 
 

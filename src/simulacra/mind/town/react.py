@@ -14,11 +14,11 @@ from typing import Literal
 
 from simulacra.memory import MemoryRecord
 from simulacra.mind.context import MindContext, clock
+from simulacra.mind.decision import model_decision
 from simulacra.mind.town import react_prompts as p
 from simulacra.mind.town.persona import Persona
 from simulacra.mind.town.routine import is_sleep
 from simulacra.mind.town.schedule import PlanStep
-from simulacra.runlog.events import Decided
 
 TALK_COOLDOWN = timedelta(hours=3)
 REACT_TOKENS = 48
@@ -114,13 +114,6 @@ async def decide(
             else Reaction("continue", None, f"nobody free to talk to ({value.target!r})", True)
         )
     ctx.emit(
-        Decided(
-            purpose="react.decide",
-            choice=decision.choice,
-            raw=answer.text,
-            parsed=value.model_dump(),
-            fallback=decision.fallback,
-        ),
-        now,
+        model_decision("react.decide", decision.choice, answer, fallback=decision.fallback), now
     )
     return decision

@@ -1,6 +1,7 @@
-"""The embodied world's report: the task and each episode's measures, the decisions step by
-step in the viewer with each first-person view and an overview per frame, frames re-rendered
-from the scene in 3D, and the task suite's table on a sweep page."""
+"""The embodied world's report: the task and each episode's measures, each agent's path on
+the floor plan, the decisions step by step in the viewer with each first-person view and an
+overview per frame, frames re-rendered from the scene in 3D, and the task suite's table on a
+sweep page."""
 
 from __future__ import annotations
 
@@ -11,10 +12,11 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from simulacra.experiments.kinds.embodied.plots import paths, trajectory_svg
 from simulacra.report.outputs import png_uri
 from simulacra.report.per_world import WorldReport
 from simulacra.report.replay_model import Replay
-from simulacra.report.sections import as_mapping, links, section
+from simulacra.report.sections import as_mapping, figure, links, section
 from simulacra.report.sweep_page import figure_text, sweep_section
 from simulacra.report.tables import rows_table
 from simulacra.runlog import Event
@@ -56,7 +58,19 @@ def _embodied(replay: Replay, metrics: Metrics) -> list[str]:
             row[title] = as_mapping(episode).get(key)
         rows.append(row)
     table = rows_table(rows, links(replay))
-    return [section("Task and episodes", head + table, "episodes")]
+    return [section("Task and episodes", head + table, "episodes"), _trajectory(replay)]
+
+
+def _trajectory(replay: Replay) -> str:
+    if not paths(replay):
+        return section("Paths", '<p class="empty">No position was logged.</p>', "paths")
+    note = (
+        "<p>Seen from above: each agent's position after every decision, numbered by step, "
+        "from its start (a ring) to where it ended (a square); obstacles in grey, the target "
+        "in red.</p>"
+    )
+    chart = figure(trajectory_svg(replay), "each agent's path on the floor plan", "Paths")
+    return section("Paths", note + chart, "paths")
 
 
 def _pictures(replay: Replay, run: Path, events: list[Event]) -> Replay:

@@ -1,0 +1,172 @@
+"""What the viewer draws over the map, measured in headless Chromium at the two window sizes
+every world is checked at: no agent's marker or speech bubble covers a place's name, a fire's
+name, another marker or another bubble, at any step, and no bubble runs off the map; a
+320-agent commute is drawn as one counted circle a zone, split by mode, not as a blob."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.conftest import NEEDS_CHROMIUM
+from tests.engine.test_conformance import SCENARIOS
+
+from simulacra.experiments import load_scenario, run
+from simulacra.report import build_outputs
+
+from .browser import artifacts
+from .conftest import write_town_run
+from .test_every_world_browser import SIZES
+from .worlds import write_grid_run
+
+pytestmark = NEEDS_CHROMIUM
+
+# In the page: every name, marker and bubble drawn on the map as [kind, whose, box] with the
+# box on screen (px), and the map's own box.
+BOXES = """() => {
+  const box = (n) => {
+    const r = n.getBoundingClientRect();
+    return [r.left, r.top, r.right, r.bottom];
+  };
+  const all = (selector) => [...document.querySelectorAll(selector)];
+  const out = [];
+  all("#map text.place-name, #map text.place-kind, #map g.extra text").forEach((t) => {
+    out.push(["name", (t.closest("[data-place]") || t).dataset.place || t.textContent, box(t)]);
+  });
+  all("#map g.agent:not([visibility=hidden]) circle").forEach((c) => {
+    out.push(["marker", c.parentNode.dataset.agent, box(c)]);
+  });
+  all("#map g.bubble rect").forEach((r) => {
+    out.push(["bubble", r.parentNode.dataset.agent, box(r)]);
+  });
+  all("#map g.crowd").forEach((g) => {  // its wedges, not the line back to its zone
+    const parts = [...g.querySelectorAll("[data-action]")].map(box);
+    const union = [0, 1, 2, 3].map((i) => (i < 2 ? Math.min : Math.max)(...parts.map((p) => p[i])));
+    out.push(["crowd", g.dataset.place, union]);
+  });
+  return { boxes: out, map: box(document.querySelector("#map")) };
+}"""
+
+# In the page: go to a step and return once the viewer has drawn it (the viewer's own
+# hashchange listener, registered first, runs first).
+GO = """(hash) => new Promise((done) => {
+  if (location.hash === hash) return done();
+  addEventListener("hashchange", () => done(), { once: true });
+  location.hash = hash;
+})"""
+
+
+def _covers(a: list[float], b: list[float]) -> bool:
+    """Two boxes share more than a pixel each way (touching is not covering)."""
+    return min(a[2], b[2]) - max(a[0], b[0]) > 1 and min(a[3], b[3]) - max(a[1], b[1]) > 1
+
+
+def _overlaps(drawn: dict[str, Any]) -> list[str]:
+    """Each pair that covers one another, names apart (their own layout is another test's)."""
+    boxes = drawn["boxes"]
+    return [
+        f"{k1} {w1} covers {k2} {w2}"
+        for i, (k1, w1, b1) in enumerate(boxes)
+        for k2, w2, b2 in boxes[i + 1 :]
+        if not k1 == k2 == "name" and _covers(b1, b2)
+    ]
+
+
+def _off_the_map(drawn: dict[str, Any]) -> list[str]:
+    x0, y0, x1, y1 = drawn["map"]
+    return [
+        f"{kind} {whose}"
+        for kind, whose, (a, b, c, d) in drawn["boxes"]
+        if kind in ("bubble", "crowd") and (a < x0 - 1 or b < y0 - 1 or c > x1 + 1 or d > y1 + 1)
+    ]
+
+
+def _small(name: str, root: Path, *more: str) -> Path:
+    sets = ["model.spec=scripted", "memory.embedder=hashing", f"output.root={root}", *more]
+    return run(load_scenario(SCENARIOS / f"{name}.yaml", sets), progress=False).path
+
+
+@pytest.fixture(scope="module")
+def sites(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]]:
+    """Runs with crowded places and much said: the shipped town (scripted) until its first
+    conversations, the shipped hazard grid (warnings fly from step 3), the hand-made town and
+    grid, and the shipped 320-agent commute's first day (the logit commuters)."""
+    root = tmp_path_factory.mktemp("layout")
+    with ThreadPoolExecutor(1) as thread:  # Playwright's sync API may hold an event loop here
+        made = {
+            "town": thread.submit(_small, "town", root, "clock.duration=100m"),
+            "hazard": thread.submit(_small, "hazard", root),
+            "commute": thread.submit(_small, "commute", root, "agents.mind=logit", "clock.ticks=1"),
+        }
+        found = {name: future.result() for name, future in made.items()}
+    found["hand-made town"] = write_town_run(root / "hand-made-town")
+    found["hand-made grid"] = write_grid_run(root / "hand-made-grid")
+    for path in found.values():
+        build_outputs(path)
+    yield found
+
+
+def _frames(path: Path) -> list[int]:
+    events = (json.loads(line) for line in (path / "events.jsonl").open(encoding="utf-8"))
+    return [e["data"]["step"] for e in events if e["kind"] == "world"]
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("world", ["town", "hazard", "hand-made town", "hand-made grid"])
+def test_no_marker_or_bubble_covers_a_name_a_marker_or_a_bubble(
+    browser: Any, sites: dict[str, Path], world: str, size: tuple[int, int]
+) -> None:
+    page = browser.new_page(viewport={"width": size[0], "height": size[1]})
+    try:
+        page.goto((sites[world] / "viewer.html").as_uri())
+        covered, off, seen = [], [], Counter[str]()
+        for step in _frames(sites[world]):
+            page.evaluate(GO, f"#step={step}")
+            drawn = page.evaluate(BOXES)
+            seen.update(kind for kind, _, _ in drawn["boxes"])
+            covered += [f"step {step}: {o}" for o in _overlaps(drawn)]
+            off += [f"step {step}: {o}" for o in _off_the_map(drawn)]
+        assert seen["marker"] and seen["bubble"] and seen["name"], seen  # something to check
+        assert covered == []
+        assert off == []
+    finally:
+        page.close()
+
+
+def test_a_crowd_of_320_commuters_is_one_counted_circle_a_zone_split_by_mode(
+    browser: Any, sites: dict[str, Path], tmp_path: Path
+) -> None:
+    path = sites["commute"]
+    events = [json.loads(line) for line in (path / "events.jsonl").open(encoding="utf-8")]
+    day = next(
+        e["data"]["agents"] for e in events if e["kind"] == "world" and e["data"]["step"] == 1
+    )
+    assert len(day) == 320
+    want = Counter((a["place"], a["action"] or "no action") for a in day.values())
+    shots = artifacts(tmp_path)
+    for width, height in SIZES:
+        page = browser.new_page(viewport={"width": width, "height": height})
+        try:
+            page.goto((path / "viewer.html").as_uri() + "#step=1")
+            assert page.locator("#map g.agent[visibility=visible]").count() == 0
+            wedges = page.evaluate(
+                """() => [...document.querySelectorAll('#map g.crowd [data-action]')].map((w) =>
+                   [w.closest('g.crowd').dataset.place, w.dataset.action, +w.dataset.count])"""
+            )
+            assert Counter({(place, mode): n for place, mode, n in wedges}) == want
+            numbers = page.locator("#map g.crowd text").all_text_contents()
+            places = Counter(a["place"] for a in day.values())
+            assert sorted(map(int, numbers)) == sorted(places.values())
+            drawn = page.evaluate(BOXES)
+            assert _overlaps(drawn) == []
+            assert _off_the_map(drawn) == []
+            legend = page.locator("#map g.crowd-legend text").all_text_contents()
+            assert set(legend) == {mode for _, mode in want}
+            page.screenshot(path=str(shots / f"commute-crowds-{width}.png"))
+        finally:
+            page.close()
