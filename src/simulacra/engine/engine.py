@@ -39,6 +39,7 @@ from simulacra.engine.checkpoint import (
     rng_state,
 )
 from simulacra.engine.clock import Clock
+from simulacra.engine.control import Control
 from simulacra.engine.interventions import Interventions
 from simulacra.engine.sink import EventRouter
 from simulacra.llm import Completion, Gateway, Request
@@ -77,6 +78,7 @@ class Engine:
         checkpoints: Checkpoints | None = None,
         checkpoint_every: int = 6,
         on_progress: ProgressHook | None = None,
+        control: Control | None = None,
     ) -> None:
         self.world = world
         self.minds = dict(minds)
@@ -90,6 +92,7 @@ class Engine:
         self.checkpoints = checkpoints
         self.checkpoint_every = checkpoint_every
         self.on_progress = on_progress
+        self.control = control  # a live console's, where the run has one
         self.over_budget: Callable[[], str | None] | None = None  # the limit reached, if one
         model.on_call = self.record_call
 
@@ -105,6 +108,8 @@ class Engine:
 
     async def run(self) -> None:
         while not self.clock.done:
+            if self.control is not None:
+                await self.control.boundary(self)
             await self.step()
             due = self.clock.index % self.checkpoint_every == 0
             # A budget stops the run only here, between ticks, with a checkpoint to resume from.

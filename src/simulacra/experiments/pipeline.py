@@ -25,9 +25,9 @@ import yaml
 from simulacra.engine import (
     Checkpoints,
     Clock,
+    Control,
     Engine,
     EventRouter,
-    Intervention,
     Interventions,
     InterviewPlan,
     Progress,
@@ -36,6 +36,7 @@ from simulacra.engine import (
 )
 from simulacra.errors import Interrupted, UserError, explain_os_error
 from simulacra.experiments.budget import WALL, Meter, resume_overrides, stop
+from simulacra.experiments.console_actions import intervention_of, recorded_interventions
 from simulacra.experiments.facts import aware_test
 from simulacra.experiments.heap import fewer_collections
 from simulacra.experiments.kinds import Cast, Services, binding_of
@@ -79,14 +80,16 @@ def run(
     on_progress: ProgressHook | None = None,
     run_name: str | None = None,
     extra_info: dict[str, Any] | None = None,
+    control: Control | None = None,
 ) -> RunDir:
     """Run a valid scenario into a new run directory under `scenario.output.root`.
 
     `model` supplies a ready model instead of the scenario's (tests pass a scripted one);
     `progress` draws a bar when a terminal is attached; `on_progress` is called after every
     tick; `run_name` names the directory (default: the scenario's name); `extra_info` joins
-    run.json (a sweep records the variant and replicate there). Raises TooManyFallbacks
-    after a run whose fallbacks exceed model.max_fallback_rate."""
+    run.json (a sweep records the variant and replicate there); `control` is a live
+    console's. Raises TooManyFallbacks after a run whose fallbacks exceed
+    model.max_fallback_rate."""
     spec = model.name if model is not None else scenario.model.spec
     scenario = scenario.model_copy(
         update={"model": scenario.model.model_copy(update={"spec": spec})}
@@ -108,7 +111,7 @@ def run(
             cache_in_run(gateway, scenario, run_dir)
         gateway.ledger = Ledger()
         writer = run_dir.writer()
-        session = _open(run_dir, scenario, gateway, writer, None)
+        session = _open(run_dir, scenario, gateway, writer, None, control)
     except BaseException:  # a start that fails leaves nothing behind
         if writer is not None:
             writer.abandon()
@@ -129,6 +132,7 @@ def resume(
     progress: bool = True,
     on_progress: ProgressHook | None = None,
     overrides: Sequence[str] = (),
+    control: Control | None = None,
 ) -> RunDir:
     """Continue a run from its newest checkpoint that matches its log (from the start if it
     has none); refuse when its log is damaged before every checkpoint. `overrides` may set
@@ -163,7 +167,7 @@ def resume(
         run_dir.set_status("running", pid=os.getpid(), resumed=resumed)
         writer = run_dir.writer(truncate_at=state["offset"] if state else None)
         try:
-            session = _open(run_dir, scenario, gateway, writer, state)
+            session = _open(run_dir, scenario, gateway, writer, state, control)
         except BaseException as exc:
             run_dir.record_failure(writer, exc)
             _raise_stopped(run_dir, exc)
@@ -202,8 +206,10 @@ def _open(
     model: Gateway,
     writer: EventWriter,
     state: dict[str, Any] | None,
+    control: Control | None = None,
 ) -> _Session:
-    """Build the world and its minds and set the engine at the start or at `state`."""
+    """Build the world and its minds and set the engine at the start or at `state` (with
+    the interventions a console sent before it, read back from the log)."""
     kind = binding_of(scenario)
     cast: Cast | None = None
     try:
@@ -213,6 +219,10 @@ def _open(
         services = Services(model, router, run_dir.path / MEMORY_DB, scenario, run_dir.path)
         cast = kind.build(scenario, services)
         clock = Clock(scenario.clock.calendar())
+        interventions = _interventions(scenario, _cast_names(kind.agents_info(cast)))
+        if state is not None:
+            for item in recorded_interventions(scenario, run_dir.events_path):
+                interventions.add(item)
         engine = Engine(
             cast.world,
             cast.minds,
@@ -220,9 +230,10 @@ def _open(
             router=router,
             clock=clock,
             seed=scenario.seed,
-            interventions=_interventions(scenario, _cast_names(kind.agents_info(cast))),
+            interventions=interventions,
             checkpoints=_checkpoints(run_dir, cast),
             checkpoint_every=scenario.clock.checkpoint_every,
+            control=control,
         )
         if state is None:
             writer.emit(_start(scenario, cast, model, clock), t=clock.now)
@@ -402,18 +413,7 @@ def _cast_names(agents: dict[str, dict[str, Any]]) -> dict[str, str]:
 
 
 def _interventions(scenario: Scenario, names: dict[str, str]) -> Interventions:
-    items = [
-        Intervention(
-            scenario.when(item.at),
-            item.type,
-            item.text,
-            tuple(item.who),
-            item.change,
-            item.importance,
-            tuple(tuple(group) for group in item.contradicts),
-        )
-        for item in scenario.interventions
-    ]
+    items = [intervention_of(scenario, item) for item in scenario.interventions]
     plan = scenario.interviews
     interviews = None
     if plan is not None:
