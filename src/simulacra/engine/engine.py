@@ -22,6 +22,8 @@ from typing import Any
 
 from simulacra.core import (
     Action,
+    Address,
+    Answerer,
     Begins,
     Encounter,
     Mind,
@@ -172,6 +174,16 @@ class Engine:
         for event in resolution.events:
             self.writer.emit(event.payload, t=now, agent=event.agent)
         await self.hold(resolution.encounters, now)
+        await self.answer(resolution.addresses, now)
+
+    async def answer(self, addresses: Sequence[Address], now: datetime) -> None:
+        """Each addressed agent answers the one who spoke to it (a visitor), one at a time in
+        the order said: a second line to the same agent follows its first answer."""
+        for address in addresses:
+            mind = self.minds[address.agent]
+            if not isinstance(mind, Answerer):
+                raise TypeError(f"the mind of {address.agent} cannot answer a visitor")
+            await self.router.gather([((address.agent,), partial(mind.answer, address, now))])
 
     async def hold(self, encounters: Sequence[Encounter], now: datetime) -> None:
         jobs = []
