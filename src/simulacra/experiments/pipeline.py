@@ -14,7 +14,7 @@ import json
 import logging
 import os
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,6 +81,7 @@ def run(
     run_name: str | None = None,
     extra_info: dict[str, Any] | None = None,
     control: Control | None = None,
+    opened: Callable[[RunDir], None] | None = None,
 ) -> RunDir:
     """Run a valid scenario into a new run directory under `scenario.output.root`.
 
@@ -88,8 +89,8 @@ def run(
     `progress` draws a bar when a terminal is attached; `on_progress` is called after every
     tick; `run_name` names the directory (default: the scenario's name); `extra_info` joins
     run.json (a sweep records the variant and replicate there); `control` is a live
-    console's. Raises TooManyFallbacks after a run whose fallbacks exceed
-    model.max_fallback_rate."""
+    console's, and `opened` is told the run directory once the run is set to play. Raises
+    TooManyFallbacks after a run whose fallbacks exceed model.max_fallback_rate."""
     spec = model.name if model is not None else scenario.model.spec
     scenario = scenario.model_copy(
         update={"model": scenario.model.model_copy(update={"spec": spec})}
@@ -120,6 +121,7 @@ def run(
         run_dir.discard()
         raise
     try:
+        _tell(opened, session)
         return _play(session, progress, on_progress)
     finally:
         lock.release()
@@ -133,6 +135,7 @@ def resume(
     on_progress: ProgressHook | None = None,
     overrides: Sequence[str] = (),
     control: Control | None = None,
+    opened: Callable[[RunDir], None] | None = None,
 ) -> RunDir:
     """Continue a run from its newest checkpoint that matches its log (from the start if it
     has none); refuse when its log is damaged before every checkpoint. `overrides` may set
@@ -171,6 +174,7 @@ def resume(
         except BaseException as exc:
             run_dir.record_failure(writer, exc)
             _raise_stopped(run_dir, exc)
+        _tell(opened, session)
         return _play(session, progress, on_progress)
     finally:
         lock.release()
@@ -245,6 +249,19 @@ def _open(
             cast.close()
         raise
     return _Session(run_dir, scenario, model, writer, cast, clock, engine)
+
+
+def _tell(opened: Callable[[RunDir], None] | None, session: _Session) -> None:
+    """Tell `opened` the run is set to play (a console starts serving it); a fault there
+    marks the run failed, as one in the run would."""
+    if opened is None:
+        return
+    try:
+        opened(session.run_dir)
+    except BaseException as exc:
+        session.cast.close()
+        session.run_dir.record_failure(session.writer, exc)
+        _raise_stopped(session.run_dir, exc)
 
 
 def _play(session: _Session, progress: bool, on_progress: ProgressHook | None) -> RunDir:

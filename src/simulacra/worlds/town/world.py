@@ -336,14 +336,18 @@ class TownWorld:
             for (p, o), s in sorted(self.objects.items())
             if s != self._resting[(p, o)]
         }
-        frame = {"agents": agents, "objects": changed, "occupancy": dict(sorted(occupancy.items()))}
-        if (
-            self.visitors
-        ):  # only where a console brought some, so other runs' logs stay as they were
-            frame["visitors"] = {
-                v.id: {"name": v.name, "description": v.description, "place": v.place}
+        frame: dict[str, Any] = {
+            "agents": agents,
+            "objects": changed,
+            "occupancy": dict(sorted(occupancy.items())),
+        }
+        # Only where a console brought some, so that other runs' logs stay as they were.
+        if self.visitors:
+            frame["visitors"] = [
+                {"name": v.name, "x": x, "y": y, "place": v.place}
                 for _, v in sorted(self.visitors.items())
-            }
+                for x, y in [self._place_rect(v.place).centre]
+            ]
         return frame
 
     def position(self, agent_id: str) -> tuple[float, float]:

@@ -64,6 +64,14 @@ class TownBinding(Binding):
     def abilities(self, scenario: Scenario) -> set[Ability]:
         return {THINK, TALK, INTERVIEW, CORRECT}
 
+    def console_choices(self, scenario: Scenario) -> dict[str, Any]:
+        town = _town(scenario).map
+        objects = {p.name: [t.name for a in p.areas for t in a.objects] for p in town.places}
+        return {"places": town.place_names, "objects": objects}
+
+    def takes_visitors(self, scenario: Scenario) -> bool:
+        return not self.is_baseline(scenario)  # the routine agent holds no dialogue to answer
+
     def check(self, scenario: Scenario) -> list[str]:
         town = _town(scenario).map
         problems = [f"scenario.world.map.{where}: {what}" for where, what in town.problems()]
