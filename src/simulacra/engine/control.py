@@ -42,7 +42,8 @@ class Controlled(Protocol):
 class Status:
     """Where the run stands, as the console shows it."""
 
-    paused: bool
+    paused: bool  # the run stands still at a tick boundary now
+    pausing: bool  # a pause is asked for: the run stops at the next boundary
     speed: float | None  # ticks per second at most; None: as fast as it goes
     step: int  # the next tick's number (ticks done + 1)
     queued: int  # commands not yet taken
@@ -64,6 +65,7 @@ class Control:
         self._last = 0.0  # when the last tick started (monotonic), for the speed limit
         self._step = 1
         self._finished = False
+        self._waiting = False  # paused at a boundary, waiting for a command
 
     # --- from the console's thread ------------------------------------------------------
 
@@ -87,13 +89,15 @@ class Control:
 
     def status(self) -> Status:
         with self._lock:
-            paused = self._paused and self._steps == 0
-            return Status(paused, self._speed, self._step, len(self._queue), self._finished)
+            pausing = self._paused and self._steps == 0
+            return Status(
+                self._waiting, pausing, self._speed, self._step, len(self._queue), self._finished
+            )
 
     def finish(self) -> None:
         """The run ended: commands sent now are refused."""
         with self._lock:
-            self._finished = True
+            self._finished, self._waiting = True, False
 
     # --- from the engine --------------------------------------------------------------------
 
@@ -105,8 +109,10 @@ class Control:
                 self._step = engine.tick.step
                 if not self._paused or self._steps > 0:
                     self._steps = max(self._steps - 1, 0)
+                    self._waiting = False
                     speed = self._speed
                     break
+                self._waiting = True
             await asyncio.sleep(WAIT_S)
         if speed is not None:
             wait = self._last + 1 / speed - time.monotonic()

@@ -10,13 +10,20 @@ takes: see `choices`; a world that takes no interventions says so, and can still
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from http.server import ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
-from simulacra.engine import Control
+from simulacra.engine import Control, ProgressHook
+from simulacra.errors import UserError
 from simulacra.experiments.console_actions import Refused, compose, types_taken, written
 from simulacra.experiments.kinds import binding_of
+from simulacra.experiments.load import load_scenario
 from simulacra.experiments.scenario import Scenario
+from simulacra.llm import Gateway
+from simulacra.runlog import RunDir
 
 MAX_WHO = 40
 
@@ -53,6 +60,7 @@ class ConsoleBackend:
         s = self.control.status()
         return {
             "paused": s.paused,
+            "pausing": s.pausing,
             "speed": s.speed,
             "step": s.step,
             "queued": s.queued,
@@ -122,4 +130,55 @@ class ConsoleBackend:
         return self.kind.takes_visitors(self.scenario)
 
 
-__all__ = ["ConsoleBackend", "Refused", "written"]
+@dataclass
+class Served:
+    """Where a console run is served, once it is (`ready` is told the console's address)."""
+
+    ready: Callable[[str], None] | None = None
+    server: ThreadingHTTPServer | None = None
+    url: str = ""
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.shutdown()
+            self.server.server_close()
+            self.server = None
+
+
+def run_console(
+    scenario: Scenario | None = None,
+    *,
+    served: Served,
+    resume: str | Path | None = None,
+    model: Gateway | None = None,
+    port: int = 0,
+    paused: bool = False,
+    progress: bool = True,
+    on_progress: ProgressHook | None = None,
+) -> RunDir:
+    """Run `scenario` (or resume the run at `resume`) with a live console on 127.0.0.1:`port`
+    (0: any free port), paused before its first tick when `paused`. The console keeps serving,
+    read-only, after the run ends: `served.stop()` stops it."""
+    from simulacra.experiments import pipeline
+    from simulacra.report import ConsoleSite, serve_run
+
+    if (scenario is None) == (resume is None):
+        raise UserError("run_console: give either a scenario or a run to resume")
+    if scenario is None:
+        scenario = load_scenario(RunDir.open(str(resume)).config())
+    control = Control(written, paused=paused)
+    site = ConsoleSite(ConsoleBackend(scenario, control))
+
+    def opened(run: RunDir) -> None:
+        served.server, _ = serve_run(run.path, port=port, live=True, console=site)
+        served.url = site.url(served.server.server_address[1])
+        if served.ready is not None:
+            served.ready(served.url)
+
+    shown: dict[str, Any] = {"progress": progress, "on_progress": on_progress}
+    try:
+        if resume is not None:
+            return pipeline.resume(resume, model=model, control=control, opened=opened, **shown)
+        return pipeline.run(scenario, model=model, control=control, opened=opened, **shown)
+    finally:
+        control.finish()

@@ -28,6 +28,7 @@ from simulacra.engine import (
     Control,
     Engine,
     EventRouter,
+    Intervention,
     Interventions,
     InterviewPlan,
     Progress,
@@ -159,6 +160,9 @@ def resume(
                 run_dir.path,
                 skipped,
             )
+        # A live console's interventions, all of them: one sent after the checkpoint fires
+        # again when the run gets there, though its lines of the log are cut off below.
+        sent = recorded_interventions(scenario, run_dir.events_path)
         if model is None:
             cache_in_run(gateway, scenario, run_dir)
         gateway.ledger = Ledger()
@@ -170,7 +174,7 @@ def resume(
         run_dir.set_status("running", pid=os.getpid(), resumed=resumed)
         writer = run_dir.writer(truncate_at=state["offset"] if state else None)
         try:
-            session = _open(run_dir, scenario, gateway, writer, state, control)
+            session = _open(run_dir, scenario, gateway, writer, state, control, sent)
         except BaseException as exc:
             run_dir.record_failure(writer, exc)
             _raise_stopped(run_dir, exc)
@@ -211,9 +215,10 @@ def _open(
     writer: EventWriter,
     state: dict[str, Any] | None,
     control: Control | None = None,
+    sent: Sequence[Intervention] = (),
 ) -> _Session:
-    """Build the world and its minds and set the engine at the start or at `state` (with
-    the interventions a console sent before it, read back from the log)."""
+    """Build the world and its minds and set the engine at the start or at `state`; `sent`
+    are the interventions a console sent before a resume (read back from the log)."""
     kind = binding_of(scenario)
     cast: Cast | None = None
     try:
@@ -224,9 +229,8 @@ def _open(
         cast = kind.build(scenario, services)
         clock = Clock(scenario.clock.calendar())
         interventions = _interventions(scenario, _cast_names(kind.agents_info(cast)))
-        if state is not None:
-            for item in recorded_interventions(scenario, run_dir.events_path):
-                interventions.add(item)
+        for item in sent:
+            interventions.add(item)
         engine = Engine(
             cast.world,
             cast.minds,
