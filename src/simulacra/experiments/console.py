@@ -26,6 +26,7 @@ from simulacra.llm import Gateway
 from simulacra.runlog import RunDir
 
 MAX_WHO = 40
+CONSOLE_FILE = "console.url"
 
 
 class ConsoleBackend:
@@ -137,12 +138,22 @@ class Served:
     ready: Callable[[str], None] | None = None
     server: ThreadingHTTPServer | None = None
     url: str = ""
+    note: Path | None = None  # CONSOLE_FILE in the run, for `simulacra view RUN --console`
 
     def stop(self) -> None:
         if self.server is not None:
             self.server.shutdown()
             self.server.server_close()
             self.server = None
+        if self.note is not None:
+            self.note.unlink(missing_ok=True)
+            self.note = None
+
+
+def console_url(run: str | Path) -> str | None:
+    """The address of the console a run is served with now, or None."""
+    note = Path(run) / CONSOLE_FILE
+    return note.read_text(encoding="utf-8").strip() if note.is_file() else None
 
 
 def run_console(
@@ -172,6 +183,11 @@ def run_console(
     def opened(run: RunDir) -> None:
         served.server, _ = serve_run(run.path, port=port, live=True, console=site)
         served.url = site.url(served.server.server_address[1])
+        # The address holds the token: readable by this user alone, gone when serving stops.
+        note = run.path / CONSOLE_FILE
+        note.touch(mode=0o600)
+        note.write_text(served.url + "\n", encoding="utf-8")
+        served.note = note
         if served.ready is not None:
             served.ready(served.url)
 
