@@ -112,7 +112,10 @@ class Control:
                     self._waiting = False
                     speed = self._speed
                     break
+                first = not self._waiting
                 self._waiting = True
+            if first:  # the log up to here reaches the file, for the viewer of a paused run
+                engine.writer.write()
             await asyncio.sleep(WAIT_S)
         if speed is not None:
             wait = self._last + 1 / speed - time.monotonic()
