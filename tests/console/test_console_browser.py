@@ -86,6 +86,8 @@ def test_a_person_pauses_a_town_sends_a_thought_visits_and_is_answered(
         # Vera is on the map, and the hostile thought is text, never markup.
         page.wait_for_selector("#map [data-layer=visitors]", state="attached", timeout=WAIT_MS)
         assert "Vera" in page.text_content("#layer-extras")
+        note = page.wait_for_selector("#now-list li.note:has-text('alert')", timeout=WAIT_MS)
+        assert HOSTILE in note.inner_text()  # shown as the words it is
         assert page.evaluate("document.querySelectorAll('script').length") == 3
         page.screenshot(path=str(_shots(tmp_path) / "console-town.png"), full_page=True)
         page.click("#console-resume")
