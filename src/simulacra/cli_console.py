@@ -12,6 +12,7 @@ from rich.markup import escape
 from simulacra.errors import UserError
 
 console = Console(highlight=False)
+SCHEDULED = "scheduled.yaml"
 
 
 def run_with_console(
@@ -38,7 +39,12 @@ def run_with_console(
             assert scenario is not None
             valid = load_scenario(scenario, sets)
             done = run_console(valid, served=served, port=port, paused=paused)
-        console.print(f"[bold green]run finished:[/] {escape(str(done.path))}")
+        console.print(f"[bold green]run finished:[/] {escape(str(done.path))}", soft_wrap=True)
+        again = write_scheduled(done.path)
+        console.print(
+            f"  the same run, the console's actions scheduled: simulacra run {escape(str(again))}",
+            soft_wrap=True,
+        )
         console.print("the console stays up, read-only; press Ctrl+C to stop")
         while True:
             time.sleep(3600)
@@ -46,6 +52,20 @@ def run_with_console(
         pass
     finally:
         served.stop()
+
+
+def write_scheduled(run: Path) -> Path:
+    """SCHEDULED in the run: its config with the console's interventions scheduled."""
+    import yaml
+
+    from simulacra.experiments.console_actions import scheduled
+    from simulacra.runlog import RunDir
+
+    found = RunDir.open(run)
+    config = scheduled(found.config(), found.events_path)
+    path = found.path / SCHEDULED
+    path.write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True), "utf-8")
+    return path
 
 
 def show_console(run: Path, live: bool) -> None:

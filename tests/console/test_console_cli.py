@@ -63,16 +63,37 @@ def test_run_console_prints_its_address_serves_it_and_stops_on_ctrl_c(tmp_path: 
             with urllib.request.urlopen(request, timeout=30) as answer:
                 return dict(json.loads(answer.read()))
 
+        thought = {"type": "thought", "agents": ["marta_okafor"], "text": "Buy flowers."}
+        assert act({"action": "intervene", "intervention": thought})["ok"]
         assert act({"action": "resume"})["ok"]
-        while "run finished" not in printed:
+        while "Ctrl+C" not in printed:
             line = process.stdout.readline()
             assert line, printed
             printed += line
+        assert "simulacra run " + str(run / "scheduled.yaml") in printed
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=60) == 0
         assert not (run / "console.url").exists()
         status = json.loads((run / "run.json").read_text())["status"]
         assert status == "completed"
+        # Its config with the thought scheduled writes the same run: diff finds nothing.
+        again = tmp_path / "again"
+        subprocess.run(
+            _simulacra("run", str(run / "scheduled.yaml"), "--set", f"output.root={again}"),
+            env=env,
+            timeout=300,
+            check=True,
+            capture_output=True,
+        )
+        (other,) = again.iterdir()
+        diff = subprocess.run(
+            _simulacra("diff", str(run), str(other)),
+            env=env,
+            timeout=120,
+            capture_output=True,
+            text=True,
+        )
+        assert diff.returncode == 0, diff.stdout + diff.stderr
     finally:
         if process.poll() is None:
             process.kill()
