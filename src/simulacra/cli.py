@@ -271,6 +271,14 @@ def run(
     resume: Annotated[
         Path | None, typer.Option(help="continue a stopped run from its last checkpoint")
     ] = None,
+    live_console: Annotated[
+        bool,
+        typer.Option("--console", help="serve a live console on 127.0.0.1: pause, step, change"),
+    ] = False,
+    port: Annotated[int, typer.Option(help="the console's port (0: any free one)")] = 0,
+    paused: Annotated[
+        bool, typer.Option("--paused", help="with --console: wait before the first tick")
+    ] = False,
 ) -> None:
     """Run a scenario of any world to the end (or resume a stopped run); say where it went."""
     from simulacra import api
@@ -283,6 +291,14 @@ def run(
             "--model and --seed do not apply to --resume: a run continues with the "
             "configuration it started with (--set may raise model.budget)"
         )
+    if live_console:
+        from simulacra.api.runs import overrides
+        from simulacra.cli_console import run_with_console
+
+        run_with_console(scenario, resume, overrides(set_, model, seed), port, paused)
+        return
+    if paused:
+        raise UserError("--paused waits for a console: add --console")
     try:
         if resume is not None:
             done = api.resume(resume, set=set_)
@@ -352,11 +368,19 @@ def view(
     live: Annotated[
         bool, typer.Option("--live", help="follow a run while it is written (it may still run)")
     ] = False,
+    live_console: Annotated[
+        bool, typer.Option("--console", help="with --live: where the run's own console is")
+    ] = False,
 ) -> None:
     """Serve a run's viewer and report on 127.0.0.1 until interrupted."""
     from simulacra.api import open_run
     from simulacra.report import serve_run
 
+    if live_console:
+        from simulacra.cli_console import show_console
+
+        show_console(run, live)
+        return
     found = open_run(run)
     if not live and found.status == "running":
         console.print("this run is still being written: add --live to follow it")

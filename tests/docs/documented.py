@@ -156,6 +156,14 @@ CHECKS: list[tuple[str, Check]] = [
         Check("parse", "serves a GGUF file of the reader's own (none is shipped at that path)"),
     ),
     (
+        r"^simulacra run .*--console\b",
+        Check(
+            "parse",
+            "serves a live console until Ctrl+C, waiting for a person: tests/console runs it "
+            "through a real process and in a browser",
+        ),
+    ),
+    (
         r"^simulacra (view|serve)\b",
         Check(
             "serve",

@@ -102,7 +102,9 @@ def test_a_request_for_another_host_is_refused(port: int, host: str) -> None:
 
 def test_only_get_and_head_are_answered(port: int) -> None:
     assert get(port, "/viewer.html", method="HEAD").status == 200
-    assert get(port, "/viewer.html", method="POST").status == 501
+    refused = get(port, "/viewer.html", method="POST")  # a viewer without a console
+    assert refused.status == 405 and b"read-only" in refused.read()
+    assert get(port, "/viewer.html", method="PUT").status == 501
 
 
 def test_a_page_that_links_out_of_the_run_is_not_served(tmp_path: Path) -> None:

@@ -4,7 +4,15 @@ what came of it, the phases of a tick, and the protocols the engine drives them 
 Worlds never import minds and minds never import worlds; both speak these types.
 """
 
-from simulacra.core.mind import Correctable, InterviewAnswer, Interviewee, Mind, Talker, Thinker
+from simulacra.core.mind import (
+    Answerer,
+    Correctable,
+    InterviewAnswer,
+    Interviewee,
+    Mind,
+    Talker,
+    Thinker,
+)
 from simulacra.core.seeds import crc_seed, derived_seed
 from simulacra.core.times import (
     DayWindow,
@@ -19,6 +27,7 @@ from simulacra.core.times import (
 from simulacra.core.words import mentions_all
 from simulacra.core.world import (
     Action,
+    Address,
     Begins,
     Encounter,
     Intervenable,
@@ -33,6 +42,8 @@ from simulacra.core.world import (
 
 __all__ = [
     "Action",
+    "Address",
+    "Answerer",
     "Begins",
     "Correctable",
     "DayWindow",

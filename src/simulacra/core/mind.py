@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
-from simulacra.core.world import Action, Observation
+from simulacra.core.world import Action, Address, Observation
 
 
 @runtime_checkable
@@ -41,6 +41,14 @@ class Thinker(Protocol):
 class Talker(Protocol):
     async def converse(self, other: Any, now: datetime, topic: str) -> None:
         """Hold a conversation with `other`, a mind of the same kind; this one speaks first."""
+        ...
+
+
+@runtime_checkable
+class Answerer(Protocol):
+    async def answer(self, address: Address, now: datetime) -> None:
+        """Answer `address` (a line someone who is no mind of the run said to
+        this one) through one's own dialogue, and remember the exchange."""
         ...
 
 

@@ -69,13 +69,27 @@ class Encounter:
 
 
 @dataclass(frozen=True)
+class Address:
+    """Someone who is no mind of the run (a person's visitor) said `line` to `agent`; the
+    engine has the agent answer. `speaker` is their id, `name` and `description` what the
+    agent sees of them."""
+
+    agent: str
+    speaker: str
+    name: str
+    description: str
+    line: str
+
+
+@dataclass(frozen=True)
 class Resolution:
-    """What a phase's actions came to: an outcome per acting agent, world events to log, and
-    conversations to hold."""
+    """What a phase's actions came to: an outcome per acting agent, world events to log,
+    conversations to hold, and lines said to agents by someone outside the run's minds."""
 
     outcomes: Mapping[str, Outcome] = field(default_factory=dict)
     events: Sequence[WorldEvent] = ()
     encounters: Sequence[Encounter] = ()
+    addresses: Sequence[Address] = ()
 
 
 @dataclass(frozen=True)

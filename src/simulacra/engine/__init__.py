@@ -3,6 +3,7 @@ and interviews, checkpoints and progress, for any world and any mind."""
 
 from simulacra.engine.checkpoint import CheckpointError, Checkpoints, copy_database
 from simulacra.engine.clock import Calendar, Clock
+from simulacra.engine.control import Control, Status
 from simulacra.engine.engine import Engine, Progress, ProgressHook
 from simulacra.engine.interventions import Intervention, Interventions, InterviewPlan
 from simulacra.engine.progress import console_progress
@@ -14,6 +15,7 @@ __all__ = [
     "CheckpointError",
     "Checkpoints",
     "Clock",
+    "Control",
     "Engine",
     "EventRouter",
     "Intervention",
@@ -21,6 +23,7 @@ __all__ = [
     "InterviewPlan",
     "Progress",
     "ProgressHook",
+    "Status",
     "console_progress",
     "copy_database",
 ]

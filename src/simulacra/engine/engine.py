@@ -22,6 +22,8 @@ from typing import Any
 
 from simulacra.core import (
     Action,
+    Address,
+    Answerer,
     Begins,
     Encounter,
     Mind,
@@ -39,6 +41,7 @@ from simulacra.engine.checkpoint import (
     rng_state,
 )
 from simulacra.engine.clock import Clock
+from simulacra.engine.control import Control
 from simulacra.engine.interventions import Interventions
 from simulacra.engine.sink import EventRouter
 from simulacra.llm import Completion, Gateway, Request
@@ -77,6 +80,7 @@ class Engine:
         checkpoints: Checkpoints | None = None,
         checkpoint_every: int = 6,
         on_progress: ProgressHook | None = None,
+        control: Control | None = None,
     ) -> None:
         self.world = world
         self.minds = dict(minds)
@@ -90,6 +94,7 @@ class Engine:
         self.checkpoints = checkpoints
         self.checkpoint_every = checkpoint_every
         self.on_progress = on_progress
+        self.control = control  # a live console's, where the run has one
         self.over_budget: Callable[[], str | None] | None = None  # the limit reached, if one
         model.on_call = self.record_call
 
@@ -105,6 +110,8 @@ class Engine:
 
     async def run(self) -> None:
         while not self.clock.done:
+            if self.control is not None:
+                await self.control.boundary(self)
             await self.step()
             due = self.clock.index % self.checkpoint_every == 0
             # A budget stops the run only here, between ticks, with a checkpoint to resume from.
@@ -167,6 +174,16 @@ class Engine:
         for event in resolution.events:
             self.writer.emit(event.payload, t=now, agent=event.agent)
         await self.hold(resolution.encounters, now)
+        await self.answer(resolution.addresses, now)
+
+    async def answer(self, addresses: Sequence[Address], now: datetime) -> None:
+        """Each addressed agent answers the one who spoke to it (a visitor), one at a time in
+        the order said: a second line to the same agent follows its first answer."""
+        for address in addresses:
+            mind = self.minds[address.agent]
+            if not isinstance(mind, Answerer):
+                raise TypeError(f"the mind of {address.agent} cannot answer a visitor")
+            await self.router.gather([((address.agent,), partial(mind.answer, address, now))])
 
     async def hold(self, encounters: Sequence[Encounter], now: datetime) -> None:
         jobs = []

@@ -2,7 +2,8 @@
 made to the world, forced conversations; and the interviews that measure what agents know.
 
 Each fires once, at the first tick at or after its time. Which ones have fired is part of a
-checkpoint, so a resumed run neither repeats nor skips one.
+checkpoint, so a resumed run neither repeats nor skips one (a live console's are read back
+from the log's `console` events before the checkpoint restores that).
 """
 
 from __future__ import annotations
@@ -84,6 +85,11 @@ class Interventions:
         self.interviews = interviews
         self.fired: list[int] = []
         self.asked: list[int] = []
+
+    def add(self, item: Intervention) -> None:
+        """One more, after those the scenario schedules (a live console's): it fires after
+        them when due at the same time, as it would listed after them in the scenario."""
+        self.items = (*self.items, item)
 
     def state(self) -> dict[str, Any]:
         return {"fired": list(self.fired), "asked": list(self.asked)}

@@ -14,7 +14,7 @@ import json
 import logging
 import os
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +25,7 @@ import yaml
 from simulacra.engine import (
     Checkpoints,
     Clock,
+    Control,
     Engine,
     EventRouter,
     Intervention,
@@ -36,6 +37,7 @@ from simulacra.engine import (
 )
 from simulacra.errors import Interrupted, UserError, explain_os_error
 from simulacra.experiments.budget import WALL, Meter, resume_overrides, stop
+from simulacra.experiments.console_actions import intervention_of, recorded_interventions
 from simulacra.experiments.facts import aware_test
 from simulacra.experiments.heap import fewer_collections
 from simulacra.experiments.kinds import Cast, Services, binding_of
@@ -79,14 +81,17 @@ def run(
     on_progress: ProgressHook | None = None,
     run_name: str | None = None,
     extra_info: dict[str, Any] | None = None,
+    control: Control | None = None,
+    opened: Callable[[RunDir], None] | None = None,
 ) -> RunDir:
     """Run a valid scenario into a new run directory under `scenario.output.root`.
 
     `model` supplies a ready model instead of the scenario's (tests pass a scripted one);
     `progress` draws a bar when a terminal is attached; `on_progress` is called after every
     tick; `run_name` names the directory (default: the scenario's name); `extra_info` joins
-    run.json (a sweep records the variant and replicate there). Raises TooManyFallbacks
-    after a run whose fallbacks exceed model.max_fallback_rate."""
+    run.json (a sweep records the variant and replicate there); `control` is a live
+    console's, and `opened` is told the run directory once the run is set to play. Raises
+    TooManyFallbacks after a run whose fallbacks exceed model.max_fallback_rate."""
     spec = model.name if model is not None else scenario.model.spec
     scenario = scenario.model_copy(
         update={"model": scenario.model.model_copy(update={"spec": spec})}
@@ -108,7 +113,7 @@ def run(
             cache_in_run(gateway, scenario, run_dir)
         gateway.ledger = Ledger()
         writer = run_dir.writer()
-        session = _open(run_dir, scenario, gateway, writer, None)
+        session = _open(run_dir, scenario, gateway, writer, None, control)
     except BaseException:  # a start that fails leaves nothing behind
         if writer is not None:
             writer.abandon()
@@ -117,6 +122,7 @@ def run(
         run_dir.discard()
         raise
     try:
+        _tell(opened, session)
         return _play(session, progress, on_progress)
     finally:
         lock.release()
@@ -129,6 +135,8 @@ def resume(
     progress: bool = True,
     on_progress: ProgressHook | None = None,
     overrides: Sequence[str] = (),
+    control: Control | None = None,
+    opened: Callable[[RunDir], None] | None = None,
 ) -> RunDir:
     """Continue a run from its newest checkpoint that matches its log (from the start if it
     has none); refuse when its log is damaged before every checkpoint. `overrides` may set
@@ -152,6 +160,9 @@ def resume(
                 run_dir.path,
                 skipped,
             )
+        # A live console's interventions, all of them: one sent after the checkpoint fires
+        # again when the run gets there, though its lines of the log are cut off below.
+        sent = recorded_interventions(scenario, run_dir.events_path)
         if model is None:
             cache_in_run(gateway, scenario, run_dir)
         gateway.ledger = Ledger()
@@ -163,10 +174,11 @@ def resume(
         run_dir.set_status("running", pid=os.getpid(), resumed=resumed)
         writer = run_dir.writer(truncate_at=state["offset"] if state else None)
         try:
-            session = _open(run_dir, scenario, gateway, writer, state)
+            session = _open(run_dir, scenario, gateway, writer, state, control, sent)
         except BaseException as exc:
             run_dir.record_failure(writer, exc)
             _raise_stopped(run_dir, exc)
+        _tell(opened, session)
         return _play(session, progress, on_progress)
     finally:
         lock.release()
@@ -202,8 +214,11 @@ def _open(
     model: Gateway,
     writer: EventWriter,
     state: dict[str, Any] | None,
+    control: Control | None = None,
+    sent: Sequence[Intervention] = (),
 ) -> _Session:
-    """Build the world and its minds and set the engine at the start or at `state`."""
+    """Build the world and its minds and set the engine at the start or at `state`; `sent`
+    are the interventions a console sent before a resume (read back from the log)."""
     kind = binding_of(scenario)
     cast: Cast | None = None
     try:
@@ -213,6 +228,9 @@ def _open(
         services = Services(model, router, run_dir.path / MEMORY_DB, scenario, run_dir.path)
         cast = kind.build(scenario, services)
         clock = Clock(scenario.clock.calendar())
+        interventions = _interventions(scenario, _cast_names(kind.agents_info(cast)))
+        for item in sent:
+            interventions.add(item)
         engine = Engine(
             cast.world,
             cast.minds,
@@ -220,9 +238,10 @@ def _open(
             router=router,
             clock=clock,
             seed=scenario.seed,
-            interventions=_interventions(scenario, _cast_names(kind.agents_info(cast))),
+            interventions=interventions,
             checkpoints=_checkpoints(run_dir, cast),
             checkpoint_every=scenario.clock.checkpoint_every,
+            control=control,
         )
         if state is None:
             writer.emit(_start(scenario, cast, model, clock), t=clock.now)
@@ -234,6 +253,19 @@ def _open(
             cast.close()
         raise
     return _Session(run_dir, scenario, model, writer, cast, clock, engine)
+
+
+def _tell(opened: Callable[[RunDir], None] | None, session: _Session) -> None:
+    """Tell `opened` the run is set to play (a console starts serving it); a fault there
+    marks the run failed, as one in the run would."""
+    if opened is None:
+        return
+    try:
+        opened(session.run_dir)
+    except BaseException as exc:
+        session.cast.close()
+        session.run_dir.record_failure(session.writer, exc)
+        _raise_stopped(session.run_dir, exc)
 
 
 def _play(session: _Session, progress: bool, on_progress: ProgressHook | None) -> RunDir:
@@ -402,18 +434,7 @@ def _cast_names(agents: dict[str, dict[str, Any]]) -> dict[str, str]:
 
 
 def _interventions(scenario: Scenario, names: dict[str, str]) -> Interventions:
-    items = [
-        Intervention(
-            scenario.when(item.at),
-            item.type,
-            item.text,
-            tuple(item.who),
-            item.change,
-            item.importance,
-            tuple(tuple(group) for group in item.contradicts),
-        )
-        for item in scenario.interventions
-    ]
+    items = [intervention_of(scenario, item) for item in scenario.interventions]
     plan = scenario.interviews
     interviews = None
     if plan is not None:

@@ -10,6 +10,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from simulacra.report.console_api import ConsoleSite
     from simulacra.report.evidence import EvidenceNode, evidence_tree
     from simulacra.report.frames import assemble_video, render_frames
     from simulacra.report.outputs import ReportError, build_outputs, read_json_object
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from simulacra.report.serve import ServeError, serve_run
 
 _WHERE = {
+    "ConsoleSite": "console_api",
     "EvidenceNode": "evidence",
     "evidence_tree": "evidence",
     "assemble_video": "frames",
@@ -39,6 +41,7 @@ _WHERE = {
     "world_report": "per_world",
 }
 __all__ = [
+    "ConsoleSite",
     "EvidenceNode",
     "Replay",
     "ReportError",

@@ -6,7 +6,9 @@ the log) is reachable, nor a page that is a link leading out of the run. Live (`
 run still being written), the viewer is rendered from the log as it stands and polls
 /replay.json, the one file it loads, for what the run wrote since. A request must name
 the host 127.0.0.1 or localhost, so a site whose name is rebound to 127.0.0.1 cannot read a
-run through a browser. Each page's Content-Security-Policy is sent as a header as well.
+run through a browser. Each page's Content-Security-Policy is sent as a header as well. A
+run with a live console (`simulacra run --console`) serves its console too (console_api.py);
+anything else is refused a POST: the viewer is read-only.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from simulacra.errors import UserError
+from simulacra.report.console_api import CALLS, PAGE, ConsoleSite, answer_call, page_token
 from simulacra.report.live import LiveReplay
 from simulacra.report.outputs import build_outputs
 from simulacra.report.viewer_page import LIVE_DATA, render_viewer
@@ -40,23 +43,48 @@ class ServeError(UserError):
 class _PageHandler(BaseHTTPRequestHandler):
     """GET and HEAD of the two pages; everything else is refused. No request log."""
 
-    def __init__(self, *args: Any, run: Path, live: LiveReplay | None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        run: Path,
+        live: LiveReplay | None,
+        console: ConsoleSite | None = None,
+        **kwargs: Any,
+    ) -> None:
         self.run = run
         self.live = live
+        self.console = console
         super().__init__(*args, **kwargs)
 
     def do_GET(self) -> None:
         self._answer(send_body=True)
 
+    def do_POST(self) -> None:
+        path = urlsplit(self.path).path
+        if not self._loopback():
+            return
+        if self.console is None or path not in CALLS:
+            self._plain(405, "this viewer is read-only: start the run with --console\n")
+            return
+        answer_call(self, self.console, path)
+
     def do_HEAD(self) -> None:
         self._answer(send_body=False)
 
-    def _answer(self, send_body: bool) -> None:
+    def _loopback(self) -> bool:
         host = urlsplit("//" + self.headers.get("Host", "")).hostname
         if host not in _LOOPBACK:
             self._plain(403, "this viewer answers only to http://127.0.0.1 or localhost\n")
+            return False
+        return True
+
+    def _answer(self, send_body: bool) -> None:
+        if not self._loopback():
             return
         path = urlsplit(self.path).path
+        if self.console is not None and path in CALLS:
+            answer_call(self, self.console, path)
+            return
         if path == "/":
             self.send_response(302)
             self.send_header("Location", "/viewer.html")
@@ -66,7 +94,14 @@ class _PageHandler(BaseHTTPRequestHandler):
         if self.live is not None and path == "/" + LIVE_DATA:
             self._replay_data(send_body)
             return
-        if self.live is not None and path == "/viewer.html":
+        if self.live is not None and self.console is not None and path == PAGE:
+            refused = self.console.refusal(self, page_token(self.path))
+            if refused:
+                self._plain(403, refused)
+                return
+            shown = render_viewer(self.live.replay(), live=True, console=self.console.token)
+            body = shown.encode("utf-8")
+        elif self.live is not None and path == "/viewer.html":
             body = render_viewer(self.live.replay(), live=True).encode("utf-8")
         else:
             page = self._page(path.removeprefix("/"))
@@ -134,7 +169,12 @@ class _PageHandler(BaseHTTPRequestHandler):
 
 
 def serve_run(
-    run_dir: str | Path, host: str = "127.0.0.1", port: int = 0, *, live: bool = False
+    run_dir: str | Path,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    *,
+    live: bool = False,
+    console: ConsoleSite | None = None,
 ) -> tuple[ThreadingHTTPServer, str]:
     """Start serving `run_dir`'s pages in a daemon thread; return the server and the viewer's
     URL. Port 0 takes any free port; a port in use gives way to the next free one (the
@@ -142,8 +182,12 @@ def serve_run(
 
     Builds report.html and viewer.html first when they are missing; `live` instead renders
     the viewer from the log as it stands and lets it follow the run (the report is served
-    once the run has written it). Stop it with `server.shutdown(); server.server_close()`.
+    once the run has written it). `console` (live only) serves the console page too, at
+    `console.url(port)` (console_api.py); without one the viewer is read-only. Stop it with
+    `server.shutdown(); server.server_close()`.
     """
+    if console is not None and not live:
+        raise ServeError("serve_run: a console controls a run being written; it needs live")
     if host not in _LOOPBACK:
         raise ServeError(
             f"serve_run: refusing to listen on {host!r}; a run holds agents' private memory, "
@@ -155,7 +199,7 @@ def serve_run(
     if not live and not all((run / page).is_file() for page in PAGES):
         build_outputs(run)
     following = LiveReplay(run) if live else None
-    server = _bind(partial(_PageHandler, run=run, live=following), port)
+    server = _bind(partial(_PageHandler, run=run, live=following, console=console), port)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, name="simulacra-view", daemon=True)
     thread.start()

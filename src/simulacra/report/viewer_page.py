@@ -42,7 +42,7 @@ _PAGE = """<!doctype html>
 </select></label>
 </footer>
 <script type="application/json" id="replay-data">{data}</script>
-<script>{js}</script>
+<script>{js}</script>{console}
 </body>
 </html>
 """
@@ -52,8 +52,9 @@ _PAGE = """<!doctype html>
 LIVE_DATA = "replay.json"
 
 
-def render_viewer(replay: Replay, *, live: bool = False) -> str:
-    """The viewer page; `live` makes it poll LIVE_DATA and follow the run as it is written."""
+def render_viewer(replay: Replay, *, live: bool = False, console: str | None = None) -> str:
+    """The viewer page; `live` makes it poll LIVE_DATA and follow the run as it is written;
+    `console` (a live console's token) adds the console's panel (console.js)."""
     assets = files("simulacra.report")
     # One script: the map's layout (boxes that must not cover one another), then the viewer.
     js = "\n".join(
@@ -61,12 +62,13 @@ def render_viewer(replay: Replay, *, live: bool = False) -> str:
         for name in ("viewer_layout.js", "viewer.js")
     )
     css = assets.joinpath("viewer.css").read_text(encoding="utf-8")
-    if "</" in js or "</" in css:
-        raise ValueError("the viewer's JS and CSS must not contain '</': it would end the tag")
-    # Only this exact script may run; injected markup could never execute even if it got in.
-    digest = base64.b64encode(hashlib.sha256(js.encode("utf-8")).digest()).decode("ascii")
+    extra = assets.joinpath("console.js").read_text(encoding="utf-8") if console else ""
+    if "</" in js or "</" in css or "</" in extra:
+        raise ValueError("the viewer's and console's JS and CSS must not contain '</'")
+    # Only these exact scripts may run; injected markup could never execute even if it got in.
+    hashes = " ".join(f"'sha256-{_digest(script)}'" for script in (js, extra) if script)
     csp = (
-        f"default-src 'none'; script-src 'sha256-{digest}'; style-src 'unsafe-inline'; "
+        f"default-src 'none'; script-src {hashes}; style-src 'unsafe-inline'; "
         "img-src data:; base-uri 'none'; form-action 'none'"
         + ("; connect-src 'self'" if live else "")
     )
@@ -75,7 +77,13 @@ def render_viewer(replay: Replay, *, live: bool = False) -> str:
         csp=csp,
         title=escape(title),
         css=css,
-        live=f' data-live="{LIVE_DATA}"' if live else "",
+        live=(f' data-live="{LIVE_DATA}"' if live else "")
+        + (f' data-console="{escape(console)}"' if console else ""),
         data=json_for_script(replay.to_dict()),
         js=js,
+        console=f"\n<script>{extra}</script>" if extra else "",
     )
+
+
+def _digest(script: str) -> str:
+    return base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")

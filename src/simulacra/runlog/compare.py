@@ -3,12 +3,16 @@
 Two runs of one scenario with one seed on the scripted model or a response cache write the
 same log. What may differ is measured in wall-clock time: each event's `wall`, a model call's
 `latency_s`, the metrics' wall times, and a checkpoint's byte `offset` (it counts the bytes
-those fields take). Those are left out, at any depth.
+those fields take). Those are left out, at any depth; so are the `console` events of a run
+with a live console (a pause changes nothing; what a person fired is logged as any
+intervention is), so that the run and its config with those interventions scheduled compare
+equal.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import zip_longest
 from pathlib import Path
@@ -16,8 +20,10 @@ from typing import Any
 
 import yaml
 
+from simulacra.runlog.events import Event
 from simulacra.runlog.reader import LogError, read_events
 
+CONSOLE = "console"  # events a live console logs, left out of a comparison
 WALL_KEYS = frozenset({"wall", "latency_s", "offset", "wall_s", "busy_s"})
 METRICS = "metrics.json"
 _END = "(no more events)"
@@ -95,13 +101,13 @@ def compare_runs(a: str | Path, b: str | Path) -> Comparison:
     header: Difference | None = None
     first: Difference | None = None
     count = 0
-    events = zip_longest(read_events(a / "events.jsonl"), read_events(b / "events.jsonl"))
+    events = zip_longest(_compared(a / "events.jsonl"), _compared(b / "events.jsonl"))
     for count, (x, y) in enumerate(events, start=1):
-        left = None if x is None else _comparable(x)
-        right = None if y is None else _comparable(y)
+        left = None if x is None else _comparable(*x)
+        right = None if y is None else _comparable(*y)
         if left == right:
             continue
-        event = x or y
+        event = (x or y or (None,))[0]
         assert event is not None
         where = f"events.jsonl line {count} (seq {event.seq}, {event.kind} at {event.t})"
         if left is None or right is None:
@@ -127,9 +133,20 @@ def compare_runs(a: str | Path, b: str | Path) -> Comparison:
     )
 
 
-def _comparable(event: Any) -> dict[str, Any]:
+def _compared(log: Path) -> Iterator[tuple[Event, int]]:
+    """The log's events but a console's (CONSOLE: a person pausing, or what they fired,
+    which the log holds as any intervention), each with its seq counted without them."""
+    skipped = 0
+    for event in read_events(log):
+        if event.kind == CONSOLE:
+            skipped += 1
+        else:
+            yield event, event.seq - skipped
+
+
+def _comparable(event: Event, seq: int) -> dict[str, Any]:
     return {
-        "seq": event.seq,
+        "seq": seq,
         "t": event.t,
         "kind": event.kind,
         "agent": event.agent,

@@ -152,6 +152,15 @@ class Binding(MindSettings, Measures):
         """The ids of the agents taking part, in order."""
         raise NotImplementedError
 
+    def console_choices(self, scenario: Scenario) -> dict[str, Any]:
+        """What a live console offers beside the agents, in the world's words (the town: its
+        places and each place's objects); none by default."""
+        return {}
+
+    def takes_visitors(self, scenario: Scenario) -> bool:
+        """Whether a person may join the run as a visitor (experiments/console.py)."""
+        return False
+
     def check(self, scenario: Scenario) -> list[str]:
         """Faults between sections, each "scenario.<path>: <what is wrong>"."""
         return []

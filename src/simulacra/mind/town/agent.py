@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from simulacra.core import Action, InterviewAnswer, Observation
+from simulacra.core import Action, Address, InterviewAnswer, Observation
 from simulacra.llm import LanguageModel
 from simulacra.memory import MemoryRecord, MemoryStream
 from simulacra.memory.prompts import Voice
@@ -38,6 +38,7 @@ from simulacra.mind.town.plan import Planner
 from simulacra.mind.town.react import Reaction, decide
 from simulacra.mind.town.relation import Relations
 from simulacra.mind.town.schedule import PlanStep, Schedule
+from simulacra.mind.town.visitor import answer_visitor
 from simulacra.runlog import EventSink
 
 REACTION_MINUTES = 10
@@ -142,6 +143,9 @@ class Agent:
 
     async def converse(self, other: Agent, now: datetime, topic: str) -> None:
         await converse(self, other, now, topic or None, CONVERSATION_TURNS)
+
+    async def answer(self, address: Address, now: datetime) -> None:
+        await answer_visitor(self, address, now)
 
     @property
     def unknown_places(self) -> int:

@@ -111,21 +111,27 @@ async def converse(
             ended_by = "decision"
             break
     conversation = Conversation(conversation_id, (a.id, b.id), subject, tuple(turns), ended_by)
-    if a.ctx.sink is not None:
-        a.ctx.sink.emit(
-            ConversationHeld(
-                id=conversation.id,
-                participants=list(conversation.participants),
-                topic=conversation.topic,
-                turns=[{"speaker": u.speaker, "text": u.text} for u in conversation.turns],
-                ended_by=conversation.ended_by,
-            ),
-            t=now,
-            agent=None,
-        )
+    log_conversation(a, conversation, now)
     for me in (a, b):
         await me.remember_conversation(conversation, names, now)
     return conversation
+
+
+def log_conversation(by: Speaker, conversation: Conversation, now: datetime) -> None:
+    """The `conversation` event, through the sink of the agent who opened it."""
+    if by.ctx.sink is None:
+        return
+    by.ctx.sink.emit(
+        ConversationHeld(
+            id=conversation.id,
+            participants=list(conversation.participants),
+            topic=conversation.topic,
+            turns=[{"speaker": u.speaker, "text": u.text} for u in conversation.turns],
+            ended_by=conversation.ended_by,
+        ),
+        t=now,
+        agent=None,
+    )
 
 
 def _user(
@@ -137,9 +143,18 @@ def _user(
     now: datetime,
     transcript: str,
 ) -> str:
+    return turn_user(
+        speaker.persona.name, listener.persona.name, relation, topic, memories, now, transcript
+    )
+
+
+def turn_user(
+    name: str, other: str, relation: str, topic: str, memories: str, now: datetime, transcript: str
+) -> str:
+    """A turn's prompt: `name` speaks next to `other` (an agent answering a visitor too)."""
     return p.TURN_USER.format(
-        name=speaker.persona.name,
-        other=listener.persona.name,
+        name=name,
+        other=other,
         relation=relation,
         topic=topic,
         memories=memories,

@@ -36,6 +36,7 @@ from simulacra.runlog.events.payload import Payload
 from simulacra.runlog.events.reference import reference
 from simulacra.runlog.events.run import (
     CheckpointSaved,
+    ConsoleAction,
     InterventionFired,
     Measured,
     RunEnded,
@@ -48,6 +49,7 @@ __all__ = [
     "PAYLOADS",
     "Acted",
     "CheckpointSaved",
+    "ConsoleAction",
     "ConversationHeld",
     "Decided",
     "Event",

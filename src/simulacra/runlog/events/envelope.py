@@ -36,6 +36,7 @@ from simulacra.runlog.events.lab import (
 from simulacra.runlog.events.payload import Payload
 from simulacra.runlog.events.run import (
     CheckpointSaved,
+    ConsoleAction,
     InterventionFired,
     Measured,
     RunEnded,
@@ -60,6 +61,7 @@ PAYLOADS: dict[str, type[Payload]] = {
         MessageSent,
         ConversationHeld,
         InterventionFired,
+        ConsoleAction,
         Interviewed,
         ModelCall,
         Measured,

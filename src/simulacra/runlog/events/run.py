@@ -67,6 +67,23 @@ class InterventionFired(Payload):
 
 
 @dataclass(frozen=True, kw_only=True)
+class ConsoleAction(Payload):
+    """What a person did at a run's live console (`simulacra run --console`), logged at the
+    tick boundary where it took effect, before tick `step` runs: `who` did `action` (`pause`,
+    `resume`, `step`, `speed` with its ticks per second, or an intervention's type, with the
+    `intervention` as a scenario writes it, fired in that tick like a scheduled one). Runs
+    are compared without these events: pausing changes nothing, and what an intervention did
+    is in the log as any intervention's is."""
+
+    KIND = "console"
+    who: str
+    action: str
+    step: int
+    intervention: dict[str, Any] | None = None
+    speed: float | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class Measured(Payload):
     """A measure: at interview times (`aware`, with the agents), and each headline figure at
     the end of a run."""

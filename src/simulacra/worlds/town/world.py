@@ -21,6 +21,7 @@ from typing import Any
 
 from simulacra.core import (
     Action,
+    Address,
     Encounter,
     Observation,
     Outcome,
@@ -33,6 +34,7 @@ from simulacra.worlds.town.layout import Rect, along, area_rects, static_layout
 from simulacra.worlds.town.map import TownMap
 from simulacra.worlds.town.presence import Roster
 from simulacra.worlds.town.roads import RoadGraph
+from simulacra.worlds.town.visitors import Visitors, visitor_id
 
 PLAN, DECIDE, ACT = (
     Phase("plan"),
@@ -90,6 +92,7 @@ class TownWorld:
         self._news: dict[str, list[str]] = {}
         self._talking: dict[str, str] = {}  # who talks with whom this tick
         self._logged: dict[str, list[Any]] = {}  # each agent's last logged action
+        self.visitors = Visitors()
 
     # --- set-up -------------------------------------------------------------------------
 
@@ -132,7 +135,10 @@ class TownWorld:
 
     def intervene(self, change: Mapping[str, Any], tick: Tick) -> Resolution:
         """`{"conversation": [a, b], "topic": ...}` makes two agents talk; `{"place", "object",
-        "state", "text"}` changes an object's state, and everyone there notices `text`."""
+        "state", "text"}` changes an object's state, and everyone there notices `text`; a
+        change naming a `visitor` is theirs (visitors.py)."""
+        if "visitor" in change:
+            return self._visit(change)
         if "conversation" in change:
             a, b = change["conversation"]
             if a in self._talking or b in self._talking:
@@ -145,6 +151,25 @@ class TownWorld:
             raise ValueError(outcome.reason)
         self.announce(place, str(change.get("text", "")))
         return Resolution()
+
+    def _visit(self, change: Mapping[str, Any]) -> Resolution:
+        """A visitor comes or moves (agents there notice `text`), or says `text` to an agent:
+        everyone there hears it, and the agent, if there, answers."""
+        text = str(change.get("text", ""))
+        if "place" in change:
+            self.announce(self.visitors.come(change).place, text)
+            return Resolution()
+        visitor = self.visitors.get(visitor_id(str(change["visitor"])))
+        if visitor is None:  # the console refuses this; a scenario may still write it
+            return Resolution()
+        agent = str(change["to"])
+        me = self.agents.get(agent)
+        to = me.name if me is not None else agent
+        self.announce(visitor.place, f'{visitor.name} says to {to}: "{text}"')
+        if me is None or me.trip is not None or me.place != visitor.place:
+            return Resolution()
+        said = Address(agent, visitor.id, visitor.name, visitor.description, text)
+        return Resolution(addresses=[said])
 
     def _pair(self, actions: Mapping[str, Action]) -> list[Encounter]:
         """Each agent that asked to talk, in the given order, with its target, when both are
@@ -205,6 +230,7 @@ class TownWorld:
             )
         others = [(i, w) for i, w in self.agents.present(me.place) if i != agent_id]
         texts = [f"{w.name} is at {w.place} ({w.area}): {w.action}" for _, w in others]
+        texts += [v.seen() for v in self.visitors.at(me.place)]
         for name in self._things_at[me.place]:
             key = (me.place, name)
             state = self.objects[key]
@@ -276,6 +302,7 @@ class TownWorld:
             "objects": [[p, o, s] for (p, o), s in sorted(self.objects.items())],
             "users": [[p, o, a] for (p, o), a in sorted(self._users.items())],
             "logged": dict(sorted(self._logged.items())),
+            "visitors": self.visitors.snapshot(),
         }
 
     def restore(self, snapshot: Mapping[str, Any]) -> None:
@@ -284,6 +311,7 @@ class TownWorld:
         self.objects = {(p, o): s for p, o, s in snapshot["objects"]}
         self._users = {(p, o): a for p, o, a in snapshot["users"]}
         self._logged = {a: list(key) for a, key in snapshot.get("logged", {}).items()}
+        self.visitors = Visitors.restored(snapshot.get("visitors", []))
 
     # --- what the engine and the viewer read --------------------------------------------
 
@@ -308,7 +336,19 @@ class TownWorld:
             for (p, o), s in sorted(self.objects.items())
             if s != self._resting[(p, o)]
         }
-        return {"agents": agents, "objects": changed, "occupancy": dict(sorted(occupancy.items()))}
+        frame: dict[str, Any] = {
+            "agents": agents,
+            "objects": changed,
+            "occupancy": dict(sorted(occupancy.items())),
+        }
+        # Only where a console brought some, so that other runs' logs stay as they were.
+        if self.visitors:
+            frame["visitors"] = [
+                {"name": v.name, "x": x, "y": y, "place": v.place}
+                for _, v in sorted(self.visitors.items())
+                for x, y in [self._place_rect(v.place).centre]
+            ]
+        return frame
 
     def position(self, agent_id: str) -> tuple[float, float]:
         me = self.agents[agent_id]

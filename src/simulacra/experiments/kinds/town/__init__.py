@@ -31,6 +31,7 @@ from simulacra.mind.town.scripted import sociable
 from simulacra.runlog import Event
 from simulacra.worlds.town import TownConfig, TownWorld, attendance, conversations
 from simulacra.worlds.town.metrics import rejected_actions
+from simulacra.worlds.town.visitors import change_problem as visitor_problem
 
 
 def _town(scenario: Scenario) -> TownConfig:
@@ -44,7 +45,10 @@ class TownBinding(Binding):
     minds = ("generative", "routine")
     baselines = ("routine",)
     ablations = tuple(a.value for a in Ablation)
-    changes = "place, object and state (an object of the map changes state)"
+    changes = (
+        "place, object and state (an object of the map changes state); or a visitor: visitor "
+        "and place (join, move) or visitor and to (say the text to an agent)"
+    )
     signature: ClassVar[dict[str, tuple[str, ...]]] = {
         "diffusion": ("aware_final",),
         "attendance": ("attended",),
@@ -59,6 +63,14 @@ class TownBinding(Binding):
 
     def abilities(self, scenario: Scenario) -> set[Ability]:
         return {THINK, TALK, INTERVIEW, CORRECT}
+
+    def console_choices(self, scenario: Scenario) -> dict[str, Any]:
+        town = _town(scenario).map
+        objects = {p.name: [t.name for a in p.areas for t in a.objects] for p in town.places}
+        return {"places": town.place_names, "objects": objects}
+
+    def takes_visitors(self, scenario: Scenario) -> bool:
+        return not self.is_baseline(scenario)  # the routine agent holds no dialogue to answer
 
     def check(self, scenario: Scenario) -> list[str]:
         town = _town(scenario).map
@@ -163,6 +175,9 @@ class TownBinding(Binding):
 
 def _change_problems(where: str, change: dict[str, Any], scenario: Scenario) -> list[str]:
     town = _town(scenario).map
+    if "visitor" in change:
+        fault = visitor_problem(change, town.place_names, TOWN.roster(scenario))
+        return [f"{where}: {fault}"] if fault else []
     extra = sorted(set(change) - {"place", "object", "state"})
     if extra:
         return [f"{where}: unknown field {extra[0]!r}; a town event takes place, object, state"]

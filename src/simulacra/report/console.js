@@ -1,0 +1,205 @@
+// simulacra live console: pause, step and change a run while it plays, or join it as a visitor.
+// Served only with the run's token (simulacra run --console); every call carries it. Text from
+// agents and people only ever enters the page through textContent and createTextNode.
+"use strict";
+(function () {
+  const token = document.body.dataset.console;
+  if (!token) return;
+  const $ = (id) => document.getElementById(id);
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    Object.entries(attrs || {}).forEach(([k, v]) => { if (v !== null && v !== undefined) node.setAttribute(k, String(v)); });
+    children.forEach((c) => { if (c !== null && c !== undefined) node.append(typeof c === "string" ? document.createTextNode(c) : c); });
+    return node;
+  }
+  const options = (select, values, labels) => {
+    select.replaceChildren(...values.map((v) => el("option", { value: v }, labels ? labels(v) : v)));
+  };
+  const visitorId = (name) => "visitor:" + name.trim().toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
+  let names = {};  // agent id -> name, from the replay
+  let choices = null;
+  let visitor = null;  // { name, id } once joined from this page
+  const said = [];  // what the visitor said from this page: { step, text, to }
+
+  async function call(path, body) {
+    const init = { headers: { "X-Console-Token": token }, cache: "no-store" };
+    if (body) {
+      init.method = "POST";
+      init.headers["Content-Type"] = "application/json";
+      init.body = JSON.stringify({ who: $("console-who").value, ...body });
+    }
+    const answer = await fetch(path, init);
+    const value = await answer.json();
+    if (!answer.ok) throw new Error(value.error || answer.statusText);
+    return value;
+  }
+  function note(text, kind) {
+    const item = el("li", { class: kind || "done" }, text);
+    $("console-log").prepend(item);
+    while ($("console-log").children.length > 40) $("console-log").lastChild.remove();
+  }
+  async function act(body) {
+    try {
+      const answer = await call("console/act", body);
+      note(answer.done);
+      show(answer.status);
+      return true;
+    } catch (error) {
+      note(error.message, "refused");
+      return false;
+    }
+  }
+
+  // ---- the panel -----------------------------------------------------------------------
+  const css = el("style", {}, "#console [hidden]{display:none}#console{border-top:2px solid #30638e;padding:.5rem 1rem;font-size:.9rem;display:grid;grid-template-columns:repeat(auto-fit,minmax(18rem,1fr));gap:.5rem 1.5rem}"
+    + "#console h2{font-size:1rem;margin:.2rem 0}#console fieldset{border:1px solid #ccc;border-radius:4px;margin:0;padding:.4rem .6rem}"
+    + "#console label{display:block;margin:.15rem 0}#console input[type=text],#console select,#console textarea{width:100%;box-sizing:border-box}"
+    + "#console .refused{color:#b00020}#console .paused{color:#b35c00;font-weight:bold}#console ul{margin:.2rem 0;padding-left:1.1rem;max-height:12rem;overflow:auto}"
+    + "#console .line{margin:.1rem 0}#console .line b{margin-right:.3rem}");
+  const panel = el("section", { id: "console", "aria-label": "live console" });
+  const run = el("fieldset", {}, el("legend", {}, "Run"),
+    el("div", { id: "console-status", role: "status" }, "connecting\u2026"),
+    el("button", { type: "button", id: "console-pause" }, "Pause"), " ",
+    el("button", { type: "button", id: "console-resume" }, "Resume"), " ",
+    el("button", { type: "button", id: "console-step" }, "Step one tick"),
+    el("label", {}, "speed ", el("select", { id: "console-speed" })),
+    el("label", {}, "you are ", el("input", { type: "text", id: "console-who", value: "console", maxlength: 40 })));
+  const change = el("fieldset", { id: "console-change" }, el("legend", {}, "Change the world"),
+    el("p", { id: "console-note" }),
+    el("label", {}, "type ", el("select", { id: "console-type" })),
+    el("label", { id: "console-agents-row" }, "agent ", el("select", { id: "console-agent" }), el("select", { id: "console-agent2" })),
+    el("label", { id: "console-place-row" }, "place ", el("select", { id: "console-place" })),
+    el("label", { id: "console-object-row" }, "object ", el("select", { id: "console-object" })),
+    el("label", { id: "console-state-row" }, "state ", el("input", { type: "text", id: "console-state", placeholder: "broken, closed \u2026" })),
+    el("label", { id: "console-contradicts-row" }, "corrects memories that mention ", el("input", { type: "text", id: "console-contradicts", placeholder: "party, cafe" })),
+    el("label", {}, "text ", el("textarea", { id: "console-text", rows: 2, maxlength: 400 })),
+    el("button", { type: "button", id: "console-send" }, "Send at the next tick"));
+  const visit = el("fieldset", { id: "console-visitor" }, el("legend", {}, "Visit the town"),
+    el("label", {}, "name ", el("input", { type: "text", id: "visitor-name", maxlength: 40 })),
+    el("label", {}, "description ", el("input", { type: "text", id: "visitor-description", maxlength: 200, placeholder: "a traveller with a camera" })),
+    el("label", {}, "place ", el("select", { id: "visitor-place" })),
+    el("button", { type: "button", id: "visitor-join" }, "Join"), " ",
+    el("button", { type: "button", id: "visitor-move" }, "Move here"),
+    el("label", {}, "say to ", el("select", { id: "visitor-to" })),
+    el("label", {}, el("input", { type: "text", id: "visitor-line", maxlength: 200, placeholder: "what you say" })),
+    el("button", { type: "button", id: "visitor-say" }, "Say"),
+    el("ul", { id: "visitor-chat", "aria-live": "polite" }));
+  const log = el("fieldset", {}, el("legend", {}, "What the console did"), el("ul", { id: "console-log" }));
+  panel.append(run, change, visit, log);
+  document.head.append(css);
+  document.body.append(panel);
+  options($("console-speed"), ["", "0.5", "1", "2", "5"], (v) => (v ? `${v} ticks/s at most` : "as fast as it goes"));
+
+  // ---- composing in the world's own words ------------------------------------------------
+  function compose() {
+    const type = $("console-type").value;
+    const show = (id, on) => { $(id).hidden = !on; };
+    show("console-agents-row", type === "thought" || type === "conversation" || type === "correction");
+    $("console-agent2").hidden = type !== "conversation";
+    const event = type === "event";
+    ["console-place-row", "console-object-row", "console-state-row"].forEach((id) => show(id, event));
+    show("console-contradicts-row", type === "correction");
+  }
+  function objects() {
+    options($("console-object"), (choices.objects || {})[$("console-place").value] || []);
+  }
+  function ready(found) {
+    choices = found;
+    const label = (id) => (names[id] ? `${names[id]} (${id})` : id);
+    options($("console-type"), found.types);
+    ["console-agent", "console-agent2", "visitor-to"].forEach((id) => options($(id), found.agents, label));
+    if (found.agents.length > 1) $("console-agent2").value = found.agents[1];
+    if (found.types.includes("correction")) $("console-agent").prepend(el("option", { value: "" }, "everyone (a correction)"));
+    options($("console-place"), found.places || []);
+    options($("visitor-place"), found.places || []);
+    objects();
+    $("console-note").textContent = found.note || `the ${found.world} world takes: ${found.types.join(", ")}`;
+    $("console-send").disabled = !found.types.length;
+    ["console-type", "console-text"].forEach((id) => { $(id).disabled = !found.types.length; });
+    $("console-visitor").hidden = !found.visitors;
+    compose();
+  }
+  $("console-type").addEventListener("change", compose);
+  $("console-place").addEventListener("change", objects);
+  $("console-send").addEventListener("click", async () => {
+    const type = $("console-type").value;
+    const item = { type, text: $("console-text").value.trim() };
+    const agent = $("console-agent").value;
+    if (type === "thought") item.agents = [agent];
+    if (type === "conversation") item.agents = [agent, $("console-agent2").value];
+    if (type === "correction") {
+      if (agent) item.agents = [agent];
+      item.contradicts = $("console-contradicts").value.split(",").map((w) => w.trim()).filter(Boolean).map((w) => [w]);
+    }
+    if (type === "event") item.change = { place: $("console-place").value, object: $("console-object").value, state: $("console-state").value.trim() };
+    if (await act({ action: "intervene", intervention: item })) $("console-text").value = "";
+  });
+
+  // ---- the visitor -----------------------------------------------------------------------
+  async function come(what) {
+    const name = $("visitor-name").value.trim();
+    const body = { action: "visitor", do: what, name, place: $("visitor-place").value, description: $("visitor-description").value.trim() };
+    if (await act(body)) visitor = { name, id: visitorId(name) };
+  }
+  $("visitor-join").addEventListener("click", () => come("join"));
+  $("visitor-move").addEventListener("click", () => come("move"));
+  $("visitor-say").addEventListener("click", async () => {
+    const text = $("visitor-line").value.trim();
+    const to = $("visitor-to").value;
+    if (await act({ action: "visitor", do: "say", name: $("visitor-name").value.trim(), to, text })) {
+      said.push({ text, to });
+      $("visitor-line").value = "";
+      chat(null);
+    }
+  });
+  function chat(replay) {
+    const list = $("visitor-chat");
+    const lines = said.map((s) => ({ who: visitor ? visitor.name : "you", text: s.text, to: s.to, mine: true }));
+    if (replay && visitor) {
+      replay.messages.filter((m) => m.to.includes(visitor.id)).forEach((m) => lines.push({ who: names[m.agent] || m.agent, text: m.text, reply: true }));
+    }
+    list.replaceChildren(...lines.map((l) => el("li", { class: l.reply ? "line reply" : "line" }, el("b", {}, l.who + ":"), l.text)));
+  }
+
+  // ---- following the run ------------------------------------------------------------------
+  function show(status) {
+    const where = status.finished ? "the run has ended; the console is read-only"
+      : status.paused ? `paused before step ${status.step}`
+      : status.pausing ? `pausing before step ${status.step}\u2026` : `running (step ${status.step})`;
+    const text = where + (status.speed ? ` \u00b7 at most ${status.speed} ticks/s` : "") + (status.queued ? ` \u00b7 ${status.queued} waiting for the next tick` : "");
+    $("console-status").textContent = text;
+    $("console-status").className = status.paused ? "paused" : "";
+    ["console-pause", "console-resume", "console-step", "console-send", "visitor-join", "visitor-move", "visitor-say"].forEach((id) => { if (status.finished) $(id).disabled = true; });
+  }
+  let etag = null;
+  async function follow() {
+    try {
+      show(await call("console/status"));
+      const headers = etag ? { "If-None-Match": etag } : {};
+      const answer = await fetch(document.body.dataset.live, { cache: "no-store", headers });
+      if (answer.status === 200) {
+        etag = answer.headers.get("ETag");
+        const replay = await answer.json();
+        names = Object.fromEntries(Object.entries(replay.agents).map(([id, a]) => [id, a.name]));
+        chat(replay);
+      }
+    } catch (error) {
+      $("console-status").textContent = `no answer from the console (${error.message}); still trying`;
+    }
+    setTimeout(follow, 700);
+  }
+  $("console-pause").addEventListener("click", () => act({ action: "pause" }));
+  $("console-resume").addEventListener("click", () => act({ action: "resume" }));
+  $("console-step").addEventListener("click", () => act({ action: "step" }));
+  $("console-speed").addEventListener("change", () => act({ action: "speed", ticks_per_s: $("console-speed").value || null }));
+  (async () => {
+    try {
+      const replay = JSON.parse($("replay-data").textContent);
+      names = Object.fromEntries(Object.entries(replay.agents).map(([id, a]) => [id, a.name]));
+      ready(await call("console/choices"));
+    } catch (error) {
+      note(`the console could not load its choices: ${error.message}`, "refused");
+    }
+    follow();
+  })();
+})();
