@@ -572,6 +572,32 @@ def diff(
     raise typer.Exit(code=1)
 
 
+@app.command()
+def fork(
+    run: Annotated[Path, typer.Argument(help="the parent run directory")],
+    at: Annotated[str, typer.Option(help="the fork point: a step (12) or a tick's time (18:00)")],
+    set_: SetOption = None,
+    intervention: Annotated[
+        list[Path] | None,
+        typer.Option(help="a YAML file of interventions from the fork point on (repeatable)"),
+    ] = None,
+    replicates: Annotated[
+        int, typer.Option(help="more branches that draw fresh random numbers after the fork")
+    ] = 0,
+) -> None:
+    """Branch a run: a child that is RUN up to the fork point (no model call, nothing
+    copied), then goes on with the change (or none); compare it with `simulacra diff`."""
+    from simulacra.experiments import fork as fork_run
+    from simulacra.experiments import read_interventions
+
+    items = [item for path in intervention or [] for item in read_interventions(path)]
+    made = fork_run(run, at=at, sets=set_ or [], interventions=items, replicates=replicates)
+    for child in made:
+        found = compare_runs(run, child.path)
+        said = "the same as the parent" if found.same else f"differs: {found.difference}"
+        console.print(f"[bold green]fork:[/] {escape(str(child.path))}: {escape(said)}")
+
+
 @scenario_app.command("schema")
 def scenario_schema() -> None:
     """Print the scenario format's JSON Schema, for editors that validate YAML."""

@@ -13,7 +13,7 @@ from simulacra.report.per_world import report_of_run
 from simulacra.report.replay import build_replay
 from simulacra.report.report_page import render_report
 from simulacra.report.viewer_page import render_viewer
-from simulacra.runlog import read_events
+from simulacra.runlog import history
 
 
 class ReportError(UserError, ValueError):
@@ -23,7 +23,7 @@ class ReportError(UserError, ValueError):
 def build_outputs(run_dir: str | Path) -> dict[str, Path]:
     """Render both pages into the run directory; return {"report": path, "viewer": path}."""
     run = Path(run_dir)
-    events = list(read_events(run / "events.jsonl"))
+    events = list(history(run))  # a fork: its parent's prefix, then its own
     replay = build_replay(events, _read_json(run / "run.json"))
     metrics = _read_json(run / "metrics.json")
     pictures = report_of_run(replay, metrics).pictures

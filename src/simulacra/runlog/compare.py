@@ -16,7 +16,8 @@ from typing import Any
 
 import yaml
 
-from simulacra.runlog.reader import LogError, read_events
+from simulacra.runlog.lineage import history
+from simulacra.runlog.reader import LogError
 
 WALL_KEYS = frozenset({"wall", "latency_s", "offset", "wall_s", "busy_s"})
 METRICS = "metrics.json"
@@ -89,13 +90,14 @@ class Comparison:
 
 
 def compare_runs(a: str | Path, b: str | Path) -> Comparison:
-    """Compare two run directories: their resolved scenarios, their events.jsonl (the `run`
-    header, then the first event after it that differs), then their metrics.json."""
+    """Compare two run directories: their resolved scenarios, their whole histories (the
+    `run` header, then the first event after it that differs), then their metrics.json."""
     a, b = Path(a), Path(b)
     header: Difference | None = None
     first: Difference | None = None
     count = 0
-    events = zip_longest(read_events(a / "events.jsonl"), read_events(b / "events.jsonl"))
+    # A fork's history is its parent's up to the fork point, then its own.
+    events = zip_longest(history(a), history(b))
     for count, (x, y) in enumerate(events, start=1):
         left = None if x is None else _comparable(x)
         right = None if y is None else _comparable(y)

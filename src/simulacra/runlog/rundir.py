@@ -19,6 +19,7 @@ import yaml
 
 from simulacra.errors import UserError
 from simulacra.runlog.events import RunEnded
+from simulacra.runlog.lineage import fork_point
 from simulacra.runlog.lock import RunLock
 from simulacra.runlog.output import check_output_root, remove_run
 from simulacra.runlog.writer import EventWriter
@@ -166,7 +167,9 @@ class RunDir:
         return RunLock.acquire(self.path)
 
     def writer(self, *, truncate_at: int | None = None) -> EventWriter:
-        return EventWriter(self.events_path, truncate_at=truncate_at)
+        point = fork_point(self.path)  # a fork's events number on from its parent's prefix
+        first = point.seq if point is not None else 0
+        return EventWriter(self.events_path, truncate_at=truncate_at, first_seq=first)
 
 
 def _mapping(path: Path, parse: Callable[[str], Any], what: str) -> dict[str, Any]:
