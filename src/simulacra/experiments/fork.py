@@ -167,9 +167,14 @@ def _between(log: Path, start: int, end: int) -> list[Event]:
 
 
 def _comparable(events: Iterable[Event]) -> list[tuple[Any, ...]]:
-    """Events as the replay must match them: wall-clock fields aside, and without the
-    checkpoints the parent took (the replay takes none)."""
-    return [(e.t, e.kind, e.agent, without_wall(e.data)) for e in events if e.kind != "checkpoint"]
+    """Events as the replay must match them: wall-clock fields aside, without the
+    checkpoints the parent took (the replay takes none), and a call's `cached` aside (the
+    replay's are all answered from the record)."""
+    return [
+        (e.t, e.kind, e.agent, {k: v for k, v in without_wall(e.data).items() if k != "cached"})
+        for e in events
+        if e.kind != "checkpoint"
+    ]
 
 
 def _recorded_model(made: Plan) -> Gateway:
