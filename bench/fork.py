@@ -40,7 +40,7 @@ def _timed(call: Callable[[], Any]) -> tuple[Any, float]:
     return found, round(time.perf_counter() - started, 2)
 
 
-def _side_by_side(parent: RunDir, again: RunDir, again_s: float, child: RunDir, fork_s: float):
+def _side_by_side(parent: RunDir, again_s: float, child: RunDir, fork_s: float) -> dict[str, Any]:
     return {
         "rerun_s": again_s,
         "fork_s": fork_s,
@@ -48,6 +48,9 @@ def _side_by_side(parent: RunDir, again: RunDir, again_s: float, child: RunDir, 
         "parent_disk_bytes": _disk(parent),
         "fork_disk_bytes": _disk(child),
         "fork_disk_share": round(_disk(child) / _disk(parent), 3),
+        # The rest is the state a run keeps: its memories and its own last checkpoints.
+        "parent_log_bytes": parent.events_path.stat().st_size,
+        "fork_log_bytes": child.events_path.stat().st_size,
         "replayed_from_step": _replayed_from(child),
         "same": compare_runs(parent.path, child.path).same,
     }
@@ -69,13 +72,13 @@ def town(root: Path) -> dict[str, Any]:
         return sociable(load_model("scripted"))
 
     parent, parent_s = _timed(lambda: run(scenario, model=model(), progress=False))
-    again, again_s = _timed(lambda: run(scenario, model=model(), progress=False))
+    _, again_s = _timed(lambda: run(scenario, model=model(), progress=False))
     found: dict[str, Any] = {"agents": AGENTS, "parent_s": parent_s}
     for at in ("18:00", "17:30"):
         (child,), fork_s = _timed(
             lambda at=at: fork(parent.path, at=at, model=model(), progress=False)
         )
-        found[at] = _side_by_side(parent, again, again_s, child, fork_s)
+        found[at] = _side_by_side(parent, again_s, child, fork_s)
     return found
 
 
@@ -92,12 +95,12 @@ def elfarol(root: Path) -> dict[str, Any]:
         scenario = load_scenario(SCENARIOS / "elfarol.yaml", sets)
         parent, parent_s = _timed(lambda: run(scenario, progress=False))
         asked = server.requests
-        again, again_s = _timed(lambda: run(scenario, progress=False))
+        _, again_s = _timed(lambda: run(scenario, progress=False))
         rerun_requests = server.requests - asked
         asked = server.requests
         (child,), fork_s = _timed(lambda: fork(parent.path, at=15, progress=False))
         fork_requests = server.requests - asked
-    found = _side_by_side(parent, again, again_s, child, fork_s)
+    found = _side_by_side(parent, again_s, child, fork_s)
     # The no-change fork's calls are the parent's, answered from its cache: only `cached`
     # tells them apart, so `same` is false here by that one field.
     found["first_difference"] = str(compare_runs(parent.path, child.path).difference)

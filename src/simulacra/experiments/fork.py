@@ -58,17 +58,18 @@ def fork(
         raise ForkError(f"--replicates {replicates}: give 0 or more")
     made = plan(parent, at, sets=sets, interventions=interventions)
     return [
-        _make(made, replicate, model, progress, on_progress) for replicate in range(replicates + 1)
+        branch(made, replicate, model, progress, on_progress) for replicate in range(replicates + 1)
     ]
 
 
-def _make(
+def branch(
     made: Plan,
     replicate: int,
-    model: Gateway | None,
-    progress: bool,
-    on_progress: ProgressHook | None,
+    model: Gateway | None = None,
+    progress: bool = True,
+    on_progress: ProgressHook | None = None,
 ) -> RunDir:
+    """Make and run one child of a plan; replicate 0 keeps the parent's random numbers."""
     scenario = made.scenario
     before = model if model is not None else _recorded_model(made)
     after = None if model is not None else _child_model(made)

@@ -71,16 +71,7 @@ def plan(
         owner = RunDir(point.parent)
         point = fork_point(owner.path)
     owner_scenario = load_scenario(owner.config())
-    for item in sets:
-        key = item.partition("=")[0].strip()
-        if not key.startswith(FORKABLE):
-            raise ForkError(
-                f'--set "{item}": {key} cannot change mid-run: the child takes the world and the '
-                f"minds as the parent left them at step {step}, and that setting built them at "
-                "the start. A fork may change model.* and output.*; a change to the world or to "
-                "an agent goes in as an intervention (--intervention FILE: a thought, event, "
-                "conversation or correction), or run the changed scenario from the start"
-            )
+    check_sets(sets, f"at step {step}")
     child = _child(owner, owner_scenario, sets, interventions, step)
     offset, lines = _prefix(owner, step)
     base = point.seq if point is not None else 0
@@ -101,6 +92,20 @@ def plan(
         changes=(*sets, *(f"{i['type']} at {i['at']}" for i in interventions)),
         cache=_cache(owner, owner_scenario),
     )
+
+
+def check_sets(sets: Sequence[str], where: str = "at the fork point") -> None:
+    """Refuse a setting that cannot change mid-run."""
+    for item in sets:
+        key = item.partition("=")[0].strip()
+        if not key.startswith(FORKABLE):
+            raise ForkError(
+                f'--set "{item}": {key} cannot change mid-run: the child takes the world and the '
+                f"minds as the parent left them {where}, and that setting built them at the "
+                "start. A fork may change model.* and output.*; a change to the world or to an "
+                "agent goes in as an intervention (--intervention FILE: a thought, event, "
+                "conversation or correction), or run the changed scenario from the start"
+            )
 
 
 def read_interventions(path: str | Path) -> list[dict[str, Any]]:
