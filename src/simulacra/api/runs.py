@@ -23,7 +23,7 @@ from simulacra.experiments import fork as fork_run
 from simulacra.experiments import interview as interview_agent
 from simulacra.experiments import resume as resume_run
 from simulacra.experiments import run as run_scenario
-from simulacra.runlog import RunDir, fork_point, history
+from simulacra.runlog import RunDir, children, fork_point, history
 
 ScenarioSource = str | Path | Mapping[str, Any] | Scenario
 """A scenario YAML file, a mapping of its fields (files it names are read relative to the
@@ -177,11 +177,7 @@ class Run:
 
     def children(self) -> list[Run]:
         """The runs forked from this one (beside it, where forks are written), oldest first."""
-        found = [
-            Run(p)
-            for p in sorted(self.path.parent.iterdir())
-            if (point := fork_point(p)) is not None and point.parent == self.path.resolve()
-        ]
+        found = [Run(path) for path in children(self.path)]
         return sorted(found, key=lambda r: float(r.info.get("started") or 0))
 
     def export(self, out: str | Path | None = None) -> Path:

@@ -9,6 +9,7 @@ from typing import Any
 
 from simulacra.errors import UserError
 from simulacra.report.cost import read_cost
+from simulacra.report.family import family_section, places_over_time, viewer_family
 from simulacra.report.per_world import report_of_run
 from simulacra.report.replay import build_replay
 from simulacra.report.report_page import render_report
@@ -26,7 +27,8 @@ def build_outputs(run_dir: str | Path) -> dict[str, Path]:
     events = list(history(run))  # a fork: its parent's prefix, then its own
     replay = build_replay(events, _read_json(run / "run.json"))
     metrics = _read_json(run / "metrics.json")
-    pictures = report_of_run(replay, metrics).pictures
+    world = report_of_run(replay, metrics)
+    pictures = world.pictures
     if pictures is not None:
         replay = pictures(replay, run, events)
     paths = {"report": run / "report.html", "viewer": run / "viewer.html"}
@@ -38,9 +40,11 @@ def build_outputs(run_dir: str | Path) -> dict[str, Path]:
         _read_json(run / "diagnose.json"),
         _read_json(run / "trace.json"),
         read_cost(run),
+        family_section(run, events, world.over_time or places_over_time),
     )
     paths["report"].write_text(page, encoding="utf-8")
-    paths["viewer"].write_text(render_viewer(replay), encoding="utf-8")
+    family = viewer_family(run, replay, events)
+    paths["viewer"].write_text(render_viewer(replay, family=family), encoding="utf-8")
     return paths
 
 

@@ -75,6 +75,18 @@ def lineage(run: str | Path) -> list[Path]:
     return found
 
 
+def children(run: str | Path) -> list[Path]:
+    """The runs forked from `run` that sit beside it (where forks are written), by name."""
+    here = Path(run).resolve()
+    if not here.parent.is_dir():
+        return []
+    return [
+        path
+        for path in sorted(here.parent.iterdir())
+        if path.is_dir() and (point := fork_point(path)) is not None and point.parent == here
+    ]
+
+
 def history(
     run: str | Path, kinds: set[str] | None = None, *, end: int | None = None
 ) -> Iterator[Event]:
