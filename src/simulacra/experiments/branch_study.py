@@ -20,15 +20,19 @@ from simulacra.experiments.fork import branch
 from simulacra.experiments.fork_plan import ForkError, Plan, check_sets, plan
 from simulacra.experiments.pipeline import run
 from simulacra.experiments.scenario import BranchConfig, Scenario
-from simulacra.experiments.sweep_results import JobResult, write_outputs
-from simulacra.runlog import RunDir
+from simulacra.experiments.sweep_results import JobResult, write_json, write_outputs
+from simulacra.report.sweep_page import write_sweep_report
+from simulacra.runlog import RunDir, versions
 
 UNCHANGED = "unchanged"
 
 
-def run_branch_study(scenario: Scenario, *, progress: bool = True) -> Path:
-    """Run the study in `scenario.sweep.fork` and return its folder (the sweep's outputs,
-    the parent when the study ran it, and every branch's run)."""
+def run_branch_study(
+    scenario: Scenario, *, root: str | Path | None = None, progress: bool = True
+) -> Path:
+    """Run the study in `scenario.sweep.fork` and return its folder under `root` (default
+    the scenario's output.root): the sweep's outputs and report, the parent when the study
+    ran it, and every branch's run."""
     study = scenario.sweep.fork
     assert study is not None
     if UNCHANGED in study.branches:
@@ -36,7 +40,8 @@ def run_branch_study(scenario: Scenario, *, progress: bool = True) -> Path:
     for item in study.branches.values():  # before the parent runs
         check_sets(list(item.set))
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-    out = Path(scenario.output.root) / f"{scenario.name}-branches-{stamp}-{secrets.token_hex(3)}"
+    name = f"{scenario.name}-branches-{stamp}-{secrets.token_hex(3)}"
+    out = Path(root or scenario.output.root) / name
     out.mkdir(parents=True, exist_ok=False)
     (out / "config.yaml").write_text(
         yaml.safe_dump(scenario.model_dump(mode="json"), sort_keys=False), encoding="utf-8"
@@ -65,7 +70,24 @@ def run_branch_study(scenario: Scenario, *, progress: bool = True) -> Path:
     studied = scenario.model_copy(
         update={"sweep": scenario.sweep.model_copy(update={"reference": UNCHANGED})}
     )
-    write_outputs(out, studied, changes, results, round(time.perf_counter() - started, 2))
+    wall_s = round(time.perf_counter() - started, 2)
+    summary = write_outputs(out, studied, changes, results, wall_s)
+    info = {
+        "scenario": scenario.name,
+        "world": scenario.world.kind,
+        "executor": "local",
+        "workers": 1,
+        "variants": list(changes),
+        "models": [spec],
+        "seeds": [scenario.seed],
+        "fork": {"parent": str(parent.path), "at": study.at},
+        "versions": versions(),
+        "status": "completed",
+        "wall_s": wall_s,
+        "ended": time.time(),
+    }
+    write_json(out / "sweep.json", info)
+    write_sweep_report(out, summary)
     return out
 
 

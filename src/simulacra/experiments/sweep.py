@@ -117,7 +117,7 @@ def run_sweep(
     """
     scenario = load_scenario(path, overrides)
     if scenario.sweep.fork is not None:  # branches of one run (experiments/branch_study.py)
-        return run_branch_study(scenario, progress=progress)
+        return run_branch_study(scenario, root=root, progress=progress)
     executor = _executor(executor or scenario.sweep.executor)
     jobs = plan_jobs(scenario)
     faults = check_reference(scenario.sweep.reference, list(variants(scenario)), _models(scenario))

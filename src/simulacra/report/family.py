@@ -16,13 +16,14 @@ from itertools import zip_longest
 from pathlib import Path
 from typing import Any
 
+from simulacra.report.per_world import OverTime
 from simulacra.report.plots import branches_svg
 from simulacra.report.replay_model import Replay
 from simulacra.report.sections import figure, number, parse_time, section, step_at
 from simulacra.runlog import Event, children, compare_runs, fork_point, history, lineage
 from simulacra.runlog.compare import without_wall
 
-Series = Mapping[str, Sequence[tuple[datetime, float]]]
+Series = Mapping[str, Sequence[tuple[datetime, float]]]  # what a world's OverTime gives
 SIDE_BY_SIDE = 24  # events of each branch shown from the fork point
 SHOWN_SERIES = 4  # the figures over time that part the most
 
