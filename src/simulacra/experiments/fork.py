@@ -14,6 +14,7 @@ streams (common random numbers); a replicate draws fresh ones from the fork poin
 from __future__ import annotations
 
 import asyncio
+import copy
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
@@ -89,6 +90,7 @@ def branch(
         },
     )
     lock = run_dir.lock()
+    writer: EventWriter | None = None
     try:
         if after is not None:
             cache_in_run(after, scenario, run_dir)
@@ -110,7 +112,9 @@ def branch(
         if replicate:
             before.reseed = lambda seed: derived_seed(seed, FORK, step, replicate)
             session.engine.rng.seed(derived_seed(scenario.seed, FORK, step, replicate))
-    except BaseException:
+    except BaseException:  # a fork that cannot be made leaves nothing behind
+        if writer is not None:
+            writer.abandon()
         lock.release()
         run_dir.discard()
         raise
@@ -127,7 +131,8 @@ def _restored(made: Plan, run_dir: RunDir) -> dict[str, Any] | None:
     memory = made.start.get("memory")
     if memory:
         copy_database(made.owner.path / STATE / memory, run_dir.path / MEMORY_DB)
-    return {**made.start, "memory": None}
+    # A copy: a world may keep and change what it restored from, and a plan makes several.
+    return {**copy.deepcopy(made.start), "memory": None}
 
 
 def _reach(engine: Engine, made: Plan, run_dir: RunDir) -> None:

@@ -52,7 +52,9 @@ def places_over_time(events: Sequence[Event]) -> dict[str, list[tuple[datetime, 
     return found | ({"aware (interviews)": aware} if aware else {})
 
 
-def family_section(run: Path, events: Sequence[Event], over_time: Any = places_over_time) -> str:
+def family_section(
+    run: Path, events: Sequence[Event], over_time: OverTime = places_over_time
+) -> str:
     """The report's Family section ("" for a run with no parent and no child)."""
     point = fork_point(run)
     if point is None and not children(run):
