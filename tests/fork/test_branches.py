@@ -21,8 +21,8 @@ from simulacra.runlog.compare import without_wall
 CHOICE = '{"reason": "a hunch", "choice": "go"}'  # El Farol's answer, from the fault server
 
 
-def _town(root: Path) -> RunDir:
-    name = SHIPPED["town"]
+def _small(kind: str, root: Path) -> RunDir:
+    name = SHIPPED[kind]
     return run(load_scenario(SCENARIOS / f"{name}.yaml", small(name, root)), progress=False)
 
 
@@ -33,7 +33,7 @@ def _seen(events: list[Event]) -> list[tuple[object, ...]]:
 def test_a_fork_with_a_change_is_its_parent_before_the_fork_point_and_differs_after(
     tmp_path: Path,
 ) -> None:
-    parent = _town(tmp_path)
+    parent = _small("town", tmp_path)
     (start,) = read_events(parent.events_path, {"run"})
     agent = next(iter(start.data["agents"]))
     at = [e.t for e in read_events(parent.events_path, {"world"})][3]
@@ -51,7 +51,7 @@ def test_a_fork_with_a_change_is_its_parent_before_the_fork_point_and_differs_af
 
 
 def test_what_cannot_branch_is_refused_before_anything_runs(tmp_path: Path) -> None:
-    parent = _town(tmp_path)
+    parent = _small("town", tmp_path)
     (start,) = read_events(parent.events_path, {"run"})
     agent = next(iter(start.data["agents"]))
     early = {"at": "07:00", "type": "thought", "agent": agent, "text": "too early"}
@@ -147,3 +147,24 @@ def test_the_command_and_the_api(tmp_path: Path) -> None:
     assert ours["t"].iloc[first].isoformat() == child.info["parent"]["at"]
     diff = CliRunner().invoke(app, ["diff", str(parent.path), str(child.path)])
     assert diff.exit_code == 1 and "intervention" in diff.output
+
+
+def test_a_world_setting_it_reads_as_it_runs_may_change_at_a_fork(tmp_path: Path) -> None:
+    """The commute reads what agents are told day by day, and the grid's fires start at
+    their steps: a strike announced the evening before, a fire moved before it starts. Each
+    child is its parent up to the fork point; a setting that built the world is refused."""
+    commute = _small("commute", tmp_path / "commute")
+    told = 'world.environment={2: "Taxi drivers strike tomorrow and the day after."}'
+    (announced,) = fork(commute.path, at=1, sets=[told], progress=False)
+    found = compare_runs(commute.path, announced.path)
+    assert found.first_event is not None, "the announcement changed nothing"
+    assert found.first_event.where.split(" at ")[1].rstrip(")") >= announced.info()["parent"]["at"]
+    with pytest.raises(ForkError, match="cannot change mid-run"):
+        fork(commute.path, at=1, sets=["world.city.corridor_km=12"], progress=False)
+    grid = _small("grid", tmp_path / "grid")
+    (moved,) = fork(grid.path, at=4, sets=["world.fires.1.position=[12, 12]"], progress=False)
+    assert compare_runs(grid.path, moved.path).first_event is not None
+    point = moved.info()["parent"]["seq"]
+    assert _seen(list(history(moved.path))[:point]) == _seen(
+        list(read_events(grid.path.joinpath("events.jsonl")))[:point]
+    )

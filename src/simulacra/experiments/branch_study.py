@@ -18,6 +18,7 @@ import yaml
 
 from simulacra.experiments.fork import branch
 from simulacra.experiments.fork_plan import ForkError, Plan, check_sets, plan
+from simulacra.experiments.kinds import binding_of
 from simulacra.experiments.pipeline import run
 from simulacra.experiments.scenario import BranchConfig, Scenario
 from simulacra.experiments.sweep_results import JobResult, write_json, write_outputs
@@ -38,7 +39,7 @@ def run_branch_study(
     if UNCHANGED in study.branches:
         raise ForkError(f'sweep.fork.branches: "{UNCHANGED}" is the branch with no change')
     for item in study.branches.values():  # before the parent runs
-        check_sets(list(item.set))
+        check_sets(list(item.set), world=binding_of(scenario).forkable)
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     name = f"{scenario.name}-branches-{stamp}-{secrets.token_hex(3)}"
     out = Path(root or scenario.output.root) / name

@@ -159,8 +159,10 @@ def _reach(engine: Engine, made: Plan, run_dir: RunDir) -> None:
             f"replaying {made.owner.path} from step "
             f"{made.start['step'] if made.start else 0} to the fork point (step "
             f"{made.point.step}) logged other events than it did, from its event {where}: "
-            f"{str(shown)[:300]}; the code, the configuration or the world's data changed "
-            "since it ran, so no fork of it can share its prefix: run the scenario again"
+            f"{str(shown)[:300]}. Either a setting given to the fork acts before the fork "
+            "point (set it for later steps only, or fork later), or the code, the "
+            "configuration or the world's data changed since the parent ran, so no fork of it "
+            "can share its prefix: run the scenario again"
         )
 
 

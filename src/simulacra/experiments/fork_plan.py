@@ -19,6 +19,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from simulacra.core.times import Moment
 from simulacra.errors import UserError
+from simulacra.experiments.kinds import binding_of
 from simulacra.experiments.load import load_scenario
 from simulacra.experiments.models import LLM_CACHE
 from simulacra.experiments.scenario import Scenario
@@ -71,7 +72,7 @@ def plan(
         owner = RunDir(point.parent)
         point = fork_point(owner.path)
     owner_scenario = load_scenario(owner.config())
-    check_sets(sets, f"at step {step}")
+    check_sets(sets, f"at step {step}", binding_of(owner_scenario).forkable)
     child = _child(owner, owner_scenario, sets, interventions, step)
     offset, lines = _prefix(owner, step)
     base = point.seq if point is not None else 0
@@ -94,17 +95,22 @@ def plan(
     )
 
 
-def check_sets(sets: Sequence[str], where: str = "at the fork point") -> None:
-    """Refuse a setting that cannot change mid-run."""
+def check_sets(
+    sets: Sequence[str], where: str = "at the fork point", world: Sequence[str] = ()
+) -> None:
+    """Refuse a setting that cannot change mid-run; `world`: the world's own that can
+    (Binding.forkable)."""
+    allowed = (*FORKABLE, *world)
     for item in sets:
         key = item.partition("=")[0].strip()
-        if not key.startswith(FORKABLE):
+        if not any(key == a.rstrip(".") or key.startswith(a.rstrip(".") + ".") for a in allowed):
             raise ForkError(
                 f'--set "{item}": {key} cannot change mid-run: the child takes the world and the '
                 f"minds as the parent left them {where}, and that setting built them at the "
-                "start. A fork may change model.* and output.*; a change to the world or to an "
-                "agent goes in as an intervention (--intervention FILE: a thought, event, "
-                "conversation or correction), or run the changed scenario from the start"
+                f"start. A fork may change {', '.join(a.rstrip('.') for a in allowed)}; a change "
+                "to the world or to an agent goes in as an intervention (--intervention FILE: a "
+                "thought, event, conversation or correction), or run the changed scenario from "
+                "the start"
             )
 
 

@@ -129,6 +129,9 @@ class Binding(MindSettings, Measures):
     the class attributes and methods."""
 
     changes: ClassVar[str] = ""  # what an `event` intervention's `change` holds; "" if none
+    # Settings the world reads as it runs, not built into its state at the start, so that a
+    # fork may change them from its fork point on (experiments/fork_plan.py).
+    forkable: ClassVar[tuple[str, ...]] = ()
 
     def report(self) -> WorldReport:
         """What this world adds to its runs' report, viewer, frames and sweep page: `REPORT` in
