@@ -176,12 +176,13 @@ def _between(log: Path, start: int, end: int) -> list[Event]:
 
 def _comparable(events: Iterable[Event]) -> list[tuple[Any, ...]]:
     """Events as the replay must match them: wall-clock fields aside, without the
-    checkpoints the parent took (the replay takes none), and a call's `cached` aside (the
-    replay's are all answered from the record)."""
+    checkpoints the parent took (the replay takes none) and the run's header (the child's
+    history keeps the parent's; a world setting changed at the fork shows in the layout it
+    records), and a call's `cached` aside (the replay's are all answered from the record)."""
     return [
         (e.t, e.kind, e.agent, {k: v for k, v in without_wall(e.data).items() if k != "cached"})
         for e in events
-        if e.kind != "checkpoint"
+        if e.kind not in ("checkpoint", "run")
     ]
 
 
