@@ -21,6 +21,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from simulacra.core import derived_seed
 from simulacra.engine import Engine, ProgressHook
 from simulacra.engine.checkpoint import copy_database
@@ -31,9 +33,9 @@ from simulacra.llm import Gateway, Ledger, SqliteCache
 from simulacra.llm.cache import LayeredCache
 from simulacra.llm.replay import ReplayBackend, logged_model
 from simulacra.llm.spec import model_name
-from simulacra.runlog import Event, EventWriter, RunDir, read_events
+from simulacra.runlog import Event, EventWriter, RunDir, history, read_events
 from simulacra.runlog.compare import without_wall
-from simulacra.runlog.lineage import PARENT
+from simulacra.runlog.lineage import HEADER, PARENT
 
 FORK = "fork"  # run.json: what the child changed, and its replicate
 
@@ -101,6 +103,8 @@ def branch(
         writer = EventWriter(run_dir.events_path, first_seq=made.start_seq)
         state = _restored(made, run_dir)
         session = _open(run_dir, scenario, before, writer, state)
+        if scenario.world != made.owner_scenario.world:
+            _own_header(made, run_dir, session.cast.world.layout())
         try:
             _reach(session.engine, made, run_dir)
         except BaseException:
@@ -122,6 +126,15 @@ def branch(
         return _play(session, progress, on_progress)
     finally:
         lock.release()
+
+
+def _own_header(made: Plan, run_dir: RunDir, layout: dict[str, Any]) -> None:
+    """The parent's header with the child's world layout, which history reads in its place:
+    a world setting changed at the fork (a fire moved) is where measures and the viewer
+    look for it. (The settings a world lets change are static ones: Binding.forkable.)"""
+    (start,) = history(made.owner.path, {"run"}, end=made.point.offset)
+    header = {**start.data, "world": layout}
+    (run_dir.path / HEADER).write_bytes(orjson.dumps(header, option=orjson.OPT_NON_STR_KEYS))
 
 
 def _restored(made: Plan, run_dir: RunDir) -> dict[str, Any] | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +17,7 @@ from simulacra.runlog.reader import LogError, read_events
 
 PARENT = "parent"  # run.json: where a fork comes from
 EVENTS = "events.jsonl"
+HEADER = "header.json"  # a fork's own `run` event data: its world's layout, its cast
 
 
 @dataclass(frozen=True)
@@ -91,11 +92,17 @@ def history(
     run: str | Path, kinds: set[str] | None = None, *, end: int | None = None
 ) -> Iterator[Event]:
     """A run's whole history in order (of `kinds` only, if given): for a fork, its parent's
-    up to the fork point, then its own; `end` cuts the run's own log after that many bytes."""
+    up to the fork point (opening with the fork's own header), then its own; `end` cuts the
+    run's own log after that many bytes."""
     point = fork_point(run)
     if point is not None:
         _check_parent(Path(run), point)
-        yield from history(point.parent, kinds, end=point.offset)
+        own = Path(run) / HEADER
+        header = json.loads(own.read_text(encoding="utf-8")) if own.is_file() else None
+        for event in history(point.parent, kinds, end=point.offset):
+            # The history opens with the fork's own header: a setting changed at the fork (a
+            # fire moved) shows in the layout that measures and the viewer read.
+            yield replace(event, data=header) if header and event.kind == "run" else event
     yield from read_events(Path(run) / EVENTS, kinds, end=end)
 
 
