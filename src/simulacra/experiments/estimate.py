@@ -39,7 +39,7 @@ from simulacra.experiments.pipeline import TooManyFallbacks, run
 from simulacra.experiments.scenario import Scenario
 from simulacra.experiments.stats import t_quantile
 from simulacra.llm.budget import Price
-from simulacra.runlog import Event, read_events
+from simulacra.runlog import Event, history
 
 INTERVIEW = "interview"  # the purpose family whose calls follow the interview times
 MODEL_PILOT_TICKS = 2
@@ -276,7 +276,7 @@ def _pilot(
     samples: dict[str, list[tuple[float, float]]] = defaultdict(list)
     asked: set[str] = set()
     starts = list(times)
-    for event in read_events(run_dir.events_path, {"llm.call"}):
+    for event in history(run_dir.path, {"llm.call"}):
         family = str(event.data.get("purpose") or "-").split(".")[0]
         if family == INTERVIEW:
             interviews[family].add(event)
