@@ -64,16 +64,20 @@ def plan(
     """Check a fork of `parent` at `at` and say how it will be made; raise ForkError (or a
     ScenarioError naming the field) when it cannot be."""
     run = RunDir.open(parent)
-    scenario = load_scenario(run.config())
+    raw = run.config()  # read once: a town's resolved config.yaml holds its map and personas
+    scenario = load_scenario(raw)
     step = _step(scenario, at)
     owner = RunDir(run.path.resolve())
     point = fork_point(owner.path)
     while point is not None and step <= point.step:  # that step is the ancestor's
         owner = RunDir(point.parent)
         point = fork_point(owner.path)
-    owner_scenario = load_scenario(owner.config())
+    if owner.path != run.path.resolve():
+        raw = owner.config()
+        scenario = load_scenario(raw)
+    owner_scenario = scenario
     check_sets(sets, f"at step {step}", binding_of(owner_scenario).forkable)
-    child = _child(owner, owner_scenario, sets, interventions, step)
+    child = _child(owner, raw, owner_scenario, sets, interventions, step)
     offset, lines = _prefix(owner, step)
     base = point.seq if point is not None else 0
     start, start_offset = _checkpoint(owner, step, point)
@@ -164,6 +168,7 @@ def _step(scenario: Scenario, at: int | str | datetime) -> int:
 
 def _child(
     owner: RunDir,
+    raw: dict[str, Any],
     owner_scenario: Scenario,
     sets: Sequence[str],
     interventions: Sequence[Mapping[str, Any]],
@@ -171,8 +176,7 @@ def _child(
 ) -> Scenario:
     """The child's scenario: the owner's, with the new interventions after its own (so the
     indices its checkpoint records as fired still name the same ones) and the settings."""
-    raw = owner.config()
-    raw["interventions"] = [*raw.get("interventions", []), *map(dict, interventions)]
+    raw = {**raw, "interventions": [*raw.get("interventions", []), *map(dict, interventions)]}
     root = [f"output.root={json.dumps(str(owner.path.parent))}"]
     child = load_scenario(raw, [*root, *sets])
     when = child.clock.calendar().times()[step]
