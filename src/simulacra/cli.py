@@ -223,6 +223,9 @@ def inspect(run: Annotated[Path, typer.Argument(help="a run directory")]) -> Non
         table.add_row("error", escape(str(info["error"])))
     table.add_row("model", escape(str(info.get("model"))))
     table.add_row("seed", str(info.get("seed")))
+    if "parent" in info:  # a fork: its history reads the parent's prefix in place
+        point = info["parent"]
+        table.add_row("fork of", escape(f"{point['path']} at step {point['step']} ({point['at']})"))
     if info.get("ended") and info.get("started"):
         table.add_row("wall time", f"{info['ended'] - info['started']:.1f} s")
     times = events["t"].dropna()
