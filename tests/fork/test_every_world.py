@@ -82,3 +82,15 @@ def test_a_child_that_draws_other_random_numbers_after_the_fork_differs(tmp_path
     assert not found.same and found.first_event is not None
     assert found.first_event.where.split(" at ")[1].rstrip(")") >= replicate.info()["parent"]["at"]
     assert json.loads((replicate.path / "run.json").read_text())["fork"]["replicate"] == 1
+
+
+def test_a_fork_at_any_step_is_its_parent_again(tmp_path: Path) -> None:
+    """Every step, checkpointed (2, 4) or not, the first (0) and the last (5), is a fork point."""
+    parent = _parent("elfarol", tmp_path)
+    steps = [e.data["step"] for e in read_events(parent.events_path, {"world"})][:-1]
+    assert steps == [0, 1, 2, 3, 4, 5]
+    for at in steps:
+        (child,) = fork(parent.path, at=at, progress=False)
+        assert same(parent, child)
+    with pytest.raises(ForkError, match="steps 0 to 5"):
+        fork(parent.path, at=6, progress=False)
