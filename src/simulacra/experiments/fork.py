@@ -99,13 +99,14 @@ def branch(
             if made.cache is not None and isinstance(after.cache, SqliteCache):
                 after.cache = LayeredCache(after.cache, [SqliteCache(made.cache, readonly=True)])
         before.ledger = Ledger()
+        before.reseed = None  # one model given for several branches: only a replicate reseeds
         # The replayed steps' events are numbered as the parent numbered them.
         writer = EventWriter(run_dir.events_path, first_seq=made.start_seq)
         state = _restored(made, run_dir)
         session = _open(run_dir, scenario, before, writer, state)
-        if scenario.world != made.owner_scenario.world:
-            _own_header(made, run_dir, session.cast.world.layout())
         try:
+            if scenario.world != made.owner_scenario.world:
+                _own_header(made, run_dir, session.cast.world.layout())
             _reach(session.engine, made, run_dir)
         except BaseException:
             session.cast.close()
