@@ -223,6 +223,9 @@ def inspect(run: Annotated[Path, typer.Argument(help="a run directory")]) -> Non
         table.add_row("error", escape(str(info["error"])))
     table.add_row("model", escape(str(info.get("model"))))
     table.add_row("seed", str(info.get("seed")))
+    if "parent" in info:  # a fork: its history reads the parent's prefix in place
+        point = info["parent"]
+        table.add_row("fork of", escape(f"{point['path']} at step {point['step']} ({point['at']})"))
     if info.get("ended") and info.get("started"):
         table.add_row("wall time", f"{info['ended'] - info['started']:.1f} s")
     times = events["t"].dropna()
@@ -594,6 +597,32 @@ def diff(
     for line in found.lines():
         console.print(f"  {escape(line)}")
     raise typer.Exit(code=1)
+
+
+@app.command()
+def fork(
+    run: Annotated[Path, typer.Argument(help="the parent run directory")],
+    at: Annotated[str, typer.Option(help="the fork point: a step (12) or a tick's time (18:00)")],
+    set_: SetOption = None,
+    intervention: Annotated[
+        list[Path] | None,
+        typer.Option(help="a YAML file of interventions from the fork point on (repeatable)"),
+    ] = None,
+    replicates: Annotated[
+        int, typer.Option(help="more branches that draw fresh random numbers after the fork")
+    ] = 0,
+) -> None:
+    """Branch a run: a child that is RUN up to the fork point (no model call, nothing
+    copied), then goes on with the change (or none); compare it with `simulacra diff`."""
+    from simulacra.experiments import fork as fork_run
+    from simulacra.experiments import read_interventions
+
+    items = [item for path in intervention or [] for item in read_interventions(path)]
+    made = fork_run(run, at=at, sets=set_ or [], interventions=items, replicates=replicates)
+    for child in made:
+        found = compare_runs(run, child.path)
+        said = "the same as the parent" if found.same else f"differs: {found.difference}"
+        console.print(f"[bold green]fork:[/] {escape(str(child.path))}: {escape(said)}")
 
 
 @scenario_app.command("schema")

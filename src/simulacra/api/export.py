@@ -11,7 +11,7 @@ import pandas as pd
 
 from simulacra.api.tables import TABLES
 from simulacra.errors import UserError
-from simulacra.runlog import read_events
+from simulacra.runlog import history
 
 
 class ExportError(UserError):
@@ -22,8 +22,8 @@ def run_tables(
     events_path: Path, extra: Mapping[str, Any] | None = None
 ) -> dict[str, pd.DataFrame]:
     """Every table of one run, from one pass over its log; `extra` columns (a sweep's run,
-    variant and replicate) lead each table."""
-    events = list(read_events(events_path))
+    variant and replicate) lead each table. A fork's tables hold its whole history."""
+    events = list(history(events_path.parent))
     found = {}
     for name, table in TABLES.items():
         frame = table.build(events)

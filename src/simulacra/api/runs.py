@@ -18,11 +18,12 @@ from simulacra.api.export import run_tables, write_parquet
 from simulacra.api.tables import TABLES
 from simulacra.core import InterviewAnswer
 from simulacra.engine import ProgressHook
-from simulacra.experiments import Scenario, load_scenario
+from simulacra.experiments import Scenario, load_scenario, read_interventions
+from simulacra.experiments import fork as fork_run
 from simulacra.experiments import interview as interview_agent
 from simulacra.experiments import resume as resume_run
 from simulacra.experiments import run as run_scenario
-from simulacra.runlog import RunDir, read_events
+from simulacra.runlog import RunDir, children, fork_point, history
 
 ScenarioSource = str | Path | Mapping[str, Any] | Scenario
 """A scenario YAML file, a mapping of its fields (files it names are read relative to the
@@ -101,7 +102,7 @@ class Run:
         `t` (simulated time), `wall` (UTC), `kind`, `agent`, and `data`, the payload as a dict
         (`pd.json_normalize(events["data"].tolist())` spreads it into columns)."""
         chosen = {kinds} if isinstance(kinds, str) else None if kinds is None else set(kinds)
-        return TABLES["events"].build(read_events(RunDir(self.path).events_path, chosen))
+        return TABLES["events"].build(history(self.path, chosen))
 
     def agents(self) -> pd.DataFrame:
         """One row per agent: `agent` (its id), `name` and its persona's fields (traits as a
@@ -137,6 +138,48 @@ class Run:
         it answers at (default: the run's last tick). The answer names the memories used."""
         return _blocking(lambda: interview_agent(self.path, agent, question, model=model, now=at))
 
+    def fork(
+        self,
+        at: int | str | datetime,
+        *,
+        set: Settings = None,
+        interventions: Sequence[Mapping[str, Any]] | str | Path = (),
+        replicates: int = 0,
+        progress: bool = True,
+    ) -> Run:
+        """A counterfactual branch: a child run that is this run up to `at` (a step, or the
+        time a tick starts: "12:00") and then goes on with `interventions` (scenario entries,
+        or a YAML file of them) and `set` (model.* and output.* only); `replicates` more
+        children draw fresh random numbers from `at` on (see `children()`). The steps before
+        `at` make no model call and are not copied: the child's tables read them from here."""
+        items = (
+            read_interventions(interventions)
+            if isinstance(interventions, str | Path)
+            else list(interventions)
+        )
+        made = _blocking(
+            lambda: fork_run(
+                self.path,
+                at=at,
+                sets=overrides(set),
+                interventions=items,
+                replicates=replicates,
+                progress=progress,
+            )
+        )
+        return Run(made[0].path)
+
+    @property
+    def parent(self) -> Run | None:
+        """The run this one was forked from, or None."""
+        point = fork_point(self.path)
+        return None if point is None else Run(point.parent)
+
+    def children(self) -> list[Run]:
+        """The runs forked from this one (beside it, where forks are written), oldest first."""
+        found = [Run(path) for path in children(self.path)]
+        return sorted(found, key=lambda r: float(r.info.get("started") or 0))
+
     def export(self, out: str | Path | None = None) -> Path:
         """Write every table as Parquet (`<name>.parquet`) into `out` (default
         `<run>/tables/`); return the folder."""
@@ -148,7 +191,7 @@ class Run:
     def _table(self, name: str) -> pd.DataFrame:
         table = TABLES[name]
         kinds = None if table.kinds is None else set(table.kinds)
-        return table.build(read_events(RunDir(self.path).events_path, kinds))
+        return table.build(history(self.path, kinds))
 
     def _repr_html_(self) -> str:
         info = self.info

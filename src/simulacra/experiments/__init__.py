@@ -1,5 +1,7 @@
 """Scenarios and what is done with them: the one scenario format, the run pipeline, sweeps."""
 
+from simulacra.experiments.fork import fork
+from simulacra.experiments.fork_plan import ForkError, read_interventions
 from simulacra.experiments.interview import InterviewError, interview
 from simulacra.experiments.load import ScenarioError, apply_override, load_scenario
 from simulacra.experiments.pipeline import (
@@ -12,6 +14,7 @@ from simulacra.experiments.pipeline import (
 from simulacra.experiments.scenario import Scenario
 
 __all__ = [
+    "ForkError",
     "InterviewError",
     "ResumeError",
     "RunFailed",
@@ -19,8 +22,10 @@ __all__ = [
     "ScenarioError",
     "TooManyFallbacks",
     "apply_override",
+    "fork",
     "interview",
     "load_scenario",
+    "read_interventions",
     "resume",
     "run",
 ]

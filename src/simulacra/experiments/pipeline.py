@@ -47,7 +47,7 @@ from simulacra.experiments.models import cache_in_run, load_run_model
 from simulacra.experiments.scenario import Scenario
 from simulacra.llm import Gateway, Ledger
 from simulacra.llm.budget import BudgetReached
-from simulacra.runlog import Event, EventWriter, RunDir, RunLock, read_events
+from simulacra.runlog import Event, EventWriter, RunDir, RunLock, fork_point, history
 from simulacra.runlog.events import Measured, RunEnded, RunStarted
 
 log = logging.getLogger(__name__)
@@ -166,6 +166,11 @@ def resume(
         if model is None:
             cache_in_run(gateway, scenario, run_dir)
         gateway.ledger = Ledger()
+        if state is None and fork_point(run_dir.path) is not None:
+            raise ResumeError(
+                f"{run_dir.path} is a fork that stopped before its first checkpoint; fork its "
+                "parent again (run.json's `parent` names it and the fork point)"
+            )
         if state is None:  # killed before its first checkpoint: start again from nothing
             for name in (MEMORY_DB, MEMORY_DB + "-wal", MEMORY_DB + "-shm", "events.jsonl"):
                 (run_dir.path / name).unlink(missing_ok=True)
@@ -394,7 +399,7 @@ def _measure(
 
     def calls() -> Iterator[Event]:
         read = {"llm.call", "memory.add", "reflection"} | wanted
-        for event in read_events(run_dir.events_path, read):
+        for event in history(run_dir.path, read):  # a fork's: its parent's prefix too
             if event.kind in wanted:
                 events.append(event)
             if event.kind == "llm.call":

@@ -211,6 +211,24 @@ class OutputConfig(_Strict):
     frames: bool = Field(default=False, description="PNG frames under <run>/frames/")
 
 
+class BranchConfig(_Strict):
+    """One branch of a study: settings that may change mid-run (model.*) and interventions
+    from the fork point on, as a scenario writes them."""
+
+    set: dict[str, Any] = Field(default_factory=dict)
+    interventions: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class ForkStudyConfig(_Strict):
+    """A branch study (docs/fork.md): `parent` (a run directory; none: this scenario is run
+    first) forked at `at` (a step or a tick's time) once per branch and replicate, beside an
+    unchanged branch that the others are compared with, replicate by replicate."""
+
+    parent: str | None = None
+    at: int | str
+    branches: dict[str, BranchConfig] = Field(min_length=1)
+
+
 class SweepConfig(_Strict):
     """Variants x replicates x models, one run each.
 
@@ -234,6 +252,9 @@ class SweepConfig(_Strict):
     ray_address: str | None = None
     budget: Budget | None = Field(
         default=None, description="what the whole sweep may spend; it starts no run past it"
+    )
+    fork: ForkStudyConfig | None = Field(
+        default=None, description="branches of one run instead of runs from the start"
     )
 
     @model_validator(mode="after")

@@ -32,6 +32,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from simulacra.errors import Interrupted, UserError
+from simulacra.experiments.branch_study import run_branch_study
 from simulacra.experiments.budget import STOPPED, OverBudget
 from simulacra.experiments.load import ScenarioError, apply_override, load_scenario
 from simulacra.experiments.paired import check_reference
@@ -115,6 +116,8 @@ def run_sweep(
     last checkpoint. Raises SweepError after writing the outputs if any run failed.
     """
     scenario = load_scenario(path, overrides)
+    if scenario.sweep.fork is not None:  # branches of one run (experiments/branch_study.py)
+        return run_branch_study(scenario, root=root, progress=progress)
     executor = _executor(executor or scenario.sweep.executor)
     jobs = plan_jobs(scenario)
     faults = check_reference(scenario.sweep.reference, list(variants(scenario)), _models(scenario))

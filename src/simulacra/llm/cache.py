@@ -107,3 +107,41 @@ class SqliteCache:
 
     def close(self) -> None:
         self._db.close()
+
+
+class LayeredCache:
+    """A fork's cache: its own (written) over its ancestors' (read only), so that a call
+    its parent made is answered as the parent was answered. A reply found below is copied
+    into its own, so that a resume of the fork finds it there too."""
+
+    def __init__(self, own: SqliteCache, below: list[SqliteCache]) -> None:
+        self.own = own
+        self.below = below
+        self.path = own.path
+
+    def get(self, key: str) -> RawReply | None:
+        found = self.own.get(key)
+        for cache in self.below:
+            if found is not None:
+                break
+            found = cache.get(key)
+            if found is not None:
+                self.own.put(key, found)
+        return found
+
+    def put(self, key: str, reply: RawReply) -> None:
+        self.own.put(key, reply)
+
+    def get_failure(self, key: str) -> str | None:
+        for cache in (self.own, *self.below):
+            found = cache.get_failure(key)
+            if found is not None:
+                return found
+        return None
+
+    def put_failure(self, key: str, error: str) -> None:
+        self.own.put_failure(key, error)
+
+    def close(self) -> None:
+        for cache in (self.own, *self.below):
+            cache.close()

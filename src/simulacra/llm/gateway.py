@@ -109,6 +109,30 @@ class Gateway:
         }
         self._semaphore: asyncio.Semaphore | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        # Set, it maps every request's seed to another: a fork's replicate draws afresh.
+        self.reseed: Callable[[int], int] | None = None
+
+    # What `become` takes over: everything that decides how a request is answered.
+    _ANSWERING = (
+        "backend",
+        "name",
+        "attempts",
+        "timeout_s",
+        "_timeout_s",
+        "concurrency",
+        "cache",
+        "sampling",
+        "context_tokens",
+        "unreachable_after",
+    )
+
+    def become(self, other: Gateway) -> None:
+        """From now on answer as `other` does (a fork's model from its fork point on, when
+        the prefix was answered from the parent's record); the ledger and call hook stay."""
+        for name in self._ANSWERING:
+            setattr(self, name, getattr(other, name))
+        self.silent_calls = 0
+        self._semaphore = self._loop = None
 
     def _limit(self) -> asyncio.Semaphore:
         # A semaphore belongs to one event loop; tests and CLIs may run several loops in turn.
@@ -122,6 +146,8 @@ class Gateway:
         started = time.perf_counter()
         if self.sampling:
             request = replace(request, **self.sampling)
+        if self.reseed is not None:
+            request = replace(request, seed=self.reseed(request.seed))
         schema = output_schema(request.output) if request.output is not None else None
         usage = Usage()
         errors: list[str] = []

@@ -27,7 +27,7 @@ from simulacra.report.outputs import ReportError
 from simulacra.report.per_world import world_report
 from simulacra.report.replay import build_replay
 from simulacra.report.replay_model import Replay
-from simulacra.runlog import RunDir, read_events
+from simulacra.runlog import RunDir, history
 
 FRAMES = "frames"
 
@@ -39,7 +39,7 @@ def render_frames(run: RunDir | str | Path) -> list[Path]:
     readable events.jsonl and ReportError when the run has no world to draw.
     """
     root = _run_path(run)
-    events = list(read_events(root / "events.jsonl"))
+    events = list(history(root))
     layout: Mapping[str, Any] = next(
         (
             e.data["world"]

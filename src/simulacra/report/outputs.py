@@ -9,11 +9,12 @@ from typing import Any
 
 from simulacra.errors import UserError
 from simulacra.report.cost import read_cost
+from simulacra.report.family import family_section, places_over_time, viewer_family
 from simulacra.report.per_world import report_of_run
 from simulacra.report.replay import build_replay
 from simulacra.report.report_page import render_report
 from simulacra.report.viewer_page import render_viewer
-from simulacra.runlog import read_events
+from simulacra.runlog import history
 
 
 class ReportError(UserError, ValueError):
@@ -23,10 +24,11 @@ class ReportError(UserError, ValueError):
 def build_outputs(run_dir: str | Path) -> dict[str, Path]:
     """Render both pages into the run directory; return {"report": path, "viewer": path}."""
     run = Path(run_dir)
-    events = list(read_events(run / "events.jsonl"))
+    events = list(history(run))  # a fork: its parent's prefix, then its own
     replay = build_replay(events, _read_json(run / "run.json"))
     metrics = _read_json(run / "metrics.json")
-    pictures = report_of_run(replay, metrics).pictures
+    world = report_of_run(replay, metrics)
+    pictures = world.pictures
     if pictures is not None:
         replay = pictures(replay, run, events)
     paths = {"report": run / "report.html", "viewer": run / "viewer.html"}
@@ -38,9 +40,11 @@ def build_outputs(run_dir: str | Path) -> dict[str, Path]:
         _read_json(run / "diagnose.json"),
         _read_json(run / "trace.json"),
         read_cost(run),
+        family_section(run, events, world.over_time or places_over_time),
     )
     paths["report"].write_text(page, encoding="utf-8")
-    paths["viewer"].write_text(render_viewer(replay), encoding="utf-8")
+    family = viewer_family(run, replay, events)
+    paths["viewer"].write_text(render_viewer(replay, family=family), encoding="utf-8")
     return paths
 
 

@@ -13,6 +13,8 @@ run.json or the `run` event, for the rest through a `WorldReport`:
 - `pictures`: the replay with the world's pictures inline (the embodied views and overviews);
 - `sweep_sections`: the sweep page's sections after the comparison;
 - `decisions`: the replay reads `decision` events into each agent's track (step by step);
+- `over_time`: the world's figures over simulated time, which a fork's report draws beside
+  its parent's (else the agents at each place, and awareness at each interview);
 - `timeline`, `conversations`: whether the report's day timeline and conversations per pair
   tell this world's story. (The viewer shows an agent's plan, memory and conversation panels
   only where the run logged any.)
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -45,6 +48,7 @@ PainterFor = Callable[[Replay, Mapping[str, Any]], "Painter"]
 FramesOf = Callable[[Path, Sequence[Event], Path], list[Path]]
 Pictures = Callable[[Replay, Path, list[Event]], Replay]
 SweepSections = Callable[[Path, Mapping[str, Any]], list[str]]
+OverTime = Callable[[Sequence[Event]], Mapping[str, Sequence[tuple[datetime, float]]]]
 
 
 @dataclass(frozen=True)
@@ -59,6 +63,7 @@ class WorldReport:
     frames: FramesOf | None = None
     pictures: Pictures | None = None
     sweep_sections: SweepSections | None = None
+    over_time: OverTime | None = None
     decisions: bool = False
     timeline: bool = True
     conversations: bool = True

@@ -175,6 +175,37 @@ def acquaintance_svg(
         return figure_svg(fig)
 
 
+def branches_svg(
+    series: Mapping[str, tuple[Sequence[tuple[datetime, float]], Sequence[tuple[datetime, float]]]],
+    fork: datetime | None,
+) -> str:
+    """A panel per figure over simulated time: the parent's dashed, the fork's solid, and a
+    line at the fork point."""
+    with plot_style():
+        fig = Figure(figsize=(9, 2.6))
+        axes = fig.subplots(1, max(len(series), 1), squeeze=False)[0]
+        first = min((p[0][0] for pair in series.values() for p in pair if p), default=None)
+        for ax, (name, (parent, child)) in zip(axes, series.items(), strict=False):
+            for points, style, label in ((parent, "--", "parent"), (child, "-", "this run")):
+                xs = [_hours(t, first) for t, _ in points]
+                ax.step(
+                    xs,
+                    [v for _, v in points],
+                    style,
+                    where="post",
+                    label=label,
+                    color=_ACCENT if style == "-" else "#9aa0ad",
+                    linewidth=1.4,
+                )
+            if fork is not None:
+                ax.axvline(_hours(fork, first), color=_INK, linewidth=0.8, linestyle=":")
+            ax.set_title(name)
+            ax.xaxis.set_major_formatter(_clock)
+            tidy_axes(ax)
+        axes[-1].legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
+        return figure_svg(fig)
+
+
 def plot_style() -> contextlib.AbstractContextManager[None]:
     # Text stays text (smaller, selectable) and ids are stable, so a report is reproducible.
     return matplotlib.rc_context(

@@ -32,6 +32,7 @@ def render_report(
     diagnosis: Mapping[str, Any] | None = None,
     traces: Mapping[str, Any] | None = None,
     cost: Mapping[str, Any] | None = None,
+    family: str = "",
 ) -> str:
     css = files("simulacra.report").joinpath("report.css").read_text(encoding="utf-8")
     title = f"simulacra report: {replay.run.scenario}"
@@ -41,6 +42,7 @@ def render_report(
     sections = [
         _summary(replay, metrics),
         _headline(metrics, world.units),
+        family,  # a fork's tree and differences from its parent (report/family.py)
         *own,
         _agents(replay, events),
         section("Each agent's day", day_timeline_svg(replay), "timeline") if world.timeline else "",

@@ -22,6 +22,7 @@ _PAGE = """<!doctype html>
 </head>
 <body{live}>
 <header><h1>{title}</h1><span id="run-meta"></span><span id="live" role="status"></span></header>
+{family}
 <main>
 <section id="stage">
 <svg id="map" xmlns="http://www.w3.org/2000/svg" role="img" aria-label="map of the world"></svg>
@@ -34,7 +35,7 @@ _PAGE = """<!doctype html>
 <button type="button" id="pause">Pause</button>
 <button type="button" id="step-back" title="previous step">&#9664;</button>
 <button type="button" id="step-forward" title="next step">&#9654;</button>
-<input type="range" id="scrubber" min="0" max="0" value="0" aria-label="time">
+<input type="range" id="scrubber" min="0" max="0" value="0" aria-label="time" list="branch-marks">
 <span id="clock"></span>
 <label>speed <select id="speed">
 <option value="1">1 step/s</option><option value="2" selected>2 steps/s</option>
@@ -52,9 +53,12 @@ _PAGE = """<!doctype html>
 LIVE_DATA = "replay.json"
 
 
-def render_viewer(replay: Replay, *, live: bool = False, console: str | None = None) -> str:
+def render_viewer(
+    replay: Replay, *, live: bool = False, console: str | None = None, family: str = ""
+) -> str:
     """The viewer page; `live` makes it poll LIVE_DATA and follow the run as it is written;
-    `console` (a live console's token) adds the console's panel (console.js)."""
+    `console` (a live console's token) adds the console's panel (console.js); `family`: a
+    fork's tree and marks (report/family.py), HTML escaped there."""
     assets = files("simulacra.report")
     # One script: the map's layout (boxes that must not cover one another), then the viewer.
     js = "\n".join(
@@ -79,6 +83,7 @@ def render_viewer(replay: Replay, *, live: bool = False, console: str | None = N
         css=css,
         live=(f' data-live="{LIVE_DATA}"' if live else "")
         + (f' data-console="{escape(console)}"' if console else ""),
+        family=family,
         data=json_for_script(replay.to_dict()),
         js=js,
         console=f"\n<script>{extra}</script>" if extra else "",

@@ -2,6 +2,7 @@
 
 from simulacra.runlog.compare import Comparison, Difference, compare_runs
 from simulacra.runlog.events import EVENT_KINDS, Event, EventSink
+from simulacra.runlog.lineage import ForkPoint, children, fork_point, history, lineage
 from simulacra.runlog.lock import RunLock, RunLocked
 from simulacra.runlog.output import RunFolderError
 from simulacra.runlog.reader import LogError, LogTail, read_events
@@ -15,6 +16,7 @@ __all__ = [
     "Event",
     "EventSink",
     "EventWriter",
+    "ForkPoint",
     "LogError",
     "LogTail",
     "RunDir",
@@ -22,7 +24,11 @@ __all__ = [
     "RunFolderError",
     "RunLock",
     "RunLocked",
+    "children",
     "compare_runs",
+    "fork_point",
+    "history",
+    "lineage",
     "prefix_digest",
     "read_events",
     "versions",

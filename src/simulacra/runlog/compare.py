@@ -21,7 +21,8 @@ from typing import Any
 import yaml
 
 from simulacra.runlog.events import Event
-from simulacra.runlog.reader import LogError, read_events
+from simulacra.runlog.lineage import history
+from simulacra.runlog.reader import LogError
 
 CONSOLE = "console"  # events a live console logs, left out of a comparison
 WALL_KEYS = frozenset({"wall", "latency_s", "offset", "wall_s", "busy_s"})
@@ -95,13 +96,14 @@ class Comparison:
 
 
 def compare_runs(a: str | Path, b: str | Path) -> Comparison:
-    """Compare two run directories: their resolved scenarios, their events.jsonl (the `run`
-    header, then the first event after it that differs), then their metrics.json."""
+    """Compare two run directories: their resolved scenarios, their whole histories (the
+    `run` header, then the first event after it that differs), then their metrics.json."""
     a, b = Path(a), Path(b)
     header: Difference | None = None
     first: Difference | None = None
     count = 0
-    events = zip_longest(_compared(a / "events.jsonl"), _compared(b / "events.jsonl"))
+    # A fork's history is its parent's up to the fork point, then its own.
+    events = zip_longest(_compared(a), _compared(b))
     for count, (x, y) in enumerate(events, start=1):
         left = None if x is None else _comparable(*x)
         right = None if y is None else _comparable(*y)
@@ -133,11 +135,11 @@ def compare_runs(a: str | Path, b: str | Path) -> Comparison:
     )
 
 
-def _compared(log: Path) -> Iterator[tuple[Event, int]]:
-    """The log's events but a console's (CONSOLE: a person pausing, or what they fired,
-    which the log holds as any intervention), each with its seq counted without them."""
+def _compared(run: Path) -> Iterator[tuple[Event, int]]:
+    """The run's history but a console's events (CONSOLE: a person pausing, or what they
+    fired, which the log holds as any intervention), each with its seq counted without them."""
     skipped = 0
-    for event in read_events(log):
+    for event in history(run):
         if event.kind == CONSOLE:
             skipped += 1
         else:

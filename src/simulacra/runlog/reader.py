@@ -16,9 +16,12 @@ class LogError(UserError, ValueError):
     """An event log that is missing or damaged."""
 
 
-def read_events(path: str | Path, kinds: set[str] | None = None) -> Iterator[Event]:
-    """The events of a log in order, or only those of `kinds`. A missing log or a line that
-    is not an event raises LogError naming the file and the line."""
+def read_events(
+    path: str | Path, kinds: set[str] | None = None, *, end: int | None = None
+) -> Iterator[Event]:
+    """The events of a log in order, or only those of `kinds`; `end`: only those of its first
+    `end` bytes (a fork's prefix). A missing log or a line that is not an event raises
+    LogError naming the file and the line."""
     path = Path(path)
     # Lines of other kinds are skipped without parsing them: the writer puts the envelope's
     # `"kind":"<kind>"` before the data, so its first such pair is the line's kind.
@@ -30,8 +33,12 @@ def read_events(path: str | Path, kinds: set[str] | None = None) -> Iterator[Eve
             f"{path}: the event log is missing; a run writes it from its first tick, so this "
             "run never started or its log was removed: run the scenario again"
         ) from None
+    read = 0
     with fh:
         for number, line in enumerate(fh, start=1):
+            read += len(line)
+            if end is not None and read > end:
+                return
             if not line.endswith(b"\n"):
                 return  # a torn line from a killed writer: not an event
             if wanted is not None:

@@ -57,7 +57,9 @@ class EventWriter:
     so the log still ends with a whole line. `digest()` is the digest of everything written.
     """
 
-    def __init__(self, path: str | Path, *, truncate_at: int | None = None) -> None:
+    def __init__(
+        self, path: str | Path, *, truncate_at: int | None = None, first_seq: int = 0
+    ) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         size, lines = _complete_prefix(self.path)
@@ -77,7 +79,7 @@ class EventWriter:
         self._hash = hashed
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
         self._buffer: list[bytes] = []
-        self.seq = lines
+        self.seq = first_seq + lines  # a fork's log numbers on from its parent's prefix
         self.offset = size
 
     def emit(
@@ -120,6 +122,15 @@ class EventWriter:
         except OSError:
             os.ftruncate(self._fd, self.offset)
             raise
+
+    def restart(self, first_seq: int) -> None:
+        """Empty the log and number its events on from `first_seq`: a fork drops the steps it
+        replayed to reach its fork point, which its parent's log already holds."""
+        self._buffer.clear()
+        os.ftruncate(self._fd, 0)
+        self._hash = hashlib.sha256()
+        self.offset = 0
+        self.seq = first_seq
 
     @property
     def closed(self) -> bool:

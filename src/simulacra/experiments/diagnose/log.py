@@ -14,7 +14,7 @@ from simulacra.errors import UserError
 from simulacra.experiments.facts import Planting, knows_by_words, planting
 from simulacra.experiments.load import load_scenario
 from simulacra.experiments.scenario import Scenario
-from simulacra.runlog import Event, RunDir, read_events
+from simulacra.runlog import Event, RunDir, history
 
 IN_RUN = "interviews"  # the name of the fact the scenario's in-run interviews ask about
 _SHOWN = 160  # characters of an event's text a finding shows
@@ -72,7 +72,7 @@ class RunLog:
                 f"finish it first: simulacra run --resume {run_dir.path}"
             )
         scenario = load_scenario(run_dir.config())
-        events = list(read_events(run_dir.events_path))
+        events = list(history(run_dir.path))
         start = next((e for e in events if e.kind == "run"), None)
         agents = start.data.get("agents", {}) if start is not None else {}
         names = {a: str(info.get("name") or a) for a, info in agents.items()}

@@ -21,7 +21,7 @@ from simulacra.experiments.pipeline import MEMORY_DB
 from simulacra.experiments.scenario import Scenario
 from simulacra.llm import Gateway
 from simulacra.memory.store import Store
-from simulacra.runlog import RunDir, read_events
+from simulacra.runlog import RunDir, history
 
 
 def copy_memory_at(run_dir: RunDir, at: datetime, target: Path) -> int:
@@ -35,7 +35,7 @@ def copy_memory_at(run_dir: RunDir, at: datetime, target: Path) -> int:
     copy_database(source, target)
     accessed: dict[str, datetime] = {}
     revalidate: set[str] = set()
-    for event in read_events(run_dir.events_path, {"retrieval", "memory.invalidate"}):
+    for event in history(run_dir.path, {"retrieval", "memory.invalidate"}):
         if event.t is None:
             continue
         t = datetime.fromisoformat(event.t)

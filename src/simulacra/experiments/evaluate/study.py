@@ -41,7 +41,7 @@ from simulacra.experiments.scenario import Scenario
 from simulacra.llm import Gateway
 from simulacra.report import read_json_object, render_rating_page
 from simulacra.report.rating_page import RATING_HTML
-from simulacra.runlog import RunDir, read_events
+from simulacra.runlog import RunDir, history
 
 EVAL_JSON = "eval.json"
 
@@ -72,7 +72,7 @@ def evaluate(
         raise ValueError(
             f"evaluation: {len(labels)} conditions ({', '.join(labels)}); a ranking takes 2 to 6"
         )
-    events = list(read_events(run_dir.events_path, {"run", "world", "memory.add", "conversation"}))
+    events = list(history(run_dir.path, {"run", "world", "memory.add", "conversation"}))
     ticks = [datetime.fromisoformat(e.t) for e in events if e.kind == "world" and e.t]
     at = scenario.when(plan.at) if plan.at is not None else ticks[-1]
     start = next(e for e in events if e.kind == "run")

@@ -132,6 +132,9 @@ class Binding(MindSettings, Measures):
     # Whether an agent's episode may end before the clock does (it then decides no more), so
     # that a pilot of the first ticks can only bound what the run spends.
     finishes: ClassVar[bool] = False
+    # Settings the world reads as it runs, not built into its state at the start, so that a
+    # fork may change them from its fork point on (experiments/fork_plan.py).
+    forkable: ClassVar[tuple[str, ...]] = ()
 
     def report(self) -> WorldReport:
         """What this world adds to its runs' report, viewer, frames and sweep page: `REPORT` in

@@ -74,6 +74,8 @@ def _days(days: list[int]) -> str:
 
 class CommuteBinding(Binding):
     name = "commute"
+    # What agents are told each day, and the strikes' days and depth, are read day by day.
+    forkable: ClassVar[tuple[str, ...]] = ("world.environment", "world.city.taxi_strikes")
     reads = frozenset({"run", "action", "decision"})
     # Table 5 and the modal split are percentages of trips.
     shares: ClassVar[dict[str, float]] = dict.fromkeys(

@@ -49,6 +49,8 @@ def _people(scenario: Scenario) -> list[GridPerson]:
 
 class GridBinding(Binding):
     name = "grid"
+    # The fires are static: each starts at its step, from where the scenario puts it.
+    forkable: ClassVar[tuple[str, ...]] = ("world.fires",)
     reads = frozenset({"run", "message", "world"})
     shares: ClassVar[dict[str, float]] = {"away_share": 1.0, "change_rate": 1.0}
     minds = ("grid", "rule")
