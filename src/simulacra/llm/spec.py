@@ -8,14 +8,14 @@ from urllib.parse import parse_qs
 
 from simulacra.errors import UserError
 from simulacra.llm.cache import SqliteCache
+from simulacra.llm.catalogue import DEFAULT_MODEL, CatalogueError
 from simulacra.llm.embedded import (
-    DEFAULT_GGUF,
     EmbeddedBackend,
     EmbeddedModelError,
     EmbeddedSettings,
     Repetition,
     embedded_name,
-    find_gguf,
+    resolve,
 )
 from simulacra.llm.gateway import Backend, Gateway
 from simulacra.llm.openai_compat import (
@@ -28,7 +28,7 @@ from simulacra.llm.replay import open_replay
 from simulacra.llm.scripted import ScriptedModel
 
 SPEC_HELP = (
-    '"embedded", "embedded:<name or .gguf path>", "openai:<base_url>?model=<name>", '
+    '"embedded", "embedded:<catalogue name or .gguf path>", "openai:<base_url>?model=<name>", '
     '"scripted" or "replay:<run dir>"'
 )
 OPTIONS = (
@@ -130,14 +130,14 @@ def _embedded(spec: str, rest: str, slots: int | None = None) -> tuple[str, Embe
         if not values[-1].isdigit() or int(values[-1]) < 1:
             raise ModelSpecError(f"model spec {spec!r}: {key} must be a positive whole number")
         numbers[key] = int(values[-1])
-    name = base or DEFAULT_GGUF
+    name = base or DEFAULT_MODEL
     try:
-        path = find_gguf(name)
-    except EmbeddedModelError as exc:
+        path, model = resolve(name)
+    except (EmbeddedModelError, CatalogueError) as exc:
         raise ModelSpecError(f"model spec {spec!r}: {exc}") from exc
     if slots is not None:
         numbers.setdefault("parallel", slots)
-    return embedded_name(name), EmbeddedSettings(path, **numbers)
+    return embedded_name(name), EmbeddedSettings(path, model=model, **numbers)
 
 
 def model_name(spec: str) -> str:
@@ -146,7 +146,7 @@ def model_name(spec: str) -> str:
     if kind == "scripted" and not rest:
         return "scripted"
     if kind == "embedded":
-        return embedded_name(rest.partition("?")[0] or DEFAULT_GGUF)
+        return embedded_name(rest.partition("?")[0] or DEFAULT_MODEL)
     if kind == "openai":
         try:
             return openai_name(parse_openai_spec(spec))
