@@ -15,6 +15,7 @@ from simulacra.experiments import load_scenario, run
 from simulacra.experiments.diagnose import diagnose
 from simulacra.experiments.diagnose.trace import trace
 from simulacra.llm import Request, ScriptedModel, load_model
+from simulacra.mind.town.react_prompts import NOBODY, NOTHING
 from simulacra.mind.town.scripted import sociable
 from simulacra.runlog import RunDir
 
@@ -49,7 +50,7 @@ FAULTS = [
 def faulty() -> ScriptedModel:
     """A town that fails as the source's table says agents fail."""
     model: ScriptedModel = sociable(load_model("scripted"))
-    model.on("react.decide", lambda r: {"choice": "continue", "reason": "busy"})
+    model.on("react.decide", lambda r: {"choice": "continue", "target": NOBODY, "about": NOTHING})
 
     def interview(request: Request) -> dict[str, Any]:
         if request.agent == "theo_brandt":

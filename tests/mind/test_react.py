@@ -7,6 +7,8 @@ from datetime import timedelta
 from simulacra.core import Observation
 from simulacra.llm import Request, ScriptedModel
 from simulacra.mind.town import converse
+from simulacra.mind.town.react_prompts import NOBODY, NOTHING
+from simulacra.mind.town.scripted import offered
 from simulacra.runlog import EventWriter, read_events
 
 from .conftest import ISABELLA, ISABELLA_DAY, KLAUS, MONDAY, MakeAgent, calls
@@ -18,7 +20,7 @@ KLAUS_ARRIVES = "Klaus Mueller is in the cafe of Hobbs Cafe: reading a book"
 
 
 def _talk(request: Request) -> dict[str, object]:
-    return {"choice": "talk", "target": "klaus", "reason": "say hello to a regular"}
+    return {"choice": "talk", "target": offered(request, "target")[0], "about": NOTHING}
 
 
 async def test_routine_observations_cost_one_rating_and_no_decision(
@@ -89,7 +91,10 @@ async def test_a_replan_decision_rebuilds_the_rest_of_the_day(
     model: ScriptedModel, make_agent: MakeAgent
 ) -> None:
     model.on("plan.daily", lambda r: ISABELLA_DAY)
-    model.on("react.decide", lambda r: {"choice": "replan", "reason": "the cafe is on fire"})
+    model.on(
+        "react.decide",
+        lambda r: {"choice": "replan", "target": NOBODY, "about": offered(r, "about")[0]},
+    )
     agent = make_agent()
     await agent.plan_day(MONDAY)
     fire = Observation("isabella", CAFE, (), (), {"events": ["a fire breaks out in Hobbs Cafe"]})
@@ -122,3 +127,36 @@ async def test_each_viewer_of_a_shared_sight_records_whom_it_names_but_itself(
         "isabella": {waving: ["klaus"], kettle: []},
         "klaus": {waving: ["isabella"], kettle: []},
     }
+
+
+async def test_whom_and_what_about_are_choices_from_the_people_present_and_the_memories(
+    model: ScriptedModel, make_agent: MakeAgent, events: EventWriter
+) -> None:
+    asked: list[Request] = []
+
+    def invite(request: Request) -> dict[str, object]:
+        asked.append(request)
+        party = next(t for t in offered(request, "about") if "party" in t)
+        return {"choice": "talk", "target": "Klaus Mueller", "about": party}
+
+    model.on("react.decide", invite)
+    agent = make_agent()
+    await agent.think("I am hosting a party at Hobbs Cafe at 17:00 today.", NOON)
+    later = NOON + timedelta(minutes=10)
+    names = {"names": {"klaus": "Klaus Mueller"}}
+    seen = Observation("isabella", CAFE, (KLAUS_ARRIVES,), ("klaus",), names)
+    decision = await agent.react(later, await agent.perceive(later, seen), ("klaus",))
+    assert (decision.choice, decision.target) == ("talk", "klaus")
+    assert decision.reason == "I am hosting a party at Hobbs Cafe at 17:00 today."
+    (request,) = asked
+    assert offered(request, "target") == ["Klaus Mueller", NOBODY]
+    assert offered(request, "about")[-1] == NOTHING
+    # The raw answer is logged with the decision; a name not offered is no decision.
+    events.flush()
+    (logged,) = [e for e in read_events(events.path) if e.kind == "decision"]
+    assert '"Klaus Mueller"' in logged.data["raw"]
+    model.on("react.decide", lambda r: {"choice": "talk", "target": "Ada", "about": NOTHING})
+    again = later + timedelta(minutes=10)
+    ada = Observation("isabella", CAFE, ("Ada is in the cafe of Hobbs Cafe: waving",), ("ada",))
+    refused = await agent.react(again, await agent.perceive(again, ada), ("ada",))
+    assert refused.choice == "continue" and refused.fallback

@@ -186,7 +186,11 @@ class Agent:
         )
         if decision.choice == "react":
             place = self.current.place if self.current else self.persona.home
-            what = decision.reason or "responding to what just happened"
+            what = (
+                f"thinking about {decision.reason}"[:80]
+                if decision.reason
+                else "responding to what just happened"
+            )
             self.interruption = PlanStep(now, REACTION_MINUTES, place, what)
             self.current = self.interruption
         elif decision.choice == "replan":
@@ -230,7 +234,13 @@ class Agent:
             f"Conversation with {with_whom} at {clock(now)} on {now:%A %B %d} about "
             f"{conversation.topic}:\n{conversation.transcript(dict(names))}"
         )
-        meta = {"conversation": conversation.id, "with": others}
+        # Its topic and who it was with name it as something to talk about (react.topic).
+        meta = {
+            "conversation": conversation.id,
+            "with": others,
+            "topic": conversation.topic,
+            "from": with_whom,
+        }
         return await self.memory.add("dialogue", text, now, meta=meta)
 
     def state(self) -> dict[str, Any]:

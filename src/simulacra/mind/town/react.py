@@ -57,12 +57,26 @@ def worth_asking(
     return [r for r in left if _is_event(r) or not _about(r) or _free(_about(r), talked, now)]
 
 
-def _target(raw: str, free: Sequence[str], names: Mapping[str, str]) -> str | None:
-    wanted = raw.strip().lower()
-    for agent in free:
-        if wanted and wanted in (agent.lower(), names.get(agent, "").lower()):
-            return agent
-    return free[0] if len(free) == 1 else None
+def topic(record: MemoryRecord) -> str:
+    """A memory as one option of what to talk about: its first line, cut; a conversation is
+    named by its topic and the people in it."""
+    meta = record.meta or {}
+    said = meta.get("topic")
+    first = (
+        f"{said} (from {meta['from']})"
+        if isinstance(said, str) and isinstance(meta.get("from"), str)
+        else record.text.split("\n", 1)[0]
+    )
+    return first.strip()[: p.TOPIC_CHARS]
+
+
+def _topics(found: Sequence[MemoryRecord]) -> tuple[str, ...]:
+    out: list[str] = []
+    for record in found:
+        text = topic(record)
+        if record.kind != "plan" and text and text not in out and text != p.NOTHING:
+            out.append(text)
+    return tuple(out[: p.TOPICS])
 
 
 async def decide(
@@ -78,47 +92,45 @@ async def decide(
     if not asked:
         return Reaction("continue", None, "nothing new worth stopping for", False)
     free = [a for a in _free(nearby, talked, now) if a != ctx.id]
+    # Whom by name where the agent knows it: a name is what a small model matches.
+    whom = {names.get(a, a): a for a in free}
     noticed = "\n".join(f"- {r.text}" for r in asked)
-    user = ctx.situation(
-        "react.decide",
-        " ".join(r.text for r in asked),
-        now,
-        p.REACT_SYSTEM,
-        p.REACT_USER,
-        REACT_TOKENS,
-        {
-            "name": ctx.persona.name,
-            "now": clock(now),
-            "action": current.description if current else "going about the day",
-            "place": current.place if current else ctx.persona.home,
-            "nearby": ", ".join(f"{a} ({names[a]})" if a in names else a for a in free) or "nobody",
-            "noticed": noticed,
-        },
+    fields = {
+        "name": ctx.persona.name,
+        "now": clock(now),
+        "action": current.description if current else "going about the day",
+        "place": current.place if current else ctx.persona.home,
+        "nearby": ", ".join(whom) or p.NOBODY,
+        "noticed": noticed,
+    }
+    room = ctx.room(p.REACT_SYSTEM, p.REACT_USER.format(topics="", **fields), REACT_TOKENS)
+    query = " ".join(r.text for r in asked)
+    found = [r.record for r in ctx.recall(query, now, "react.decide", room)]
+    topics = _topics([*found, *(r for r in asked if r not in found)])
+    user = p.REACT_USER.format(
+        topics="\n".join(f"- {t}" for t in topics) or f"- {p.NOTHING}", **fields
     )
+    output = p.reaction_output(tuple(whom), topics)
     answer = await ctx.ask(
-        "react.decide",
-        now,
-        p.REACT_SYSTEM,
-        user,
-        p.ReactionOutput,
-        p.FALLBACK,
-        max_tokens=REACT_TOKENS,
+        "react.decide", now, p.REACT_SYSTEM, user, output, p.FALLBACK, max_tokens=REACT_TOKENS
     )
     value = answer.value
-    decision = Reaction(value.choice, None, value.reason.strip(), answer.fallback)
+    about = str(value.about)
+    reason = "" if about == p.NOTHING else about
+    decision = Reaction(value.choice, None, reason, answer.fallback)
     if value.choice == "talk":
-        target = _target(value.target, free, names)
+        target = whom.get(str(value.target))
         decision = (
-            Reaction("talk", target, decision.reason, answer.fallback)
+            Reaction("talk", target, reason, answer.fallback)
             if target is not None
-            else Reaction("continue", None, f"nobody free to talk to ({value.target!r})", True)
+            else Reaction("continue", None, "chose to talk, but to nobody", answer.fallback)
         )
     ctx.emit(
         Decided(
             purpose="react.decide",
             choice=decision.choice,
             raw=answer.text,
-            parsed=value.model_dump(),
+            parsed=value.model_dump(mode="json"),
             fallback=decision.fallback,
         ),
         now,
