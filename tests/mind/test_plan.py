@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 from itertools import pairwise
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -228,3 +229,66 @@ def test_fitted_durations_are_5_to_15_minutes_and_cover_exactly(
     durations = fit_durations(wanted, total)
     assert sum(durations) == total
     assert all(5 <= d <= 15 for d in durations)
+
+
+BAD_DAYS = {
+    "out of order": day_plan(
+        ("00:00", "Isabella's apartment", "sleeping"),
+        ("13:00", "Hobbs Cafe", "serving customers"),
+        ("07:00", "Hobbs Cafe", "opening the cafe"),
+        ("20:00", "Isabella's apartment", "relaxing at home"),
+        ("23:00", "Isabella's apartment", "sleeping"),
+    ),
+    "overlapping": day_plan(
+        ("00:00", "Isabella's apartment", "sleeping"),
+        ("07:00", "Hobbs Cafe", "opening the cafe"),
+        ("07:00", "Park", "jogging"),
+        ("20:00", "Isabella's apartment", "relaxing at home"),
+        ("23:00", "Isabella's apartment", "sleeping"),
+    ),
+    "asleep at the cafe": day_plan(
+        ("00:00", "Hobbs Cafe", "sleeping"),
+        ("07:00", "Hobbs Cafe", "opening the cafe"),
+        ("12:00", "Hobbs Cafe", "having lunch"),
+        ("20:00", "Isabella's apartment", "relaxing at home"),
+        ("23:00", "Isabella's apartment", "sleeping"),
+    ),
+    "asleep all afternoon": day_plan(
+        ("00:00", "Isabella's apartment", "sleeping"),
+        ("07:00", "Hobbs Cafe", "opening the cafe"),
+        ("14:00", "Isabella's apartment", "sleeping"),
+        ("20:00", "Isabella's apartment", "relaxing at home"),
+        ("23:00", "Isabella's apartment", "sleeping"),
+    ),
+}
+
+
+@pytest.mark.parametrize("fault", sorted(BAD_DAYS))
+async def test_a_plan_that_cannot_be_played_is_retried_then_the_routine_runs_counted(
+    model: ScriptedModel, make_agent: MakeAgent, fault: str
+) -> None:
+    model.on("plan.daily", lambda r: BAD_DAYS[fault])
+    blocks = await make_agent().plan_day(MONDAY)
+    tally = model.ledger.by_purpose["plan.daily"]
+    assert (tally.calls, tally.retries, tally.fallbacks) == (1, 2, 1)  # three tries, counted
+    model.on("plan.daily", lambda r: r.fallback)
+    routine = await make_agent(seed=8).plan_day(MONDAY)
+    assert [(b.start, b.place, b.description) for b in blocks] == [
+        (b.start, b.place, b.description) for b in routine
+    ]
+
+
+async def test_a_playable_plan_from_the_afternoon_is_played(
+    model: ScriptedModel, make_agent: MakeAgent
+) -> None:
+    afternoon = day_plan(
+        ("15:00", "Hobbs Cafe", "serving customers"),
+        ("17:00", "Hobbs Cafe", "hosting the party"),
+        ("19:00", "Isabella's apartment", "having dinner"),
+        ("21:00", "Isabella's apartment", "reading"),
+        ("23:00", "Isabella's apartment", "sleeping"),
+    )
+    model.on("plan.daily", lambda r: afternoon)
+    blocks = await make_agent().plan_day(MONDAY + timedelta(hours=15))
+    assert [b.description for b in blocks][1] == "hosting the party"
+    assert model.ledger.by_purpose["plan.daily"].fallbacks == 0

@@ -43,9 +43,14 @@ def work_place(persona: Persona, places: Sequence[str]) -> str | None:
     return found[0][1] if found else None
 
 
+def wake_hour(persona: Persona) -> int:
+    """The hour the persona's lifestyle line says it wakes (7 if it says none), 4-10."""
+    return min(max(_hour(_WAKE.search(persona.lifestyle), 7), 4), 10)
+
+
 def routine_plan(persona: Persona, places: Sequence[str]) -> DailyPlanOutput:
     """Seven blocks from midnight to midnight; the planner clips them to the hours left."""
-    wake = min(max(_hour(_WAKE.search(persona.lifestyle), 7), 4), 10)
+    wake = wake_hour(persona)
     bed = min(max(_hour(_BED.search(persona.lifestyle), 23), 19), 23)
     home = persona.home
     work = work_place(persona, places)

@@ -1,0 +1,75 @@
+"""What makes a day plan unplayable, and output models that refuse one.
+
+A plan whose blocks are out of time order or start together (one overlaps the next), or that
+puts sleep away from home or in the middle of the character's waking day, is not played: the
+output model's validation rejects it, so the call is retried with a moved seed and, when every
+attempt fails, the declared fallback (the persona's routine, or the plan already held) runs
+and is counted as a fallback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from itertools import pairwise
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, create_model, model_validator
+
+from simulacra.mind.town.plan_prompts import PlannedBlock
+from simulacra.mind.town.routine import is_sleep
+from simulacra.mind.town.schedule import resolve_place
+
+EVENING = 19  # from this hour on, a plan may say sleep whatever the persona's wake time
+
+Plan = TypeVar("Plan", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class PlanRules:
+    places: tuple[str, ...]
+    home: str
+    wake: int  # the hour the persona wakes: sleep after it and before EVENING is a fault
+
+
+def _minutes(clock: str) -> int:
+    hour, minute = clock.split(":")
+    return int(hour) * 60 + int(minute)
+
+
+def faults(blocks: Sequence[PlannedBlock], rules: PlanRules) -> list[str]:
+    """Why a plan cannot be played as it stands; empty when it can."""
+    found = [
+        f"{b.start} comes after {a.start}: blocks must be in time order, each after the last"
+        for a, b in pairwise(blocks)
+        if _minutes(b.start) <= _minutes(a.start)
+    ]
+    for block in blocks:
+        if not is_sleep(block.activity):
+            continue
+        place, _ = resolve_place(block.place, rules.places, rules.home)
+        if place != rules.home:
+            found.append(f"{block.activity!r} at {block.place}: sleep is at {rules.home}")
+        elif rules.wake < _minutes(block.start) // 60 < EVENING:
+            found.append(f"{block.activity!r} at {block.start}: that is the waking day")
+    return found
+
+
+@cache
+def checked(output: type[Plan], rules: PlanRules) -> type[Plan]:
+    """`output` (a model with `blocks`) whose validation refuses a plan with faults."""
+
+    def playable(plan: Any) -> Any:
+        problems = faults(plan.blocks, rules)
+        if problems:
+            raise ValueError("; ".join(problems))
+        return plan
+
+    validator = model_validator(mode="after")(playable)
+    model: type[Plan] = create_model(
+        output.__name__,
+        __base__=output,
+        __validators__={"playable": validator},  # type: ignore[dict-item]
+    )
+    return model
