@@ -292,3 +292,19 @@ async def test_a_playable_plan_from_the_afternoon_is_played(
     blocks = await make_agent().plan_day(MONDAY + timedelta(hours=15))
     assert [b.description for b in blocks][1] == "hosting the party"
     assert model.ledger.by_purpose["plan.daily"].fallbacks == 0
+
+
+async def test_copies_of_the_last_block_padding_a_plan_are_folded_into_it(
+    model: ScriptedModel, make_agent: MakeAgent
+) -> None:
+    padded = day_plan(
+        ("15:00", "Hobbs Cafe", "serving customers"),
+        ("18:00", "Isabella's apartment", "having dinner"),
+        ("23:00", "Isabella's apartment", "sleeping"),
+        ("23:00", "Isabella's apartment", "sleeping"),
+        ("03:00", "Isabella's apartment", "sleeping"),
+    )
+    model.on("plan.daily", lambda r: padded)
+    blocks = await make_agent().plan_day(MONDAY + timedelta(hours=15))
+    assert [b.description for b in blocks] == ["serving customers", "having dinner", "sleeping"]
+    assert model.ledger.by_purpose["plan.daily"].fallbacks == 0

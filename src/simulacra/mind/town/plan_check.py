@@ -1,8 +1,9 @@
 """What makes a day plan unplayable, and output models that refuse one.
 
 A plan whose blocks are out of time order or start together (one overlaps the next), or that
-puts sleep away from home or in the middle of the character's waking day, is not played: the
-output model's validation rejects it, so the call is retried with a moved seed and, when every
+puts sleep away from home or in the middle of the character's waking day, is not played (once
+repeats of a block are folded into it, the one repair made): the output model's validation
+rejects it, so the call is retried with a moved seed and, when every
 attempt fails, the declared fallback (the persona's routine, or the plan already held) runs
 and is counted as a fallback.
 """
@@ -38,6 +39,21 @@ def _minutes(clock: str) -> int:
     return int(hour) * 60 + int(minute)
 
 
+def repeats_dropped(blocks: Sequence[PlannedBlock]) -> list[PlannedBlock]:
+    """The repair: a block that repeats the one before it (same activity at the same place,
+    whatever its time) continues it. Small models pad a short day to the five blocks asked
+    with copies of the last one, at the same or at wrapped-round times."""
+    kept: list[PlannedBlock] = []
+    for block in blocks:
+        same = kept and (block.activity.strip().lower(), block.place.strip().lower()) == (
+            kept[-1].activity.strip().lower(),
+            kept[-1].place.strip().lower(),
+        )
+        if not same:
+            kept.append(block)
+    return kept
+
+
 def faults(blocks: Sequence[PlannedBlock], rules: PlanRules) -> list[str]:
     """Why a plan cannot be played as it stands; empty when it can."""
     found = [
@@ -61,6 +77,7 @@ def checked(output: type[Plan], rules: PlanRules) -> type[Plan]:
     """`output` (a model with `blocks`) whose validation refuses a plan with faults."""
 
     def playable(plan: Any) -> Any:
+        plan.blocks = repeats_dropped(plan.blocks)
         problems = faults(plan.blocks, rules)
         if problems:
             raise ValueError("; ".join(problems))
