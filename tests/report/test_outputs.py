@@ -110,3 +110,19 @@ def test_serve_run_serves_the_run_read_only_on_loopback(town_run):
 def test_serve_run_refuses_to_listen_beyond_this_machine(town_run):
     with pytest.raises(ServeError, match=r"127\.0\.0\.1 only"):
         serve_run(town_run, host="0.0.0.0")
+
+
+def test_the_towns_first_section_says_what_happened_and_with_which_model(town_run):
+    import simulacra.experiments.kinds  # noqa: F401  (registers each world's report)
+    from simulacra.report import build_outputs
+
+    build_outputs(town_run)
+    page = (town_run / "report.html").read_text(encoding="utf-8")
+    story = page.split('<section id="story">', 1)[1].split("</section>", 1)[0]
+    assert page.index('id="story"') < page.index('id="diffusion"')
+    assert "<th>model</th><td>scripted</td>" in story
+    assert "<td>2 calls, 5% of the model's</td>" in story
+    assert "Ada Lin and Bo Diaz: the party (2 turns)" in story
+    assert "<th>knew at 08:00 (1 of 3)</th><td>Ada Lin</td>" in story
+    assert "(2 of 3)</th><td>Ada Lin, Bo Diaz (from Ada Lin)</td>" in story
+    assert "<th>came to Juniper Cafe</th><td>Ada Lin, Bo Diaz</td>" in story

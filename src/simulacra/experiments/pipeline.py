@@ -33,7 +33,7 @@ from simulacra.engine import (
     console_progress,
 )
 from simulacra.errors import Interrupted, UserError, explain_os_error
-from simulacra.experiments.facts import aware_test
+from simulacra.experiments.facts import aware_test, knows_by_words
 from simulacra.experiments.heap import fewer_collections
 from simulacra.experiments.kinds import Cast, Services, binding_of
 from simulacra.experiments.load import load_scenario
@@ -360,8 +360,14 @@ def _measure(
     }
     plan = scenario.interviews
     if plan is not None and plan.aware_when:
-        test = aware_test(scenario, plan.aware_when, _names(events))
-        metrics["diffusion"] = diffusion(events, plan.question, test)
+        names = _names(events)
+        test = aware_test(scenario, plan.aware_when, names)
+        groups = plan.aware_when
+
+        def told(text: str, speaker: str) -> bool:
+            return knows_by_words(text, groups, names.get(speaker, speaker))
+
+        metrics["diffusion"] = diffusion(events, plan.question, test, told)
     metrics |= kind.measures(events, scenario)
     summary = kind.headline(metrics)
     if metrics.get("diffusion"):
