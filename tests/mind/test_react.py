@@ -160,3 +160,24 @@ async def test_whom_and_what_about_are_choices_from_the_people_present_and_the_m
     ada = Observation("isabella", CAFE, ("Ada is in the cafe of Hobbs Cafe: waving",), ("ada",))
     refused = await agent.react(again, await agent.perceive(again, ada), ("ada",))
     assert refused.choice == "continue" and refused.fallback
+
+
+async def test_naming_someone_is_the_decision_to_talk_and_nobody_is_to_carry_on(
+    model: ScriptedModel, make_agent: MakeAgent
+) -> None:
+    agent = make_agent()
+    answers = iter(
+        [
+            {"target": "klaus", "about": NOTHING, "choice": "continue"},
+            {"target": NOBODY, "about": NOTHING, "choice": "talk"},
+        ]
+    )
+    model.on("react.decide", lambda r: next(answers))
+    decisions = []
+    for minutes in (10, 20):
+        now = NOON + timedelta(minutes=minutes)
+        sight = f"Klaus Mueller is in the cafe of Hobbs Cafe: reading page {minutes}"
+        seen = Observation("isabella", CAFE, (sight,), ("klaus",))
+        decision = await agent.react(now, await agent.perceive(now, seen), ("klaus",))
+        decisions.append((decision.choice, decision.target))
+    assert decisions == [("talk", "klaus"), ("continue", None)]

@@ -117,14 +117,15 @@ async def decide(
     value = answer.value
     about = str(value.about)
     reason = "" if about == p.NOTHING else about
-    decision = Reaction(value.choice, None, reason, answer.fallback)
-    if value.choice == "talk":
-        target = whom.get(str(value.target))
-        decision = (
-            Reaction("talk", target, reason, answer.fallback)
-            if target is not None
-            else Reaction("continue", None, "chose to talk, but to nobody", answer.fallback)
-        )
+    # Naming someone is the decision to talk; "talk" to nobody is to carry on.
+    target = whom.get(str(value.target))
+    choice = "talk" if target is not None else value.choice
+    decision = Reaction(
+        "continue" if choice == "talk" and target is None else choice,
+        target,
+        reason,
+        answer.fallback,
+    )
     ctx.emit(
         Decided(
             purpose="react.decide",

@@ -21,9 +21,13 @@ TOPICS = 5  # memories offered as what to talk or think about
 
 
 class ReactionOutput(BaseModel):
-    choice: Choice
+    """Whom first: naming someone is the decision to talk to them; `choice` says what the
+    agent does otherwise. (Asked choice first, SmolLM2-135M named someone and still chose
+    to continue.)"""
+
     target: str = NOBODY
     about: str = NOTHING
+    choice: Choice = "continue"
 
 
 @cache
@@ -33,19 +37,23 @@ def reaction_output(people: tuple[str, ...], topics: tuple[str, ...]) -> type[Re
     whom = StrEnum("Whom", {f"p{i}": v for i, v in enumerate((*people, NOBODY))})  # type: ignore[misc]
     what = StrEnum("About", {f"t{i}": v for i, v in enumerate((*topics, NOTHING))})  # type: ignore[misc]
     model: type[ReactionOutput] = create_model(
-        "ReactionOutput", __base__=ReactionOutput, target=(whom, ...), about=(what, ...)
+        "ReactionOutput",
+        __base__=ReactionOutput,
+        target=(whom, ...),
+        about=(what, ...),
+        choice=(Choice, ...),
     )
     return model
 
 
-FALLBACK = ReactionOutput(choice="continue")
+FALLBACK = ReactionOutput()
 
 REACT_SYSTEM = (
     "A character in a town simulation notices something new. Decide what they do. Reply in "
-    "JSON with choice: continue (carry on with the plan), react (pause briefly to respond), "
-    "replan (change the rest of the day), or talk (start a conversation); target: who to "
-    "talk to, one of the people nearby, or nobody; about: which of the things on the "
-    "character's mind it is about."
+    "JSON with target: the person nearby the character starts a conversation with now, or "
+    "nobody; about: which of the things on the character's mind the conversation or the "
+    "reaction is about; choice: talk (when target is someone), continue (carry on with the "
+    "plan), react (pause briefly to respond) or replan (change the rest of the day)."
 )
 
 REACT_USER = """It is {now}. {name} is {action} at {place}.
