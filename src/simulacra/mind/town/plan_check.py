@@ -1,11 +1,11 @@
 """What makes a day plan unplayable, and output models that refuse one.
 
-A plan whose blocks are out of time order or start together (one overlaps the next), or that
-puts sleep away from home or in the middle of the character's waking day, is not played (once
-repeats of a block are folded into it, the one repair made): the output model's validation
-rejects it, so the call is retried with a moved seed and, when every
-attempt fails, the declared fallback (the persona's routine, or the plan already held) runs
-and is counted as a fallback.
+A plan whose blocks are out of time order or start together (one overlaps the next), that
+names no activity (a time in its place), or puts sleep away from home or in the middle of the
+character's waking day is not played (once copies of a block are folded into it, the one
+repair made): the output model's validation rejects it, so the call is retried with a moved
+seed and, when every attempt fails, the declared fallback (the persona's routine, or the plan
+already held) runs and is counted as a fallback.
 """
 
 from __future__ import annotations
@@ -62,6 +62,8 @@ def faults(blocks: Sequence[PlannedBlock], rules: PlanRules) -> list[str]:
         if _minutes(b.start) <= _minutes(a.start)
     ]
     for block in blocks:
+        if not any(c.isalpha() for c in block.activity):
+            found.append(f"{block.activity!r} at {block.start} says no activity")
         if not is_sleep(block.activity):
             continue
         place, _ = resolve_place(block.place, rules.places, rules.home)
