@@ -376,6 +376,7 @@ def write_town_run(path: Path, *, with_metrics: bool = True) -> Path:
             ],
             "budget": {"calls": 39, "prompt_tokens": 3900, "completion_tokens": 780},
             "fallbacks": {"total": 2, "rate": 0.0513},
+            "models": ["scripted"],
         }
         (path / "metrics.json").write_text(json.dumps(metrics), encoding="utf-8")
     return path

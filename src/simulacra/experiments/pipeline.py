@@ -340,6 +340,7 @@ def _measure(
     wanted = {"run", "interview"} | kind.reads
     events: list[Event] = []
     memory = MemoryTally()
+    models: set[str] = set()  # what answered, by the name each call logged
 
     def calls() -> Iterator[Event]:
         read = {"llm.call", "memory.add", "reflection"} | wanted
@@ -347,6 +348,7 @@ def _measure(
             if event.kind in wanted:
                 events.append(event)
             if event.kind == "llm.call":
+                models.add(str(event.data.get("model", "")))
                 yield event
             else:
                 memory.add(event)
@@ -356,6 +358,7 @@ def _measure(
     metrics: dict[str, Any] = {
         "budget": spent,
         "fallbacks": fallbacks(spent),
+        "models": sorted(models - {""}),
         "memory": memory.result(agents * days),
     }
     plan = scenario.interviews

@@ -41,7 +41,7 @@ def _story(replay: Replay, metrics: Metrics) -> str:
 
     fell = as_mapping(metrics.get("fallbacks"))
     rows = [
-        ("model", escape(replay.run.model)),
+        ("model", escape(", ".join(map(str, as_list(metrics.get("models")))) or replay.run.model)),
         (
             "fallbacks",
             f"{int(number(fell.get('total')))} calls, "
