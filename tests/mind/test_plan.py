@@ -12,10 +12,11 @@ from hypothesis import strategies as st
 from simulacra.core import Observation
 from simulacra.llm import Request, ScriptedModel
 from simulacra.mind.town import Agent, PlanStep
+from simulacra.mind.town.routine import routine_plan
 from simulacra.mind.town.schedule import fit_durations
 from simulacra.runlog import EventWriter, read_events
 
-from .conftest import ISABELLA_DAY, MONDAY, MakeAgent, calls, day_plan
+from .conftest import ISABELLA_DAY, KLAUS, MONDAY, PLACES, MakeAgent, calls, day_plan
 
 
 def _contiguous(steps: list[PlanStep]) -> bool:
@@ -315,3 +316,19 @@ async def test_copies_of_the_last_block_padding_a_plan_are_folded_into_it(
     blocks = await make_agent().plan_day(MONDAY + timedelta(hours=15))
     assert [b.description for b in blocks] == ["serving customers", "having dinner", "sleeping"]
     assert model.ledger.by_purpose["plan.daily"].fallbacks == 0
+
+
+def test_the_routine_keeps_the_visits_its_lifestyle_line_times_and_resumes_after_them() -> None:
+    klaus = KLAUS.model_copy(
+        update={
+            "lifestyle": "Wakes up at 7am, has coffee at Hobbs Cafe at 8:30, reads at Park "
+            "from 13:00 to 15:00, goes to Park in the evening, goes to bed around 11pm."
+        }
+    )
+    blocks = [(b.start, b.place, b.activity) for b in routine_plan(klaus, PLACES).blocks]
+    assert ("08:30", "Hobbs Cafe", "has coffee at Hobbs Cafe") in blocks
+    assert ("09:00", "Oak Hill College", "working") in blocks  # the day resumes
+    assert ("13:00", "Park", "reads at Park") in blocks
+    assert ("15:00", "Oak Hill College", "working") in blocks
+    assert not any(place == "Park" and start >= "18:00" for start, place, _ in blocks)  # untimed
+    assert [start for start, _, _ in blocks] == sorted(start for start, _, _ in blocks)

@@ -31,17 +31,22 @@ def _told(text: str, speaker: str) -> bool:
 
 
 def test_the_first_teller_before_the_interview_is_named_and_a_later_one_is_not() -> None:
+    # Marta knew before anyone told her: Priya telling her later makes no teller of Priya.
     events = [
         _talk(1, "2024-02-14T10:00", "sam", "lena", ("sam", "Nice weather."), ("lena", "Yes.")),
         _talk(2, "2024-02-14T11:00", "marta", "theo", ("marta", "A party at the cafe at 5!")),
         _talk(3, "2024-02-14T12:00", "priya", "theo", ("priya", "The party at the cafe!")),
         _asked(4, "2024-02-14T12:30", "theo", "Yes, the party at the cafe."),
         _asked(5, "2024-02-14T12:30", "lena", "No."),
+        _asked(5, "2024-02-14T12:30", "marta", "My party at the cafe."),
+        _talk(5, "2024-02-14T13:30", "priya", "marta", ("priya", "Your party at the cafe!")),
         _talk(6, "2024-02-14T13:00", "theo", "lena", ("theo", "Party at the cafe tonight.")),
         _asked(7, "2024-02-14T14:00", "lena", "The party at the cafe, Theo said."),
+        _asked(8, "2024-02-14T14:00", "theo", "The party at the cafe."),
+        _asked(9, "2024-02-14T14:00", "marta", "My party at the cafe."),
     ]
     rows = diffusion(events, QUESTION, _aware, _told)
     assert [(r["t"], r["agents"], r["heard_from"]) for r in rows] == [
-        ("2024-02-14T12:30", ["theo"], {"theo": "marta"}),
-        ("2024-02-14T14:00", ["lena"], {"lena": "theo"}),
+        ("2024-02-14T12:30", ["theo", "marta"], {"theo": "marta"}),
+        ("2024-02-14T14:00", ["lena", "theo", "marta"], {"lena": "theo", "theo": "marta"}),
     ]

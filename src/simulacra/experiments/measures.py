@@ -104,7 +104,8 @@ def diffusion(
 ) -> list[dict[str, Any]]:
     """Per interview time: how many agents answered aware (by the `aware` test), who, every
     answer, and whom each aware agent first heard it from: the speaker of the first turn of
-    a conversation before then, with it, that states the fact (`told(text, speaker)`)."""
+    a conversation with it, before the first interview it answered aware, that states the
+    fact (`told(text, speaker)`); one aware before anyone told it has no teller."""
     by_time: defaultdict[str, dict[str, str]] = defaultdict(dict)
     heard: list[tuple[datetime, str, list[str]]] = []  # (when, speaker, listeners)
     for event in events:
@@ -118,14 +119,14 @@ def diffusion(
                     when = datetime.fromisoformat(event.t)
                     heard.append((when, speaker, [p for p in people if p != speaker]))
     found = []
+    first: dict[str, str | None] = {}  # each agent's teller as of the first time it knew
     for t, answers in sorted(by_time.items()):
         when = datetime.fromisoformat(t)
         knew = [a for a, text in answers.items() if aware(a, text, when)]
-        sources = {}
         for agent in knew:
-            teller = next((s for at, s, to in heard if at <= when and agent in to), None)
-            if teller is not None:
-                sources[agent] = teller
+            if agent not in first:  # who knew before anyone told them (the host) stays so
+                first[agent] = next((s for at, s, to in heard if at <= when and agent in to), None)
+        sources = {a: s for a in knew if (s := first[a]) is not None}
         row = {"t": t, "aware": len(knew), "agents": knew, "answers": answers}
         found.append(row | ({"heard_from": sources} if told is not None else {}))
     return found
