@@ -261,6 +261,13 @@ BAD_DAYS = {
         ("20:00", "Isabella's apartment", "relaxing at home"),
         ("23:00", "Isabella's apartment", "sleeping"),
     ),
+    "an activity placed elsewhere": day_plan(
+        ("00:00", "Isabella's apartment", "sleeping"),
+        ("07:00", "Isabella's apartment", "getting ready at Hobbs Cafe"),
+        ("12:00", "Hobbs Cafe", "having lunch"),
+        ("20:00", "Isabella's apartment", "relaxing at home"),
+        ("23:00", "Isabella's apartment", "sleeping"),
+    ),
     "asleep all afternoon": day_plan(
         ("00:00", "Isabella's apartment", "sleeping"),
         ("07:00", "Hobbs Cafe", "opening the cafe"),

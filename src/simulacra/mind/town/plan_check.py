@@ -1,11 +1,12 @@
 """What makes a day plan unplayable, and output models that refuse one.
 
 A plan whose blocks are out of time order or start together (one overlaps the next), that
-names no activity (a time in its place), or puts sleep away from home or in the middle of the
-character's waking day is not played (once copies of a block are folded into it, the one
-repair made): the output model's validation rejects it, so the call is retried with a moved
-seed and, when every attempt fails, the declared fallback (the persona's routine, or the plan
-already held) runs and is counted as a fallback.
+names no activity (a time in its place), puts an activity at another place than the one it
+names, or puts sleep away from home or in the middle of the character's waking day is not
+played (once copies of a block are folded into it, the one repair made): the output model's
+validation rejects it, so the call is retried with a moved seed and, when every attempt
+fails, the declared fallback (the persona's routine, or the plan already held) runs and is
+counted as a fallback.
 """
 
 from __future__ import annotations
@@ -64,9 +65,12 @@ def faults(blocks: Sequence[PlannedBlock], rules: PlanRules) -> list[str]:
     for block in blocks:
         if not any(c.isalpha() for c in block.activity):
             found.append(f"{block.activity!r} at {block.start} says no activity")
+        place, _ = resolve_place(block.place, rules.places, rules.home)
+        named = [p for p in rules.places if p.lower() in block.activity.lower()]
+        if named and place not in named:
+            found.append(f"{block.activity!r} is at {named[0]}, not at {place}")
         if not is_sleep(block.activity):
             continue
-        place, _ = resolve_place(block.place, rules.places, rules.home)
         if place != rules.home:
             found.append(f"{block.activity!r} at {block.place}: sleep is at {rules.home}")
         elif rules.wake < _minutes(block.start) // 60 < EVENING:
