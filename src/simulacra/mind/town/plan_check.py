@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, create_model, model_validator
 
 from simulacra.mind.town.plan_prompts import PlannedBlock
-from simulacra.mind.town.routine import is_sleep
+from simulacra.mind.town.routine import is_sleep, minutes_of
 from simulacra.mind.town.schedule import resolve_place
 
 EVENING = 19  # from this hour on, a plan may say sleep whatever the persona's wake time
@@ -33,11 +33,6 @@ class PlanRules:
     places: tuple[str, ...]
     home: str
     wake: int  # the hour the persona wakes: sleep after it and before EVENING is a fault
-
-
-def _minutes(clock: str) -> int:
-    hour, minute = clock.split(":")
-    return int(hour) * 60 + int(minute)
 
 
 def repeats_dropped(blocks: Sequence[PlannedBlock]) -> list[PlannedBlock]:
@@ -60,7 +55,7 @@ def faults(blocks: Sequence[PlannedBlock], rules: PlanRules) -> list[str]:
     found = [
         f"{b.start} comes after {a.start}: blocks must be in time order, each after the last"
         for a, b in pairwise(blocks)
-        if _minutes(b.start) <= _minutes(a.start)
+        if minutes_of(b.start) <= minutes_of(a.start)
     ]
     for block in blocks:
         if not any(c.isalpha() for c in block.activity):
@@ -73,7 +68,7 @@ def faults(blocks: Sequence[PlannedBlock], rules: PlanRules) -> list[str]:
             continue
         if place != rules.home:
             found.append(f"{block.activity!r} at {block.place}: sleep is at {rules.home}")
-        elif rules.wake < _minutes(block.start) // 60 < EVENING:
+        elif rules.wake < minutes_of(block.start) // 60 < EVENING:
             found.append(f"{block.activity!r} at {block.start}: that is the waking day")
     return found
 

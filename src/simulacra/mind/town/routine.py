@@ -77,7 +77,8 @@ def visits(persona: Persona, places: Sequence[str]) -> list[tuple[int, int, str,
     return sorted(found)
 
 
-def _minutes(clock: str) -> int:
+def minutes_of(clock: str) -> int:
+    """An "HH:MM" clock as minutes since midnight."""
     hour, minute = clock.split(":")
     return int(hour) * 60 + int(minute)
 
@@ -86,13 +87,13 @@ def _with_visits(
     blocks: Sequence[PlannedBlock], timed: Sequence[tuple[int, int, str, str]]
 ) -> list[PlannedBlock]:
     """`blocks` with each visit laid over them; the block it interrupts resumes after it."""
-    bounds = sorted({_minutes(b.start) for b in blocks} | {t for v in timed for t in v[:2]})
+    bounds = sorted({minutes_of(b.start) for b in blocks} | {t for v in timed for t in v[:2]})
     out: list[PlannedBlock] = []
     for t in bounds:
         if t >= 24 * 60:
             continue
         visit = next((v for v in timed if v[0] <= t < v[1]), None)
-        base = [b for b in blocks if _minutes(b.start) <= t][-1]
+        base = [b for b in blocks if minutes_of(b.start) <= t][-1]
         place, activity = (visit[2], visit[3]) if visit else (base.place, base.activity)
         if not out or (out[-1].place, out[-1].activity) != (place, activity):
             out.append(
