@@ -2,8 +2,8 @@
 
 Commands call the library and print what it returns; they handle no error themselves. One
 error boundary (`_Boundary`) catches every failure: a `UserError` (or an OSError) is printed
-after `error: ` and exits 2; anything else is a bug, printed in one line with exit 1. Only
-`--debug` shows a traceback.
+after `error: ` and exits 2 (a run its budget stopped exits 3); anything else is a bug,
+printed in one line with exit 1. Only `--debug` shows a traceback.
 """
 
 from __future__ import annotations
@@ -25,12 +25,13 @@ from typer.core import TyperGroup
 
 from simulacra.errors import Interrupted, UserError, explain_os_error
 from simulacra.experiments.diagnose.commands import register as register_diagnose
+from simulacra.experiments.estimate_command import register as register_estimate
 from simulacra.lab.commands import lab_app
 from simulacra.llm import Request, chat, load_model
 from simulacra.runlog import RunDir, compare_runs
 
 DEFAULT_SPEC = "embedded"
-EXPECTED, BUG, INTERRUPTED = 2, 1, 130  # exit codes
+EXPECTED, BUG, BUDGET, INTERRUPTED = 2, 1, 3, 130  # exit codes
 
 
 def _console(stderr: bool = False) -> Console:
@@ -68,6 +69,11 @@ class _Boundary(TyperGroup):
 
 def _report(exc: Exception) -> int:
     """Print a failure for people; return the exit code."""
+    from simulacra.experiments.budget import OverBudget
+
+    if isinstance(exc, OverBudget):
+        errors.print(f"[bold yellow]budget:[/] {escape(str(exc))}")
+        return BUDGET
     if isinstance(exc, UserError):
         message, code = str(exc), EXPECTED
     elif isinstance(exc, OSError):
@@ -94,6 +100,7 @@ scenario_app = typer.Typer(help="Scenarios: their format's schema, and checking 
 app.add_typer(scenario_app, name="scenario")
 app.add_typer(lab_app, name="lab")
 register_diagnose(app)  # diagnose RUN, trace RUN FACT
+register_estimate(app)  # estimate SCENARIO
 
 
 class _Warnings(logging.Handler):
@@ -271,14 +278,14 @@ def run(
 
     if (scenario is None) == (resume is None):
         raise UserError("give either a SCENARIO file or --resume RUN")
-    if resume is not None and (set_ or model is not None or seed is not None):
+    if resume is not None and (model is not None or seed is not None):
         raise UserError(
-            "--set, --model and --seed do not apply to --resume: a run continues with the "
-            "configuration it started with"
+            "--model and --seed do not apply to --resume: a run continues with the "
+            "configuration it started with (--set may raise model.budget)"
         )
     try:
         if resume is not None:
-            done = api.resume(resume)
+            done = api.resume(resume, set=set_)
         else:
             assert scenario is not None
             done = api.run(scenario, set=set_, model=model, seed=seed)

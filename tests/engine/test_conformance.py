@@ -212,5 +212,7 @@ def test_the_run_is_measured_interviewed_or_refused_and_drawn(kind: str, tmp_pat
             assert heading in page
     assert any(key in metrics for key in own.shown) or not own.shown
     assert ("Each agent&#x27;s day" in page) is own.timeline
+    assert page.count('<td class="unit">') == len(metrics["summary"])
+    assert '<td class="unit"></td>' not in page, f"{kind}: a headline figure has no unit"
     viewer = paths["viewer"].read_text(encoding="utf-8")
     assert "simulacra replay" in viewer

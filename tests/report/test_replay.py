@@ -215,3 +215,21 @@ def test_initials_keep_the_number_of_a_numbered_id():
         "12",
         "BO",
     ]
+
+
+def test_the_day_timeline_leaves_a_skipped_night_empty_and_says_so():
+    """Two evenings and a morning, ticks of an hour: the night between is not simulated, so
+    no agent's bar may cross it (a bar ends at 21:00 and the next starts at 07:00)."""
+    from simulacra.report.timeline import day_timeline_svg
+
+    times = ["2024-02-13T20:00", "2024-02-13T21:00", "2024-02-14T08:00", "2024-02-14T09:00"]
+    run = Event(0, times[0], 0.0, "run", None, {"clock": {"tick_minutes": 60}, "world": {}})
+    frames = [
+        Event(i + 1, t, 0.0, "world", None, {"step": i, "agents": {"x": {"place": "Cafe"}}})
+        for i, t in enumerate(times)
+    ]
+    svg = day_timeline_svg(build_replay([run, *frames]))
+    assert svg.count('class="segment"') == 2  # the Cafe bar is cut at the night
+    assert "skipped" in svg
+    assert "21:00–07:00" not in svg and "13 Feb 21:00–14 Feb 07:00" not in svg
+    assert "20:00–21:00" in svg and "07:00–09:00" in svg

@@ -188,11 +188,19 @@ def run(
 
 
 def resume(
-    path: str | Path, *, progress: bool = True, on_progress: ProgressHook | None = None
+    path: str | Path,
+    *,
+    set: Settings = None,
+    progress: bool = True,
+    on_progress: ProgressHook | None = None,
 ) -> Run:
     """Continue a stopped run from its last checkpoint that still matches its log; it ends
-    with the same log an uninterrupted run writes."""
-    done = _blocking(lambda: resume_run(path, progress=progress, on_progress=on_progress))
+    with the same log an uninterrupted run writes. `set` may raise its budget
+    (`{"model.budget.calls": 500}`) or change its price, nothing else."""
+    sets = overrides(set)
+    done = _blocking(
+        lambda: resume_run(path, progress=progress, on_progress=on_progress, overrides=sets)
+    )
     return Run(done.path)
 
 

@@ -5,6 +5,7 @@ Worlds never import minds and minds never import worlds; both speak these types.
 """
 
 from simulacra.core.mind import Correctable, InterviewAnswer, Interviewee, Mind, Talker, Thinker
+from simulacra.core.seeds import crc_seed, derived_seed
 from simulacra.core.times import (
     DayWindow,
     Duration,
@@ -52,6 +53,8 @@ __all__ = [
     "TimeFormatError",
     "World",
     "WorldEvent",
+    "crc_seed",
+    "derived_seed",
     "format_hhmm",
     "mentions_all",
     "naive",

@@ -42,6 +42,7 @@ from simulacra.engine.clock import Clock
 from simulacra.engine.interventions import Interventions
 from simulacra.engine.sink import EventRouter
 from simulacra.llm import Completion, Gateway, Request
+from simulacra.llm.budget import BudgetReached
 from simulacra.runlog.events import Acted, CheckpointSaved, ModelCall, WorldState
 
 
@@ -55,6 +56,8 @@ class Progress:
     calls: int
     tokens: int
     fallbacks: int
+    prompt_tokens: int = 0  # of tokens; the rest are completion tokens
+    cached_prompt_tokens: int = 0  # of prompt_tokens, served by a prompt cache
 
 
 ProgressHook = Callable[[Progress], None]
@@ -87,6 +90,7 @@ class Engine:
         self.checkpoints = checkpoints
         self.checkpoint_every = checkpoint_every
         self.on_progress = on_progress
+        self.over_budget: Callable[[], str | None] | None = None  # the limit reached, if one
         model.on_call = self.record_call
 
     @property
@@ -103,8 +107,12 @@ class Engine:
         while not self.clock.done:
             await self.step()
             due = self.clock.index % self.checkpoint_every == 0
-            if due and not self.clock.done and self.checkpoints is not None:
+            # A budget stops the run only here, between ticks, with a checkpoint to resume from.
+            limit = None if self.clock.done or self.over_budget is None else self.over_budget()
+            if (due or limit) and not self.clock.done and self.checkpoints is not None:
                 self.checkpoint()
+            if limit is not None:
+                raise BudgetReached(limit)
 
     async def step(self) -> None:
         tick = self.tick
@@ -189,6 +197,8 @@ class Engine:
                 total.calls,
                 total.prompt_tokens + total.completion_tokens,
                 total.fallbacks,
+                total.prompt_tokens,
+                total.cached_prompt_tokens,
             )
         )
 

@@ -14,11 +14,13 @@ import json
 import logging
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
+
+import yaml
 
 from simulacra.engine import (
     Checkpoints,
@@ -33,6 +35,7 @@ from simulacra.engine import (
     console_progress,
 )
 from simulacra.errors import Interrupted, UserError, explain_os_error
+from simulacra.experiments.budget import WALL, Meter, resume_overrides, stop
 from simulacra.experiments.facts import aware_test, knows_by_words
 from simulacra.experiments.heap import fewer_collections
 from simulacra.experiments.kinds import Cast, Services, binding_of
@@ -41,6 +44,7 @@ from simulacra.experiments.measures import MemoryTally, budget, diffusion, fallb
 from simulacra.experiments.models import cache_in_run, load_run_model
 from simulacra.experiments.scenario import Scenario
 from simulacra.llm import Gateway, Ledger
+from simulacra.llm.budget import BudgetReached
 from simulacra.runlog import Event, EventWriter, RunDir, RunLock, read_events
 from simulacra.runlog.events import Measured, RunEnded, RunStarted
 
@@ -124,15 +128,21 @@ def resume(
     model: Gateway | None = None,
     progress: bool = True,
     on_progress: ProgressHook | None = None,
+    overrides: Sequence[str] = (),
 ) -> RunDir:
     """Continue a run from its newest checkpoint that matches its log (from the start if it
-    has none); refuse when its log is damaged before every checkpoint."""
+    has none); refuse when its log is damaged before every checkpoint. `overrides` may set
+    model.budget and model.price only (a run stopped by its budget goes on with a raised one)."""
+    sets = resume_overrides(overrides)
     run_dir = RunDir.open(path)
     lock = run_dir.lock()
     try:
         if run_dir.info().get("status") == "completed":
             raise ResumeError(f"{run_dir.path} has already completed; start a new run instead")
-        scenario = load_scenario(run_dir.config())
+        scenario = load_scenario(run_dir.config(), sets)
+        if overrides:
+            config = scenario.model_dump(mode="json")
+            run_dir.config_path.write_text(yaml.safe_dump(config, sort_keys=False), "utf-8")
         gateway = model if model is not None else load_run_model(scenario)
         checkpoints = _checkpoints(run_dir)
         state = checkpoints.load(run_dir.events_path)
@@ -236,6 +246,8 @@ def _play(session: _Session, progress: bool, on_progress: ProgressHook | None) -
         session.clock,
     )
     cast: Cast | None = session.cast
+    meter = Meter(run_dir, scenario.model, session.model)
+    session.engine.over_budget = meter.watch()
     try:
         with _progress_hooks(scenario, clock, progress, on_progress) as hook:
             session.engine.on_progress = hook
@@ -257,7 +269,14 @@ def _play(session: _Session, progress: bool, on_progress: ProgressHook | None) -
             ticks=clock.ticks,
             calls=metrics["budget"]["total"]["calls"],
             summary=metrics["summary"],
+            spent=meter.spent().as_dict(),
+            **{WALL: round(meter.wall_s(), 3)},
         )
+    except BudgetReached as reached:
+        session.cast.close()
+        stopped = stop(run_dir, writer, meter, reached.limit)
+        _build_outputs(run_dir, scenario)  # the report of what it did and spent so far
+        raise stopped from None
     except BaseException as exc:
         if cast is not None:
             cast.close()
@@ -440,7 +459,9 @@ def _progress_hooks(
     if not progress:
         yield on_progress
         return
-    with console_progress(scenario.name, clock.ticks, clock.index, clock.calendar.tick) as bar:
+    with console_progress(
+        scenario.name, clock.ticks, clock.index, clock.calendar.tick, scenario.model.price
+    ) as bar:
         if bar is None or on_progress is None:
             yield bar or on_progress
             return

@@ -19,6 +19,7 @@ from simulacra.embed import EmbedderConfig
 from simulacra.engine import Calendar
 from simulacra.experiments.questions import EvaluationConfig
 from simulacra.llm import ModelConfig
+from simulacra.llm.budget import Budget
 from simulacra.worlds.commute.config import CommuteConfig
 from simulacra.worlds.elfarol.config import ElFarolConfig
 from simulacra.worlds.embodied.config import EmbodiedConfig
@@ -231,6 +232,9 @@ class SweepConfig(_Strict):
     workers: int = Field(default=2, ge=1)
     executor: Literal["local", "ray"] = "local"
     ray_address: str | None = None
+    budget: Budget | None = Field(
+        default=None, description="what the whole sweep may spend; it starts no run past it"
+    )
 
     @model_validator(mode="after")
     def _seeds_fit_replicates(self) -> SweepConfig:

@@ -32,10 +32,12 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from simulacra.errors import Interrupted, UserError
+from simulacra.experiments.budget import STOPPED, OverBudget
 from simulacra.experiments.load import ScenarioError, apply_override, load_scenario
 from simulacra.experiments.paired import check_reference
 from simulacra.experiments.pool import on_processes
 from simulacra.experiments.scenario import Scenario
+from simulacra.experiments.sweep_budget import Waves
 from simulacra.experiments.sweep_jobs import SweepJob, run_job
 from simulacra.experiments.sweep_results import JobResult, write_json, write_outputs
 from simulacra.report.sweep_page import write_sweep_report
@@ -47,6 +49,10 @@ RAY_RETRIES = 2
 
 class SweepError(UserError, RuntimeError):
     """A sweep that could not start, or runs of it that failed."""
+
+
+class SweepStopped(OverBudget):
+    """A sweep that stopped starting runs before its budget would be passed."""
 
 
 def variants(scenario: Scenario) -> dict[str, dict[str, Any]]:
@@ -182,13 +188,16 @@ def _fan_out(
     started = time.perf_counter()
     results: list[JobResult] = []
     count = int(info["workers"])
+    waves = Waves(scenario.sweep.budget, jobs, count)
+
+    def launch(batch: Sequence[SweepJob]) -> Iterator[JobResult]:
+        if info["executor"] == "ray":
+            return _on_ray(_ray(), batch, str(out), count, scenario.sweep.ray_address)
+        return on_processes(batch, str(out), count)
+
     try:
         with _job_bar(f"{scenario.name} sweep", len(jobs), progress) as done:
-            if info["executor"] == "ray":
-                fan_out = _on_ray(_ray(), jobs, str(out), count, scenario.sweep.ray_address)
-            else:
-                fan_out = on_processes(jobs, str(out), count)
-            for result in fan_out:
+            for result in waves.run(launch):
                 results.append(result)
                 done()
     except BaseException as exc:
@@ -207,11 +216,22 @@ def _fan_out(
     failed = [r for r in results if r.error is not None]
     wall_s = round(time.perf_counter() - started, 2)
     summary = write_outputs(out, scenario, variants(scenario), results, wall_s)
-    info |= {"ended": time.time(), "wall_s": wall_s, "status": "failed" if failed else "completed"}
-    info.pop("error", None)  # an earlier stop, now resumed
+    status = "failed" if failed else STOPPED if waves.stopped else "completed"
+    info |= {"ended": time.time(), "wall_s": wall_s, "status": status}
+    for key in ("error", "completed", "spent"):
+        info.pop(key, None)  # an earlier stop, now resumed
     info["failed"] = [f"{r.variant} {r.model} r{r.replicate}: {r.error}" for r in failed]
+    if waves.stopped:
+        spent = waves.total().as_dict()
+        info |= {"error": waves.stopped, "completed": len(results), "spent": spent}
     write_json(out / "sweep.json", info)
     write_sweep_report(out, summary)
+    if waves.stopped and not failed:
+        raise SweepStopped(
+            f"sweep {out} {STOPPED} ({waves.stopped}): it completed {len(results)} of "
+            f"{len(jobs)} runs; to finish it, raise sweep.budget in {out / 'config.yaml'} "
+            f"and run: simulacra sweep --resume {out}"
+        )
     if failed:
         detail = "\n".join(info["failed"])
         raise SweepError(f"{len(failed)} of {len(results)} runs failed (see {out}):\n{detail}")

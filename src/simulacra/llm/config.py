@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from simulacra.llm.budget import Budget, Price
 from simulacra.llm.embedded import Repetition
 from simulacra.llm.gateway import Gateway
 from simulacra.llm.spec import check_spec, load_model
@@ -60,6 +61,18 @@ class ModelConfig(BaseModel):
         description="share of calls answered by the declared fallback above which a finished "
         "run is reported as a failure",
     )
+    price: Price | None = Field(
+        None, description="dollars per million input, cached input and output tokens"
+    )
+    budget: Budget | None = Field(
+        None, description="calls, tokens, dollars or hours at which the run stops, at a tick's end"
+    )
+
+    @model_validator(mode="after")
+    def _dollars_need_a_price(self) -> ModelConfig:
+        if self.budget is not None and self.budget.dollars is not None and self.price is None:
+            raise ValueError("budget.dollars needs model.price (dollars per million tokens)")
+        return self
 
     @field_validator("spec")
     @classmethod

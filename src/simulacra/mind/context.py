@@ -6,7 +6,6 @@ agent's seed, the purpose and the simulated time, so that reruns repeat themselv
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -14,6 +13,7 @@ from typing import Generic, Protocol, TypeVar
 
 from pydantic import BaseModel
 
+from simulacra.core import derived_seed
 from simulacra.llm import DEFAULT_CONTEXT_TOKENS, LanguageModel, Request, chat
 from simulacra.memory import MemoryStream, Retrieved
 from simulacra.memory.scoring import prompt_room
@@ -51,8 +51,7 @@ class Answer(Generic[T]):
 def call_seed(agent_seed: int, purpose: str, now: datetime, salt: str = "") -> int:
     """A seed fixed by (agent seed, purpose, simulated time): reruns ask the same questions.
     `salt` tells apart several calls of one purpose at one time (the turns of a dialogue)."""
-    material = f"{agent_seed}|{purpose}|{now.isoformat()}|{salt}".encode()
-    return int.from_bytes(hashlib.blake2b(material, digest_size=4).digest(), "little") >> 1
+    return derived_seed(agent_seed, purpose, now.isoformat(), salt)
 
 
 def clock(moment: datetime) -> str:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from simulacra.errors import UserError
+from simulacra.report.cost import read_cost
 from simulacra.report.per_world import report_of_run
 from simulacra.report.replay import build_replay
 from simulacra.report.report_page import render_report
@@ -36,6 +37,7 @@ def build_outputs(run_dir: str | Path) -> dict[str, Path]:
         _read_json(run / "eval.json"),
         _read_json(run / "diagnose.json"),
         _read_json(run / "trace.json"),
+        read_cost(run),
     )
     paths["report"].write_text(page, encoding="utf-8")
     paths["viewer"].write_text(render_viewer(replay), encoding="utf-8")

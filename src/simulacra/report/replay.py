@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from simulacra.report.cost import spend_text
 from simulacra.report.evidence import evidence_tree
 from simulacra.report.per_world import world_report
 from simulacra.report.replay_layout import on_screen
@@ -127,7 +128,7 @@ def build_replay(events: Iterable[Event], run_info: Mapping[str, Any] | None = N
     }
     screen = on_screen(start.get("world"), frames)
     return Replay(
-        run=_summary(info, start, statuses, len(events)),
+        run=replace(_summary(info, start, statuses, len(events)), spend=spend_text(events, start)),
         places=screen.places,
         layers=screen.layers,
         bounds=screen.bounds,

@@ -200,6 +200,7 @@ class RunSummary:
     ended: float | None
     events: int
     tick_minutes: float | None = None  # the clock's tick, from the run's first event
+    spend: str = ""  # the model calls and tokens so far and their projected total (cost.py)
 
     @property
     def scripted(self) -> bool:

@@ -10,6 +10,7 @@ from itertools import combinations
 from typing import Any
 
 from simulacra.report.budget import BudgetLine, budget_lines, by_agent, by_purpose, total
+from simulacra.report.cost import cost_section
 from simulacra.report.diagnosis import diagnosis_section, memory_section, trace_sections
 from simulacra.report.evaluation import evaluation_section
 from simulacra.report.per_world import kind_of_run, report_of_run
@@ -30,6 +31,7 @@ def render_report(
     evaluation: Mapping[str, Any] | None = None,
     diagnosis: Mapping[str, Any] | None = None,
     traces: Mapping[str, Any] | None = None,
+    cost: Mapping[str, Any] | None = None,
 ) -> str:
     css = files("simulacra.report").joinpath("report.css").read_text(encoding="utf-8")
     title = f"simulacra report: {replay.run.scenario}"
@@ -44,6 +46,7 @@ def render_report(
         section("Each agent's day", day_timeline_svg(replay), "timeline") if world.timeline else "",
         _conversations(replay, world.conversations),
         _budget(replay, events, metrics),
+        cost_section(replay, events, cost),
         memory_section(metrics),
         diagnosis_section(diagnosis, replay) if diagnosis else "",
         trace_sections(traces, replay) if traces else "",

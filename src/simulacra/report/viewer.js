@@ -146,6 +146,7 @@
   setAttrs(map, { viewBox: `${bx} ${by - unit * 6} ${bw} ${bh + unit * 6}`, preserveAspectRatio: "xMidYMid meet" });
   const layers = {};
   ["places", "extras", "agents", "labels", "bubbles"].forEach((name) => { layers[name] = map.appendChild(sv("g", { id: "layer-" + name })); });
+  const small = [];  // places too narrow for their name inside
   R.places.forEach((p) => {
     const g = sv("g", { class: "place", "data-place": p.name });
     g.append(sv("rect", { x: p.x, y: p.y, width: p.w, height: p.h, rx: Math.min(unit * 0.8, p.w / 4, p.h / 4), fill: placeColour(p.kind) }));
@@ -153,13 +154,40 @@
       layers.places.append(g);  // in the document, so that its text can be measured
       fitLabel(g, p);
     } else {
-      // Above the agents, with a halo, so a crowd standing on the place cannot hide it.
-      const x = p.x + p.w / 2, y = p.y - unit * 0.8;
-      layers.labels.append(sv("text", { x, y, "font-size": unit * 1.8, transform: `rotate(-35 ${x} ${y})`, class: "place-name slanted", "data-place": p.name }, p.name));
+      small.push(p);
     }
     g.append(sv("title", {}, p.kind ? `${p.name} (${p.kind})` : p.name));
     layers.places.append(g);
   });
+  // A small place's name stands above it, slanted, over the agents and with a halo, so a crowd
+  // on the place cannot hide it. Places close together (the commute's city centre, hospital
+  // and university) have their names level instead, stacked one above the other, each tied to
+  // its place by a line.
+  const clusters = [];
+  small.slice().sort((a, b) => a.x - b.x).forEach((p) => {
+    const last = clusters[clusters.length - 1];
+    const near = last && p.x + p.w / 2 - (last[last.length - 1].x + last[last.length - 1].w / 2) < unit * 8;
+    if (near) last.push(p); else clusters.push([p]);
+  });
+  clusters.forEach((group) => group.forEach((p, level) => {
+    const x = p.x + p.w / 2;
+    const attrs = { "font-size": unit * 1.8, class: "place-name slanted", "data-place": p.name };
+    if (group.length === 1) {
+      const y = p.y - unit * 0.8;
+      layers.labels.append(sv("text", { ...attrs, x, y, transform: `rotate(-35 ${x} ${y})` }, p.name));
+      return;
+    }
+    const y = p.y - unit * (1.2 + 2.4 * (group.length - 1 - level));  // the leftmost on top
+    layers.labels.append(sv("line", { x1: x, y1: p.y, x2: x, y2: y + unit * 0.4, class: "label-tail" }));
+    layers.labels.append(sv("text", { ...attrs, x: x - unit * 0.4, y }, p.name));
+  }));
+  // The view holds every name, even one that runs past the map's edge.
+  if (small.length) {
+    const box = layers.labels.getBBox(), pad = unit;
+    const x0 = Math.min(bx, box.x - pad), y0 = Math.min(by - unit * 6, box.y - pad);
+    const x1 = Math.max(bx + bw, box.x + box.width + pad), y1 = by + bh;
+    setAttrs(map, { viewBox: `${x0} ${y0} ${x1 - x0} ${y1 - y0}` });
+  }
   // Layers no frame switches on by name (bus stops) are part of the map itself.
   const switched = new Set();
   R.frames.forEach((f) => Object.entries(f.extras).forEach(([k, v]) => { if (Array.isArray(v)) switched.add(k); }));
@@ -262,6 +290,8 @@
         g.append(sv("circle", { cx: point.x, cy: point.y, r: unit * 1.4, class: "core", fill: colour }));
         const label = point.label || point.name;
         g.append(sv("title", {}, label ? `${key}: ${label}` : key));
+        // Named on the map too (a fire's name), beside its core, not only in a tooltip.
+        if (label) g.append(sv("text", { x: point.x + unit * 1.9, y: point.y - unit * 1.2, "font-size": unit * 1.8, class: "extra-name" }, label));
         layers.extras.append(g);
       });
     });
@@ -574,7 +604,7 @@
   window.addEventListener("hashchange", applyHash);
   function describeRun() {
     const run = R.run;
-    $("run-meta").textContent = `${run.scenario} \u00b7 model ${run.model}${run.scripted ? " (scripted: canned answers, not a language model)" : ""} \u00b7 seed ${run.seed ?? "?"} \u00b7 ${run.status}`;
+    $("run-meta").textContent = `${run.scenario} \u00b7 model ${run.model}${run.scripted ? " (scripted: canned answers, not a language model)" : ""} \u00b7 seed ${run.seed ?? "?"} \u00b7 ${run.status}${run.spend ? ` \u00b7 ${run.spend}` : ""}`;
   }
 
   // ---- live: follow a run while it is written (simulacra view RUN --live) ----------------

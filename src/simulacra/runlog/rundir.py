@@ -24,7 +24,7 @@ from simulacra.runlog.output import check_output_root, remove_run
 from simulacra.runlog.writer import EventWriter
 
 _TRACKED_PACKAGES = ("simulacra", "numpy", "pydantic", "xllamacpp", "onnxruntime")
-STATUSES = ("running", "completed", "failed", "interrupted")
+STATUSES = ("running", "completed", "failed", "interrupted", "stopped: budget")
 log = logging.getLogger(__name__)
 
 

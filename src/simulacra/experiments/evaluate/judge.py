@@ -10,7 +10,6 @@ supports, or none.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from enum import StrEnum
 from functools import cache
@@ -20,6 +19,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, create_model
 
+from simulacra.core import derived_seed
 from simulacra.llm import LanguageModel, MaxChars, Request, chat
 
 MAX_ANSWERS = 6  # 6! = 720 permutations: about the most a grammar-constrained enum takes
@@ -82,11 +82,6 @@ def ranking_output(n: int) -> type[RankingOutput]:
     return model
 
 
-def _seed(*parts: str) -> int:
-    digest = hashlib.blake2b("|".join(parts).encode(), digest_size=4).digest()
-    return int.from_bytes(digest, "little") >> 1
-
-
 async def rank_answers(
     model: LanguageModel,
     summary: str,
@@ -107,7 +102,7 @@ async def rank_answers(
         output=output,
         fallback=fallback,
         max_tokens=32,
-        seed=_seed(item, str(judge)),
+        seed=derived_seed(item, str(judge)),
         purpose="judge.rank",
     )
     completion = await model.complete(request)
@@ -126,7 +121,7 @@ async def check_answer(
         output=FactCheckOutput,
         fallback=CHECK_FALLBACK,
         max_tokens=96,
-        seed=_seed(item, "check"),
+        seed=derived_seed(item, "check"),
         purpose="judge.check",
     )
     completion = await model.complete(request)
@@ -174,7 +169,7 @@ async def judge_aware(
         output=AwareOutput,
         fallback=fallback,
         max_tokens=12,
-        seed=_seed(item, "aware"),
+        seed=derived_seed(item, "aware"),
         purpose=AWARE_PURPOSE,
     )
     completion = await model.complete(request)

@@ -9,27 +9,23 @@ measures back from the log.
 
 from __future__ import annotations
 
-import hashlib
 import importlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
-
-from simulacra.core import Mind, World
+from simulacra.core import Mind, World, derived_seed
 from simulacra.embed import Embedder, build_embedder
 from simulacra.engine import EventRouter
-from simulacra.errors import unknown
-from simulacra.experiments.explain import explained
+from simulacra.experiments.kinds.measuring import Measures
+from simulacra.experiments.kinds.settings import MindSettings
 from simulacra.experiments.scenario import Scenario
 from simulacra.llm import Gateway, ScriptedModel
 from simulacra.memory import MemoryStream
 from simulacra.memory.store import Store
 from simulacra.report.per_world import WorldReport
-from simulacra.runlog import Event
 
 # What a mind may be asked beyond deciding: take a thought, hold a conversation, answer an
 # interview, take a correction. A scenario that needs one its minds lack is refused.
@@ -39,8 +35,7 @@ THINK, TALK, INTERVIEW, CORRECT = "think", "talk", "interview", "correct"
 
 def agent_seed(run_seed: int, agent_id: str) -> int:
     """Each agent's own seed, fixed by the run's seed and its id."""
-    digest = hashlib.blake2b(f"{run_seed}|{agent_id}".encode(), digest_size=4).digest()
-    return int.from_bytes(digest, "little") >> 1
+    return derived_seed(run_seed, agent_id)
 
 
 @dataclass
@@ -126,32 +121,14 @@ class Cast:
         self.services.close()
 
 
-class NoOptions(BaseModel):
-    """A mind with no settings of its own."""
+class Binding(MindSettings, Measures):
+    """One world kind's binding, in three parts: its minds' settings (MindSettings, in
+    settings.py), its measures and sweep signature (Measures, in measuring.py), and here
+    what needs world and minds together: validating a scenario across its sections,
+    building the cast, arming the scripted model, and the world's report. Subclasses fill in
+    the class attributes and methods."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Binding:
-    """One world kind's binding; subclasses fill in the class attributes and methods."""
-
-    name: ClassVar[str]
-    minds: ClassVar[tuple[str, ...]]  # the minds it offers; the first is the default
-    # Minds that call no language model (classical baselines): they have no faculties an
-    # ablation could switch off.
-    baselines: ClassVar[tuple[str, ...]] = ()
-    # Each mind's settings (`agents.options.<mind>`); a mind not listed takes none.
-    options: ClassVar[dict[str, type[BaseModel]]] = {}
-    ablations: ClassVar[tuple[str, ...]] = ()  # the first is the default (not for baselines)
-    memory_modes: ClassVar[tuple[str, ...]] = ("stream",)  # the first is the default
     changes: ClassVar[str] = ""  # what an `event` intervention's `change` holds; "" if none
-    reads: ClassVar[frozenset[str]] = frozenset()  # the event kinds `measures` reads
-    # The headline figures that characterise a run of this world, in named groups: what a
-    # sweep shows side by side across models and minds.
-    signature: ClassVar[dict[str, tuple[str, ...]]] = {}
-    # Headline figures that are shares, with their full scale (1, or 100 for a percentage):
-    # their intervals are Wilson's, which stay inside the scale.
-    shares: ClassVar[dict[str, float]] = {}
 
     def report(self) -> WorldReport:
         """What this world adds to its runs' report, viewer, frames and sweep page: `REPORT` in
@@ -199,79 +176,3 @@ class Binding:
 
     def script(self, model: ScriptedModel) -> None:
         """Register this world's responders on a scripted model."""
-
-    def measures(self, events: Sequence[Event], scenario: Scenario) -> dict[str, Any]:
-        """The world's own sections of metrics.json, read back from the log."""
-        return {}
-
-    def headline(self, measures: dict[str, Any]) -> dict[str, float]:
-        """The few numbers a sweep compares: logged as `metric` events at the end of a run."""
-        return {}
-
-    def share_scales(self) -> dict[str, float]:
-        """The world's shares and every run's: the fallback rate and the share aware."""
-        return {**self.shares, "fallback_rate": 1.0, "aware_final": 1.0}
-
-    def signature_groups(self) -> dict[str, tuple[str, ...]]:
-        """The world's signature, and what every run adds: the model's fallbacks and calls."""
-        return {**self.signature, "model": ("fallback_rate", "calls_per_agent_tick")}
-
-    # --- resolved settings -----------------------------------------------------------------
-
-    def mind(self, scenario: Scenario) -> str:
-        return scenario.agents.mind or self.minds[0]
-
-    def is_baseline(self, scenario: Scenario) -> bool:
-        return self.mind(scenario) in self.baselines
-
-    def mind_options(self, scenario: Scenario) -> Any:
-        """The running mind's settings, validated (`check_options` has reported any fault)."""
-        model = self.options.get(self.mind(scenario), NoOptions)
-        return model.model_validate(scenario.agents.options.get(self.mind(scenario), {}))
-
-    def check_options(self, scenario: Scenario) -> list[str]:
-        """Faults in `agents.options`: a key that is no mind of this world, or settings the
-        mind does not take."""
-        problems = []
-        for mind, raw in scenario.agents.options.items():
-            where = f"scenario.agents.options.{mind}"
-            if mind not in self.minds:
-                problems.append(f"{where}: {unknown('mind', mind, list(self.minds))}")
-                continue
-            model = self.options.get(mind, NoOptions)
-            try:
-                model.model_validate(raw)
-            except ValidationError as exc:
-                allowed = ", ".join(model.model_fields) or "none"
-                unknown_setting = f"unknown setting; the {mind} mind takes: {allowed}"
-                for line in explained(exc.errors(), model, prefix=where):
-                    problems.append(
-                        line.replace("unknown field; allowed fields: " + allowed, unknown_setting)
-                    )
-        return problems
-
-    def ablation(self, scenario: Scenario) -> str | None:
-        if self.is_baseline(scenario):
-            return None
-        return scenario.ablation or (self.ablations[0] if self.ablations else None)
-
-    def memory_mode(self, scenario: Scenario) -> str:
-        return scenario.memory.mode or self.memory_modes[0]
-
-    def why_no_interviews(self, scenario: Scenario) -> str:
-        """Why this scenario's minds cannot be interviewed, and what to run instead."""
-        stream = "stream" in self.memory_modes and self.memory_mode(scenario) != "stream"
-        with_stream = " --set memory.mode=stream" if stream else ""
-        if self.is_baseline(scenario):
-            thinking = next(m for m in self.minds if m not in self.baselines)
-            return (
-                f"the {self.mind(scenario)} mind is a classical baseline that keeps no memory "
-                f"stream; run the scenario with --set agents.mind={thinking}{with_stream} to "
-                "interview its agents"
-            )
-        if stream:
-            return (
-                f"its agents keep no memory stream (memory.mode: {self.memory_mode(scenario)}); "
-                f"run the scenario with{with_stream} to interview them"
-            )
-        return f"the {self.name} world's minds keep no memory stream"

@@ -26,7 +26,6 @@ in the `reflect` phase at the week's end it reflects on the last day and abstrac
 from __future__ import annotations
 
 import random
-import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -34,7 +33,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from simulacra.core import Action, InterviewAnswer, Observation
+from simulacra.core import Action, InterviewAnswer, Observation, crc_seed
 from simulacra.llm import LanguageModel, Message, Request
 from simulacra.memory import MemoryStream, consolidate, merge
 from simulacra.mind.ablation import Ablation
@@ -92,11 +91,6 @@ class Faculties:
             "B1": cls(True, False),
             "Full": cls(True, True),
         }[ablation]
-
-
-def stable_seed(*parts: object) -> int:
-    """A seed from the parts that does not change between processes (unlike hash())."""
-    return zlib.crc32("|".join(str(p) for p in parts).encode()) & 0x7FFFFFFF
 
 
 @dataclass(frozen=True)
@@ -191,7 +185,7 @@ class CommuterAgent:
 
     async def plan_week(self, week: int, now: datetime) -> ModelStep:
         """The weekly plan from identity and long-term memory (empty unless Full)."""
-        rng = random.Random(stable_seed(self.seed, self.id, "random_week", week))
+        rng = random.Random(crc_seed(self.seed, self.id, "random_week", week))
         fallback = random_week(self.models, self.profile, rng)
         decision = await self._ask(
             "commute.weekly",
@@ -314,7 +308,7 @@ class CommuterAgent:
             max_tokens=prompts.MAX_TOKENS[purpose],
             purpose=purpose,
             agent=self.id,
-            seed=stable_seed(self.seed, self.id, purpose, *about.values()),
+            seed=crc_seed(self.seed, self.id, purpose, *about.values()),
         )
         completion = await self.model.complete(request)
         value = completion.value if completion.value is not None else fallback

@@ -43,8 +43,8 @@ from simulacra.mind.commuter.choice import (
 )
 from simulacra.mind.commuter.plans import PlanModels, trip_action
 from simulacra.mind.commuter.profiles import Commuter
+from simulacra.mind.decision import rule_decision
 from simulacra.runlog import EventSink
-from simulacra.runlog.events import Decided
 
 PURPOSE = "commute.logit"
 
@@ -133,17 +133,15 @@ class LogitCommuter:
             destination=self.commuter.profile.destination,
         )
         if self.sink is not None:
-            decided = Decided(
-                purpose=PURPOSE,
-                choice=plan.describe(),
-                raw="",
-                parsed={
+            decided = rule_decision(
+                PURPOSE,
+                plan.describe(),
+                {
                     "plan": plan.model_dump(),
                     "probabilities": {m: round(p, 4) for m, p in probabilities.items()},
                     "utilities": {m: round(u, 4) for m, u in utilities.items()},
                     "beliefs": {m: asdict(b) for m, b in self.beliefs.items()},
                 },
-                fallback=False,
                 extra={"day": day},
             )
             self.sink.emit(decided, t=now, agent=self.id)

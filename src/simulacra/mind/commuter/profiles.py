@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import math
 import random
-import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from simulacra.core import crc_seed
 from simulacra.core.times import HHMM_PATTERN, format_hhmm, parse_hhmm
 
 PRIORITIES = ("time", "cost", "comfort", "punctuality")
@@ -170,7 +170,7 @@ class Commuter:
 
 def person_seed(seed: int, agent: str) -> int:
     """A commuter's own seed: fixed by the run's seed and its id, in every process."""
-    return zlib.crc32(f"{seed}|{agent}|person".encode()) & 0x7FFFFFFF
+    return crc_seed(seed, agent, "person")
 
 
 def build_population(

@@ -20,10 +20,10 @@ from simulacra.llm import LanguageModel, Request
 from simulacra.memory import MemoryStream
 from simulacra.mind.ablation import Ablation
 from simulacra.mind.context import MindContext
+from simulacra.mind.decision import model_decision
 from simulacra.mind.elfarol.prompts import FALLBACK, PURPOSE, BarChoice, Choice, Week, choose_prompt
 from simulacra.mind.interview import interview
 from simulacra.runlog import EventSink
-from simulacra.runlog.events import Decided
 
 DESCRIPTIONS = {Choice.GO: "go to the bar", Choice.STAY: "stay home"}
 WEEK_IMPORTANCE = 3.0  # a routine choice, given rather than rated (as a commuter's episode)
@@ -86,15 +86,7 @@ class ElFarolAgent:
         value = completion.value
         assert isinstance(value, BarChoice)  # a structured request carries a value or the fallback
         if self.sink is not None:
-            decided = Decided(
-                purpose=PURPOSE,
-                choice=value.choice.value,
-                raw=completion.text,
-                parsed=value.model_dump(mode="json"),
-                fallback=completion.fallback,
-                error=completion.error,
-                step=week.week,
-            )
+            decided = model_decision(PURPOSE, value.choice.value, completion, step=week.week)
             self.sink.emit(decided, t=now, agent=self.id)
         if self.memory is not None:
             await self.memory.add("observation", _week_note(week, value), now, WEEK_IMPORTANCE)

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from simulacra.core import Action, Observation
 from simulacra.llm import LanguageModel, Request
+from simulacra.mind.decision import model_decision
 from simulacra.mind.embodied.caption import describe
 from simulacra.mind.embodied.prompts import (
     FALLBACK,
@@ -35,7 +36,6 @@ from simulacra.mind.embodied.prompts import (
     talk_messages,
 )
 from simulacra.runlog import EventSink
-from simulacra.runlog.events import Decided
 
 Sight = Literal["vlm", "caption"]
 DEFAULT_HISTORY = 5
@@ -122,13 +122,11 @@ class EmbodiedAgent:
         completion = await self.model.complete(request)
         step = int(facts["step"])
         if self.sink is not None:
-            decided = Decided(
-                purpose=purpose,
-                choice=flatten(completion.text, 80),
-                raw=completion.text,
+            decided = model_decision(
+                purpose,
+                flatten(completion.text, 80),
+                completion,
                 parsed=None,  # free text: the world's interpreter reads it (see the action)
-                fallback=completion.fallback,
-                error=completion.error,
                 step=step,
                 extra={
                     "image": facts.get("image_path"),

@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 
 from simulacra.core import Action, Observation
+from simulacra.mind.decision import rule_decision
 from simulacra.runlog import EventSink
-from simulacra.runlog.events import Decided
 
 
 def command(
@@ -71,12 +71,11 @@ class _Baseline:
         args, why = self.choose(facts)
         said = words(args)
         if self.sink is not None:
-            decided = Decided(
-                purpose=f"embodied.{self.mind}",
-                choice=said,
-                raw=why,
-                parsed=args,
-                fallback=False,
+            decided = rule_decision(
+                f"embodied.{self.mind}",
+                said,
+                args,
+                reason=why,
                 step=int(facts["step"]),
                 extra={
                     "image": facts.get("image_path"),

@@ -19,6 +19,7 @@ from simulacra.core import Action, InterviewAnswer, Observation
 from simulacra.llm import LanguageModel, Message, Request
 from simulacra.mind.ablation import Ablation
 from simulacra.mind.context import MindContext
+from simulacra.mind.decision import model_decision
 from simulacra.mind.grid.prompts import (
     MESSAGE_FALLBACK,
     MOVE_FALLBACK,
@@ -34,7 +35,6 @@ from simulacra.mind.grid.prompts import (
 from simulacra.mind.grid.recall import BoundedRecall, Recall, StreamRecall
 from simulacra.mind.interview import interview
 from simulacra.runlog import EventSink
-from simulacra.runlog.events import Decided
 
 GRID_SYSTEM = (
     "You simulate one agent of a two-dimensional grid world with places and fires. Do the "
@@ -152,15 +152,7 @@ class GridAgent:
         value = completion.value
         assert value is not None  # structured requests always carry a value or the fallback
         if self.sink is not None:
-            decided = Decided(
-                purpose=purpose,
-                choice=_choice(value),
-                raw=completion.text,
-                parsed=value.model_dump(mode="json"),
-                fallback=completion.fallback,
-                error=completion.error,
-                step=step,
-            )
+            decided = model_decision(purpose, _choice(value), completion, step=step)
             self.sink.emit(decided, t=now, agent=self.id)
         return value
 

@@ -21,8 +21,8 @@ from datetime import datetime
 from typing import Any
 
 from simulacra.core import Action, Observation
+from simulacra.mind.decision import rule_decision
 from simulacra.runlog import EventSink
-from simulacra.runlog.events import Decided
 
 PURPOSE = "grid.rule"
 HEADINGS = {"up": (0, 1), "down": (0, -1), "left": (-1, 0), "right": (1, 0)}
@@ -96,9 +96,7 @@ class RuleAgent:
         choice = f"move {heading}" if heading else "stay"
         if self.sink is not None:
             parsed = {"direction": heading, "rule": why}
-            decided = Decided(
-                purpose=PURPOSE, choice=choice, raw="", parsed=parsed, fallback=False, step=step
-            )
+            decided = rule_decision(PURPOSE, choice, parsed, step=step)
             self.sink.emit(decided, t=now, agent=self.id)
         if heading is None:
             return Action("stay", choice)

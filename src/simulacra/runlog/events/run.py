@@ -28,7 +28,8 @@ class RunStarted(Payload):
 
 @dataclass(frozen=True, kw_only=True)
 class RunEnded(Payload):
-    """The run's last event: `completed`, `failed` (with the error) or `interrupted`."""
+    """The run's last event: `completed`, `failed` (with the error), `interrupted`, or
+    `stopped: budget` (with the limit reached)."""
 
     KIND = "run.end"
     status: str

@@ -1,0 +1,440 @@
+"""What a run will cost, before it runs: model calls, prompt and completion tokens (and the
+share a prompt cache serves), wall time and dollars, each with a 95% interval.
+
+Two pilots, each a real run of the scenario's first ticks in a scratch folder:
+
+- the structure pilot, on the scripted model (real prompts, seconds to run), over the first
+  period of the clock (a day when a tick is shorter than a day, a week when it is shorter
+  than a week, else a tick), at most half the run and at least the ticks that reach the
+  first interview. Its calls per tick extrapolate to the run's ticks; its interviews to
+  the scenario's interviews.
+- the model pilot, only when the run's model is not the scripted one: the first few ticks
+  on that model. Per purpose it gives the calls the model makes for each scripted one and the
+  tokens it spends per call; those ratios carry the structure over to the model.
+
+The interval of a total extrapolated from ticks is that of a sample of ticks drawn from the
+run's ticks (Student's t, with the finite-population correction: a pilot of the whole run
+leaves none); a model pilot's ratios add their own standard errors.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import logging
+import math
+import shutil
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from simulacra.experiments.load import load_scenario
+from simulacra.experiments.pipeline import TooManyFallbacks, run
+from simulacra.experiments.scenario import Scenario
+from simulacra.experiments.stats import t_quantile
+from simulacra.llm.budget import Price
+from simulacra.runlog import Event, read_events
+
+INTERVIEW = "interview"  # the purpose family whose calls follow the interview times
+MODEL_PILOT_TICKS = 2
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """An estimate and its 95% interval."""
+
+    value: float
+    low: float
+    high: float
+
+    @classmethod
+    def of(cls, value: float, parts: Sequence[tuple[float, int]]) -> Figure:
+        """From independent parts of the variance, each with its degrees of freedom."""
+        half = math.sqrt(sum(_t(df) ** 2 * var for var, df in parts))
+        return cls(value, max(0.0, value - half), value + half)
+
+    def covers(self, actual: float) -> bool:
+        return self.low <= actual <= self.high
+
+
+@dataclass(frozen=True)
+class Estimate:
+    scenario: str
+    model: str
+    ticks: int
+    pilot_ticks: int  # the structure pilot's, on the scripted model
+    model_pilot_ticks: int  # the model pilot's (0: the run's model is the scripted one)
+    calls: Figure
+    prompt_tokens: Figure
+    completion_tokens: Figure
+    cached_share: float  # of prompt tokens, served by the prompt cache in the model pilot
+    wall_s: Figure
+    dollars: Figure | None
+    pilot_wall_s: float
+    by_purpose: dict[str, float] = field(default_factory=dict)  # calls
+
+    @property
+    def tokens(self) -> Figure:
+        a, b = self.prompt_tokens, self.completion_tokens
+        return Figure(a.value + b.value, a.low + b.low, a.high + b.high)
+
+    def as_dict(self) -> dict[str, Any]:
+        found = asdict(self)
+        found["tokens"] = asdict(self.tokens)
+        return found
+
+
+@dataclass
+class _Sums:
+    calls: float = 0.0
+    prompt: float = 0.0
+    completion: float = 0.0
+    cached: float = 0.0
+
+    def add(self, event: Event) -> None:
+        self.calls += 1
+        self.prompt += _number(event.data.get("prompt_tokens"))
+        self.completion += _number(event.data.get("completion_tokens"))
+        self.cached += _number(event.data.get("cached_prompt_tokens"))
+
+
+@dataclass(frozen=True)
+class _Pilot:
+    """A pilot's calls: per purpose family, per tick (interviews apart), and its wall time."""
+
+    ticks: int
+    per_tick: dict[str, list[_Sums]]  # family -> one entry per tick (interviews excluded)
+    interviews: dict[str, _Sums]  # family -> totals of interview calls
+    interview_times: int
+    wall_s: float
+    first_s: float  # from the start to the first tick's end: loading, then the first tick
+    samples: dict[str, list[tuple[float, float]]]  # family -> each call's prompt, completion
+
+    def families(self) -> set[str]:
+        return set(self.per_tick) | set(self.interviews)
+
+    def total(self, family: str) -> _Sums:
+        found = _Sums()
+        for tick in [*self.per_tick.get(family, []), self.interviews.get(family, _Sums())]:
+            found.calls += tick.calls
+            found.prompt += tick.prompt
+            found.completion += tick.completion
+            found.cached += tick.cached
+        return found
+
+
+def estimate(
+    scenario: Scenario,
+    *,
+    pilot_ticks: int | None = None,
+    model_pilot_ticks: int = MODEL_PILOT_TICKS,
+    work: Path | None = None,
+) -> Estimate:
+    """Estimate what running `scenario` (on its own model) costs, from its pilots."""
+    times = scenario.clock.calendar().times()
+    total_ticks = len(times)
+    plan = scenario.interviews
+    interviews = [scenario.when(t) for t in plan.times] if plan is not None else []
+    pilot = pilot_ticks or default_pilot(scenario, times, interviews)
+    pilot = max(1, min(pilot, total_ticks))
+    scripted = scenario.model.spec == "scripted"
+    with _scratch(work) as folder:
+        structure = _pilot(scenario, "scripted", pilot, times, folder / "structure")
+        chosen = None
+        if not scripted:
+            k = max(1, min(model_pilot_ticks, pilot))
+            chosen = _pilot(scenario, scenario.model.spec, k, times, folder / "model")
+    n_interviews = len(interviews)
+    sums: dict[str, tuple[float, float, float]] = {}  # family -> calls, prompt, completion
+    variance = [0.0, 0.0, 0.0]  # of the extrapolated totals: from the scripted pilot
+    calibrated = [0.0, 0.0, 0.0]  # and from the model pilot's ratios
+    by_purpose: dict[str, float] = {}
+    opens = _opens_period(scenario, times)
+    n_opens = sum(opens)
+    for family in sorted(structure.families()):
+        series = structure.per_tick.get(family, [])
+        # The ticks that open a period (a day's first holds its plans) are a stratum apart.
+        first = [s for i, s in enumerate(series) if opens[i]]
+        rest = [s for i, s in enumerate(series) if not opens[i]]
+        mean_a, var_a = _extrapolate(first, n_opens)
+        mean_b, var_b = _extrapolate(rest, total_ticks - n_opens)
+        mean = tuple(a + b for a, b in zip(mean_a, mean_b, strict=True))
+        var = tuple(a + b for a, b in zip(var_a, var_b, strict=True))
+        done = structure.interviews.get(family)
+        if done is not None and structure.interview_times:
+            scale = n_interviews / structure.interview_times
+            mean = tuple(m + s * scale for m, s in zip(mean, _triple(done), strict=True))
+        ratio, ratio_rel_var = _calibration(family, structure, chosen)
+        values = tuple(m * r for m, r in zip(mean, ratio, strict=True))
+        sums[family] = values  # type: ignore[assignment]
+        by_purpose[family] = round(values[0], 1)
+        for i in range(3):
+            variance[i] += var[i] * ratio[i] ** 2
+            calibrated[i] += values[i] ** 2 * ratio_rel_var[i]
+    calls = sum(v[0] for v in sums.values())
+    prompt = sum(v[1] for v in sums.values())
+    completion = sum(v[2] for v in sums.values())
+    df = max(1, pilot - 1)
+    df_model = max(
+        1, int(sum(chosen.total(f).calls for f in chosen.families())) - 1 if chosen else 1
+    )
+    figures = [
+        Figure.of(total, [(var, df), (cal, df_model)])
+        for total, var, cal in zip((calls, prompt, completion), variance, calibrated, strict=True)
+    ]
+    wall_from = chosen or structure
+    wall = _wall(wall_from, calls, figures[0], total_ticks)
+    cached_share = _cached_share(chosen or structure)
+    dollars = _dollars(scenario.model.price, figures[1], figures[2], cached_share)
+    return Estimate(
+        scenario=scenario.name,
+        model=scenario.model.spec,
+        ticks=total_ticks,
+        pilot_ticks=pilot,
+        model_pilot_ticks=0 if chosen is None else chosen.ticks,
+        calls=figures[0],
+        prompt_tokens=figures[1],
+        completion_tokens=figures[2],
+        cached_share=round(cached_share, 4),
+        wall_s=wall,
+        dollars=dollars,
+        pilot_wall_s=round(structure.wall_s + (chosen.wall_s if chosen else 0.0), 2),
+        by_purpose=by_purpose,
+    )
+
+
+def default_pilot(scenario: Scenario, times: Sequence[datetime], interviews: list[datetime]) -> int:
+    """The first period of the clock (three ticks at least), at most half the run, and as
+    far as the first interview."""
+    opens = _opens_period(scenario, times)
+    period = opens.index(True, 1) if True in opens[1:] else len(times)
+    # Three ticks at least, for a spread to read the interval from; half the run at most, so
+    # that the estimate is an extrapolation.
+    pilot = min(max(period, 3), max(1, math.ceil(len(times) / 2)))
+    if interviews:
+        pilot = max(pilot, bisect.bisect_right(list(times), min(interviews)))
+    return pilot
+
+
+# --- inside ----------------------------------------------------------------------------------
+
+
+def _opens_period(scenario: Scenario, times: Sequence[datetime]) -> list[bool]:
+    """Whether each tick is the first of its period: of its day when a tick is shorter than a
+    day, of its week when shorter than a week; with longer ticks, every tick."""
+    tick = scenario.clock.tick
+    if tick < timedelta(days=1):
+        keys: list[object] = [t.date() for t in times]
+    elif tick < timedelta(days=7):
+        keys = [t.isocalendar()[:2] for t in times]
+    else:
+        keys = list(range(len(times)))
+    return [i == 0 or keys[i] != keys[i - 1] for i in range(len(times))]
+
+
+def _pilot(
+    scenario: Scenario, spec: str, ticks: int, times: Sequence[datetime], folder: Path
+) -> _Pilot:
+    """Run the scenario's first `ticks` ticks on `spec` in `folder`; sum its calls."""
+    sets = [
+        f"model.spec={json.dumps(spec)}",
+        "model.budget=",
+        f"clock.ticks={ticks}",
+        "clock.duration=",
+        f"output.root={folder}",
+        "output.report=false",
+        "output.frames=false",
+    ]
+    quiet = logging.getLogger("simulacra")
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)  # the pilot's clock leaves later interventions out: say nothing
+    try:
+        short = load_scenario(scenario, sets)
+        ends: list[float] = []
+        warning = ""
+        started = time.perf_counter()
+        try:
+            run_dir = run(
+                short, progress=False, on_progress=lambda _: ends.append(time.perf_counter())
+            )
+        except TooManyFallbacks as exc:  # the calls were made all the same: count them
+            warning, run_dir = str(exc), exc.run_dir
+        wall = time.perf_counter() - started
+    finally:
+        quiet.setLevel(level)
+    if warning:
+        log.warning("the pilot on %s: %s", spec, warning)
+    per_tick: dict[str, list[_Sums]] = defaultdict(lambda: [_Sums() for _ in range(ticks)])
+    interviews: dict[str, _Sums] = defaultdict(_Sums)
+    samples: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    asked: set[str] = set()
+    starts = list(times)
+    for event in read_events(run_dir.events_path, {"llm.call"}):
+        family = str(event.data.get("purpose") or "-").split(".")[0]
+        if family == INTERVIEW:
+            interviews[family].add(event)
+            asked.add(str(event.t))
+            continue
+        at = bisect.bisect_right(starts, datetime.fromisoformat(str(event.t))) - 1
+        index = min(ticks - 1, max(0, at))
+        per_tick[family][index].add(event)
+        samples[family].append(
+            (_number(event.data.get("prompt_tokens")), _number(event.data.get("completion_tokens")))
+        )
+    first = (ends[0] if ends else started + wall) - started
+    return _Pilot(ticks, dict(per_tick), dict(interviews), len(asked), wall, first, dict(samples))
+
+
+def _extrapolate(
+    series: list[_Sums], total_ticks: int
+) -> tuple[tuple[float, float, float], tuple[float, float, float]]:
+    """Totals over `total_ticks` from a sample of the first ticks, and their variances."""
+    n = len(series)
+    if n == 0:
+        return (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
+    means, variances = [], []
+    for values in zip(*(_triple(s) for s in series), strict=True):
+        mean = sum(values) / n
+        s2 = sum((v - mean) ** 2 for v in values) / (n - 1) if n > 1 else 0.0
+        means.append(mean * total_ticks)
+        fpc = max(0.0, 1 - n / total_ticks)
+        variances.append(total_ticks**2 * s2 / n * fpc)
+    return (means[0], means[1], means[2]), (variances[0], variances[1], variances[2])
+
+
+def _calibration(
+    family: str, structure: _Pilot, chosen: _Pilot | None
+) -> tuple[tuple[float, float, float], tuple[float, float, float]]:
+    """The model's calls per scripted call and its prompt and completion tokens per scripted
+    ones, for a purpose family over the model pilot's ticks (all families together where the
+    pilot saw none of this one), and their squared relative standard errors: the calls' from
+    the spread of the ratio over ticks, the tokens' from the spread over calls."""
+    if chosen is None:
+        return (1.0, 1.0, 1.0), (0.0, 0.0, 0.0)
+    families = [family] if chosen.total(family).calls and _early(structure, family, chosen) else []
+    families = families or sorted(chosen.families())
+    model, base = _Sums(), _Sums()
+    ratios, samples = [], []
+    for tick in range(chosen.ticks):
+        m, b = _Sums(), _Sums()
+        for name in families:
+            _merge(m, _at(chosen, name, tick))
+            _merge(b, _at(structure, name, tick))
+        _merge(model, m)
+        _merge(base, b)
+        if b.calls:
+            ratios.append(m.calls / b.calls)
+    for name in families:
+        samples.extend(chosen.samples.get(name, []))
+    if not base.calls or not model.calls:
+        return (1.0, 1.0, 1.0), (0.0, 0.0, 0.0)
+    r_calls = model.calls / base.calls
+    r_prompt = (model.prompt / model.calls) / max(base.prompt / base.calls, 1e-9) * r_calls
+    r_completion = (model.completion / model.calls) / max(base.completion / base.calls, 1e-9)
+    r_completion *= r_calls
+    calls_var = _mean_var(ratios) / r_calls**2
+    prompt_var = calls_var + _mean_var([p for p, _ in samples]) / _mean2([p for p, _ in samples])
+    done_var = calls_var + _mean_var([c for _, c in samples]) / _mean2([c for _, c in samples])
+    return (r_calls, r_prompt, r_completion), (calls_var, prompt_var, done_var)
+
+
+def _mean_var(values: Sequence[float]) -> float:
+    """The variance of the mean of `values` (none from fewer than two)."""
+    n = len(values)
+    if n < 2:
+        return 0.0
+    mean = sum(values) / n
+    return sum((v - mean) ** 2 for v in values) / (n - 1) / n
+
+
+def _mean2(values: Sequence[float]) -> float:
+    mean = sum(values) / len(values) if values else 0.0
+    return mean**2 if mean else 1.0
+
+
+def _early(structure: _Pilot, family: str, chosen: _Pilot) -> bool:
+    return any(_at(structure, family, t).calls for t in range(chosen.ticks))
+
+
+def _at(pilot: _Pilot, family: str, tick: int) -> _Sums:
+    series = pilot.per_tick.get(family, [])
+    return series[tick] if tick < len(series) else _Sums()
+
+
+def _merge(into: _Sums, other: _Sums) -> None:
+    into.calls += other.calls
+    into.prompt += other.prompt
+    into.completion += other.completion
+    into.cached += other.cached
+
+
+def _wall(pilot: _Pilot, calls: float, estimated: Figure, total_ticks: int) -> Figure:
+    """Wall time: the pilot's start and first tick, then its pace after them, per call where
+    it made calls, else per tick."""
+    first_calls = sum(_at(pilot, f, 0).calls for f in pilot.families())
+    made = sum(pilot.total(f).calls for f in pilot.families()) - first_calls
+    later_s = pilot.wall_s - pilot.first_s
+    if made > 0 and calls > first_calls:
+        per = later_s / made
+        return Figure(
+            pilot.first_s + per * (calls - first_calls),
+            pilot.first_s + per * max(0.0, estimated.low - first_calls),
+            pilot.first_s + per * max(0.0, estimated.high - first_calls),
+        )
+    per_tick = later_s / (pilot.ticks - 1) if pilot.ticks > 1 else pilot.wall_s
+    value = pilot.first_s + per_tick * (total_ticks - 1)
+    return Figure(value, value, value)
+
+
+def _cached_share(pilot: _Pilot) -> float:
+    sums = [pilot.total(f) for f in pilot.families()]
+    prompt = sum(s.prompt for s in sums)
+    return sum(s.cached for s in sums) / prompt if prompt else 0.0
+
+
+def _dollars(
+    price: Price | None, prompt: Figure, completion: Figure, share: float
+) -> Figure | None:
+    if price is None:
+        return None
+
+    def cost(p: float, c: float) -> float:
+        return price.cost(p, p * share, c)
+
+    return Figure(
+        cost(prompt.value, completion.value),
+        cost(prompt.low, completion.low),
+        cost(prompt.high, completion.high),
+    )
+
+
+def _triple(s: _Sums) -> tuple[float, float, float]:
+    return (s.calls, s.prompt, s.completion)
+
+
+def _number(value: object) -> float:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
+
+
+def _t(df: int) -> float:
+    return t_quantile(0.975, df)
+
+
+@contextmanager
+def _scratch(work: Path | None) -> Iterator[Path]:
+    if work is not None:
+        work.mkdir(parents=True, exist_ok=True)
+        yield work
+        return
+    folder = Path(tempfile.mkdtemp(prefix="simulacra-estimate-"))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
