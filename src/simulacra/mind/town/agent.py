@@ -230,18 +230,24 @@ class Agent:
         if not self.ablation.remembers:
             return None
         with_whom = " and ".join(names.get(o, o) for o in others)
+        raised = conversation.raised_by()
+        # The header names the topic only where a speaker chose to bring it up.
+        about = f"about {conversation.topic}" if raised else "(small talk)"
         text = (
-            f"Conversation with {with_whom} at {clock(now)} on {now:%A %B %d} about "
-            f"{conversation.topic}:\n{conversation.transcript(dict(names))}"
+            f"Conversation with {with_whom} at {clock(now)} on {now:%A %B %d} {about}:\n"
+            f"{conversation.transcript(dict(names))}"
         )
         # Its topic and who it was with name it as something to talk about (react.topic).
-        meta = {
-            "conversation": conversation.id,
-            "with": others,
-            "topic": conversation.topic,
-            "from": with_whom,
-        }
-        return await self.memory.add("dialogue", text, now, meta=meta)
+        meta: dict[str, Any] = {"conversation": conversation.id, "with": others}
+        if raised:
+            meta |= {"topic": conversation.topic, "from": with_whom}
+        record = await self.memory.add("dialogue", text, now, meta=meta)
+        told = [names.get(o, o) for o in raised if o != self.id]
+        if told:
+            # What another brought up is a new situation, as in the source, where those told
+            # of the party plan around it: the planner (the model) decides what changes.
+            await self.replan(now, f"{told[0]} told {self.persona.name}: {conversation.topic}")
+        return record
 
     def state(self) -> dict[str, Any]:
         """JSON-ready: everything but the memory stream, which persists on its own."""

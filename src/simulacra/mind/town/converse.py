@@ -31,6 +31,7 @@ TURN_CHARS = 200  # TurnOutput's limit, and a name: what one line of the transcr
 class Utterance:
     speaker: str
     text: str
+    raised: bool = False  # the speaker chose to bring up the conversation's topic
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,10 @@ class Conversation:
 
     def transcript(self, names: dict[str, str]) -> str:
         return "\n".join(f"{names.get(u.speaker, u.speaker)}: {u.text}" for u in self.turns)
+
+    def raised_by(self) -> tuple[str, ...]:
+        """Who brought the topic up, in order of first raising it."""
+        return tuple(dict.fromkeys(u.speaker for u in self.turns if u.raised))
 
 
 class Speaker(Protocol):
@@ -76,7 +81,10 @@ async def converse(
         bare = _user(me, you, relations[me.id], subject, "", now, longest)
         room = me.ctx.room(p.TURN_SYSTEM, bare, TURN_TOKENS)
         query = f"{you.persona.name} {subject}"
-        memories[me.id] = memory_lines(me.ctx.recall(query, now, "converse.turn", room))
+        # Plans aside: SmolLM2-135M recited "Lena Kowalski's plan for Wednesday ..." as its line.
+        found = me.ctx.recall(query, now, "converse.turn", room)
+        memories[me.id] = memory_lines([r for r in found if r.record.kind != "plan"])
+    output = p.turn_output(topic)
     turns: list[Utterance] = []
     ended_by: Literal["decision", "turn_limit"] = "turn_limit"
     for turn in range(max_turns):
@@ -97,13 +105,14 @@ async def converse(
             now,
             p.TURN_SYSTEM,
             user,
-            p.TurnOutput,
+            output,
             fallback,
             max_tokens=TURN_TOKENS,
             salt=str(turn),
         )
         text = answer.value.text.strip() or fallback.text
-        turns.append(Utterance(speaker.id, text))
+        raised = topic is not None and str(answer.value.raises) == topic
+        turns.append(Utterance(speaker.id, text, raised))
         speaker.ctx.emit(
             MessageSent(to=[listener.id], text=text, conversation=conversation_id, turn=turn), now
         )
@@ -117,7 +126,10 @@ async def converse(
                 id=conversation.id,
                 participants=list(conversation.participants),
                 topic=conversation.topic,
-                turns=[{"speaker": u.speaker, "text": u.text} for u in conversation.turns],
+                turns=[
+                    {"speaker": u.speaker, "text": u.text, "raised": u.raised}
+                    for u in conversation.turns
+                ],
                 ended_by=conversation.ended_by,
             ),
             t=now,

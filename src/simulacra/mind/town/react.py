@@ -22,6 +22,8 @@ from simulacra.runlog.events import Decided
 
 TALK_COOLDOWN = timedelta(hours=3)
 REACT_TOKENS = 48
+RECENT = 40  # the latest records among which the weightiest are kept on the agent's mind
+WEIGHTY = 2
 
 
 @dataclass(frozen=True)
@@ -63,7 +65,7 @@ def topic(record: MemoryRecord) -> str:
     meta = record.meta or {}
     said = meta.get("topic")
     first = (
-        f"{said} (from {meta['from']})"
+        f"talked with {meta['from']} about: {said}"
         if isinstance(said, str) and isinstance(meta.get("from"), str)
         else record.text.split("\n", 1)[0]
     )
@@ -71,12 +73,34 @@ def topic(record: MemoryRecord) -> str:
 
 
 def _topics(found: Sequence[MemoryRecord]) -> tuple[str, ...]:
+    """The options of what to talk about, the weightiest memory first: a small model picks
+    the first option it is offered far more often than any other (SmolLM2-135M chose a
+    sight, retrieved first, over the party it meant to host)."""
     out: list[str] = []
-    for record in found:
+    for record in sorted(found, key=lambda r: -r.importance):
         text = topic(record)
-        if record.kind != "plan" and text and text not in out and text != p.NOTHING:
+        # Sights of people are what is noticed, not a reason to talk: offered as topics,
+        # SmolLM2-135M took the sight it had just read over the party it means to host.
+        sight = record.kind == "observation" and bool(_about(record))
+        if record.kind != "plan" and not sight and text and text not in out and text != p.NOTHING:
             out.append(text)
     return tuple(out[: p.TOPICS])
+
+
+def _weighty(ctx: MindContext[Persona], found: Sequence[MemoryRecord]) -> list[MemoryRecord]:
+    """The agent's weightiest recent memories beside what the sights recalled: what it
+    means to do or was told stays on its mind whatever it sees (a sight's words recall
+    other sights, not the party it means to host)."""
+    kinds = ctx.ablation.recalled_kinds
+    if kinds == ():
+        return []
+    seen = {r.id for r in found}
+    recent = [
+        r
+        for r in ctx.memory.recent(RECENT)
+        if r.id not in seen and r.kind != "plan" and (kinds is None or r.kind in kinds)
+    ]
+    return sorted(recent, key=lambda r: -r.importance)[:WEIGHTY]
 
 
 async def decide(
@@ -106,7 +130,7 @@ async def decide(
     room = ctx.room(p.REACT_SYSTEM, p.REACT_USER.format(topics="", **fields), REACT_TOKENS)
     query = " ".join(r.text for r in asked)
     found = [r.record for r in ctx.recall(query, now, "react.decide", room)]
-    topics = _topics([*found, *(r for r in asked if r not in found)])
+    topics = _topics([*found, *_weighty(ctx, found)])
     user = p.REACT_USER.format(
         topics="\n".join(f"- {t}" for t in topics) or f"- {p.NOTHING}", **fields
     )

@@ -57,9 +57,9 @@ REACT_SYSTEM = (
 )
 
 REACT_USER = """It is {now}. {name} is {action} at {place}.
-On {name}'s mind:
-{topics}
 {name} notices:
 {noticed}
 Nearby, free to talk: {nearby}
+On {name}'s mind:
+{topics}
 What does {name} do?"""

@@ -19,6 +19,7 @@ from typing import Any
 
 from simulacra.llm import Request, ScriptedModel
 from simulacra.mind.interview import MEMORY_IDS
+from simulacra.mind.town.converse_prompts import SMALL_TALK
 from simulacra.mind.town.react_prompts import NOBODY, NOTHING
 
 _PARTY = re.compile(r"[^.\n:\]]*\bparty\b[^.\n]*", re.IGNORECASE)
@@ -84,13 +85,16 @@ def _turn(request: Request) -> dict[str, Any]:
     transcript = prompt.split("Conversation so far:\n", 1)[-1].split("\nWhat does", 1)[0]
     said = [line for line in transcript.splitlines() if line and line != "(nothing yet)"]
     news = _party(prompt)
+    topics = offered(request, "raises")
+    raises = topics[-1] if topics else SMALL_TALK
     if news is None:
         text = "Nice to see you. How is your day going?"
     elif any("party" in line.lower() for line in said):
         text = "That sounds lovely; I will try to come."
     else:
         text = f"Have you heard? {news}."
-    return {"text": text, "end": len(said) + 1 >= TURNS}
+        raises = next((t for t in topics if "party" in t.lower()), raises)
+    return {"raises": raises, "text": text, "end": len(said) + 1 >= TURNS}
 
 
 def _insights(request: Request) -> dict[str, Any]:
