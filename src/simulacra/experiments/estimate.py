@@ -6,8 +6,9 @@ Two pilots, each a real run of the scenario's first ticks in a scratch folder:
 - the structure pilot, on the scripted model (real prompts, seconds to run), over the first
   period of the clock (a day when a tick is shorter than a day, a week when it is shorter
   than a week, else a tick), at most half the run and at least the ticks that reach the
-  first interview. Its calls per tick extrapolate to the run's ticks; its interviews to
-  the scenario's interviews.
+  first interview. Its calls per tick extrapolate to the run's ticks, in strata: the ticks
+  that open a period, those in the hour after two agents meet by their plans
+  (`meetings`), and the rest; its interviews to the scenario's interviews.
 - the model pilot, only when the run's model is not the scripted one: the first few ticks
   on that model. Per purpose it gives the calls the model makes for each scripted one and the
   tokens it spends per call; those ratios carry the structure over to the model.
@@ -35,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from simulacra.experiments.load import load_scenario
+from simulacra.experiments.meetings import Block, meeting_ticks, schedules
 from simulacra.experiments.pipeline import TooManyFallbacks, run
 from simulacra.experiments.scenario import Scenario
 from simulacra.experiments.stats import t_quantile
@@ -116,6 +118,7 @@ class _Pilot:
     wall_s: float
     first_s: float  # from the start to the first tick's end: loading, then the first tick
     samples: dict[str, list[tuple[float, float]]]  # family -> each call's prompt, completion
+    plans: dict[str, list[Block]] = field(default_factory=dict)  # agent -> its planned blocks
 
     def families(self) -> set[str]:
         return set(self.per_tick) | set(self.interviews)
@@ -156,17 +159,15 @@ def estimate(
     variance = [0.0, 0.0, 0.0]  # of the extrapolated totals: from the scripted pilot
     calibrated = [0.0, 0.0, 0.0]  # and from the model pilot's ratios
     by_purpose: dict[str, float] = {}
-    opens = _opens_period(scenario, times)
-    n_opens = sum(opens)
+    strata = _strata(scenario, times, structure)
     for family in sorted(structure.families()):
         series = structure.per_tick.get(family, [])
-        # The ticks that open a period (a day's first holds its plans) are a stratum apart.
-        first = [s for i, s in enumerate(series) if opens[i]]
-        rest = [s for i, s in enumerate(series) if not opens[i]]
-        mean_a, var_a = _extrapolate(first, n_opens)
-        mean_b, var_b = _extrapolate(rest, total_ticks - n_opens)
-        mean = tuple(a + b for a, b in zip(mean_a, mean_b, strict=True))
-        var = tuple(a + b for a, b in zip(var_a, var_b, strict=True))
+        mean, var = (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
+        for stratum in set(strata):
+            sample = [s for i, s in enumerate(series) if strata[i] == stratum]
+            m, v = _extrapolate(sample, strata.count(stratum))
+            mean = tuple(a + b for a, b in zip(mean, m, strict=True))  # type: ignore[assignment]
+            var = tuple(a + b for a, b in zip(var, v, strict=True))  # type: ignore[assignment]
         done = structure.interviews.get(family)
         if done is not None and structure.interview_times:
             scale = n_interviews / structure.interview_times
@@ -224,6 +225,19 @@ def default_pilot(scenario: Scenario, times: Sequence[datetime], interviews: lis
 
 
 # --- inside ----------------------------------------------------------------------------------
+
+
+def _strata(scenario: Scenario, times: Sequence[datetime], pilot: _Pilot) -> list[str]:
+    """Each tick's stratum: it opens a period (a day's first holds its plans), it falls in the
+    hour after two agents meet (the sights, the reaction and the conversation come once per
+    meeting), or neither. A stratum the pilot has no tick of is counted with the last."""
+    opens = _opens_period(scenario, times)
+    meets = meeting_ticks(pilot.plans, times)
+    strata = [
+        "open" if o else "meeting" if m else "rest" for o, m in zip(opens, meets, strict=True)
+    ]
+    sampled = set(strata[: pilot.ticks])
+    return [s if s in sampled else "rest" for s in strata]
 
 
 def _opens_period(scenario: Scenario, times: Sequence[datetime]) -> list[bool]:
@@ -289,7 +303,10 @@ def _pilot(
             (_number(event.data.get("prompt_tokens")), _number(event.data.get("completion_tokens")))
         )
     first = (ends[0] if ends else started + wall) - started
-    return _Pilot(ticks, dict(per_tick), dict(interviews), len(asked), wall, first, dict(samples))
+    plans = schedules(read_events(run_dir.events_path, {"plan"}))
+    return _Pilot(
+        ticks, dict(per_tick), dict(interviews), len(asked), wall, first, dict(samples), plans
+    )
 
 
 def _extrapolate(

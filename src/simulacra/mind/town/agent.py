@@ -242,11 +242,12 @@ class Agent:
         if raised:
             meta |= {"topic": conversation.topic, "from": with_whom}
         record = await self.memory.add("dialogue", text, now, meta=meta)
-        told = [names.get(o, o) for o in raised if o != self.id]
-        if told:
+        if raised and raised[0] != self.id:
             # What another brought up is a new situation, as in the source, where those told
-            # of the party plan around it: the planner (the model) decides what changes.
-            await self.replan(now, f"{told[0]} told {self.persona.name}: {conversation.topic}")
+            # of the party plan around it: the planner (the model) decides what changes. Its
+            # teller, told it back, has nothing new to plan around.
+            teller = names.get(raised[0], raised[0])
+            await self.replan(now, f"{teller} told {self.persona.name}: {conversation.topic}")
         return record
 
     def state(self) -> dict[str, Any]:

@@ -31,9 +31,7 @@ def turn_output(topic: str | None) -> type[TurnOutput]:
     """A turn whose `raises` is `topic` or small talk (small talk alone without a topic)."""
     options = (topic, SMALL_TALK) if topic and topic != SMALL_TALK else (SMALL_TALK,)
     what = StrEnum("Raises", {f"t{i}": v for i, v in enumerate(options)})  # type: ignore[misc]
-    model: type[TurnOutput] = create_model(
-        "TurnOutput", __base__=TurnOutput, raises=(what, ...)
-    )
+    model: type[TurnOutput] = create_model("TurnOutput", __base__=TurnOutput, raises=(what, ...))
     return model
 
 

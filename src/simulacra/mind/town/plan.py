@@ -173,11 +173,16 @@ class Planner:
         else:
             fallback = p.ReplanOutput(blocks=routine_plan(self.ctx.persona, self.places).blocks)
         why = reason or "a new situation"
+        # The plan held as an example of the reply's form, as the day plan shows the routine:
+        # without one, SmolLM2-135M answered with clock times for places and "Minecraft 4.1".
+        task = p.REPLAN_SYSTEM + p.REPLAN_EXAMPLE.format(
+            name=self._name, plan=fallback.model_dump_json()
+        )
         user = self.ctx.situation(
             "plan.replan",
             f"{why}; {self._name}'s plans and promises",
             now,
-            p.REPLAN_SYSTEM,
+            task,
             p.REPLAN_USER,
             REPLAN_TOKENS,
             {
@@ -191,7 +196,7 @@ class Planner:
         answer = await self.ctx.ask(
             "plan.replan",
             now,
-            p.REPLAN_SYSTEM,
+            task,
             user,
             checked(p.ReplanOutput, self.rules),
             fallback,
