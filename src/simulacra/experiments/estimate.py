@@ -162,12 +162,13 @@ def estimate(
     strata = _strata(scenario, times, structure)
     for family in sorted(structure.families()):
         series = structure.per_tick.get(family, [])
-        mean, var = (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
-        for stratum in set(strata):
+        total, spread = [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]
+        for stratum in sorted(set(strata)):
             sample = [s for i, s in enumerate(series) if strata[i] == stratum]
             m, v = _extrapolate(sample, strata.count(stratum))
-            mean = tuple(a + b for a, b in zip(mean, m, strict=True))  # type: ignore[assignment]
-            var = tuple(a + b for a, b in zip(var, v, strict=True))  # type: ignore[assignment]
+            total = [a + b for a, b in zip(total, m, strict=True)]
+            spread = [a + b for a, b in zip(spread, v, strict=True)]
+        mean, var = tuple(total), tuple(spread)
         done = structure.interviews.get(family)
         if done is not None and structure.interview_times:
             scale = n_interviews / structure.interview_times
