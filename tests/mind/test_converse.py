@@ -50,10 +50,13 @@ async def test_a_conversation_ends_by_decision_and_both_remember_it(
 async def test_a_conversation_stops_at_the_turn_limit(
     model: ScriptedModel, make_agent: MakeAgent
 ) -> None:
-    model.on(
-        "converse.turn",
-        lambda r: {"raises": SMALL_TALK, "text": "And another thing...", "end": False},
-    )
+    said: list[str] = []
+
+    def another(request: Request) -> dict[str, object]:
+        said.append(f"And another thing ({len(said) + 1})...")
+        return {"raises": SMALL_TALK, "text": said[-1], "end": False}
+
+    model.on("converse.turn", another)
     isabella, klaus = make_agent(), make_agent(KLAUS)
     chat = await converse(isabella, klaus, NOON, max_turns=4)
     assert chat.ended_by == "turn_limit" and len(chat.turns) == 4
@@ -97,3 +100,19 @@ async def test_who_is_told_something_plans_the_rest_of_the_day_around_it(
     assert set(replans) == {"klaus"}  # the teller does not replan around her own news
     (record,) = [r for r in klaus.memory.recent(20) if r.kind == "plan"][-1:]
     assert f"Isabella Rodriguez told Klaus Mueller: {TOPIC}" in record.text
+
+
+async def test_a_line_said_again_ends_the_conversation(
+    model: ScriptedModel, make_agent: MakeAgent
+) -> None:
+    said = {"raises": TOPIC, "text": INVITATION, "end": False}
+    model.on(
+        "converse.turn",
+        lambda r: (
+            said
+            if r.agent == "isabella"
+            else {**said, "text": f"Klaus Mueller: {INVITATION.upper()}"}
+        ),
+    )
+    chat = await converse(make_agent(), make_agent(KLAUS), NOON, topic=TOPIC)
+    assert chat.ended_by == "repeated" and [u.text for u in chat.turns] == [INVITATION]

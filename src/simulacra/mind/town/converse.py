@@ -5,7 +5,8 @@ retrieves about them (`relation.relationship`, kept per pair until new memories 
 retrieves its memories of the other and the topic, as the source does before dialogue; both
 stay the same from turn to turn, so the prompt prefix does too (servers cache it). The
 memories fill what the window leaves beside the longest transcript the turn limit allows. The
-conversation ends when a speaker's answer sets `end`, or at the turn limit. Both agents store
+conversation ends when a speaker's answer sets `end`, repeats a line already said, or at
+the turn limit. Both agents store
 the transcript.
 """
 
@@ -40,7 +41,7 @@ class Conversation:
     participants: tuple[str, str]
     topic: str
     turns: tuple[Utterance, ...]
-    ended_by: Literal["decision", "turn_limit"]
+    ended_by: Literal["decision", "turn_limit", "repeated"]
 
     def transcript(self, names: dict[str, str]) -> str:
         return "\n".join(f"{names.get(u.speaker, u.speaker)}: {u.text}" for u in self.turns)
@@ -86,7 +87,7 @@ async def converse(
         memories[me.id] = memory_lines([r for r in found if r.record.kind != "plan"])
     output = p.turn_output(topic)
     turns: list[Utterance] = []
-    ended_by: Literal["decision", "turn_limit"] = "turn_limit"
+    ended_by: Literal["decision", "turn_limit", "repeated"] = "turn_limit"
     for turn in range(max_turns):
         speaker, listener = (a, b) if turn % 2 == 0 else (b, a)
         transcript = "\n".join(f"{names[u.speaker]}: {u.text}" for u in turns)
@@ -111,6 +112,11 @@ async def converse(
             salt=str(turn),
         )
         text = answer.value.text.strip() or fallback.text
+        if _line(text, names) in {_line(u.text, names) for u in turns}:
+            # Said already: the conversation goes round in circles (SmolLM2-135M's two
+            # speakers repeated one line for all eight turns), so it is over.
+            ended_by = "repeated"
+            break
         raised = topic is not None and str(answer.value.raises) == topic
         turns.append(Utterance(speaker.id, text, raised))
         speaker.ctx.emit(
@@ -138,6 +144,14 @@ async def converse(
     for me in (a, b):
         await me.remember_conversation(conversation, names, now)
     return conversation
+
+
+def _line(text: str, names: Mapping[str, str]) -> str:
+    """A line as said, without a speaker's name put before it, case and spacing aside."""
+    said = " ".join(text.lower().split())
+    for name in names.values():
+        said = said.removeprefix(f"{name.lower()}: ")
+    return said
 
 
 def _user(
