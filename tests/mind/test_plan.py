@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 from simulacra.core import Observation
 from simulacra.llm import Request, ScriptedModel
 from simulacra.mind.town import Agent, PlanStep
+from simulacra.mind.town.plan_check import checked
+from simulacra.mind.town.plan_prompts import DailyPlanOutput
 from simulacra.mind.town.routine import routine_plan
 from simulacra.mind.town.schedule import fit_durations
 from simulacra.runlog import EventWriter, read_events
@@ -171,27 +173,24 @@ async def test_a_day_planned_from_7_sleeps_until_then(
     assert blocks[1].start == MONDAY + timedelta(hours=6) and len(blocks) == 8
 
 
-async def test_unknown_place_in_a_scripted_plan_falls_back_to_home(
+async def test_a_plan_that_names_a_place_off_the_map_is_refused_for_the_routine(
     model: ScriptedModel, make_agent: MakeAgent
 ) -> None:
     plan = day_plan(
         ("00:00", "Isabella's apartment", "sleeping"),
         ("07:00", "the Moon Base", "visiting the moon"),
         ("12:00", "hobbs cafe", "lunch"),
-        ("13:00", "the cafe", "working"),
+        ("13:00", "Hobbs Cafe", "working"),
         ("22:00", "Isabella's apartment", "sleeping"),
     )
     model.on("plan.daily", lambda r: plan)
     agent = make_agent()
+    schema = str(checked(DailyPlanOutput, agent.planner.rules).model_json_schema())
+    assert all(place in schema for place in PLACES)  # the places are the output model's enum
     blocks = await agent.plan_day(MONDAY)
-    assert [b.place for b in blocks] == [
-        "Isabella's apartment",
-        "Isabella's apartment",
-        "Hobbs Cafe",
-        "Hobbs Cafe",
-        "Isabella's apartment",
-    ]
-    assert agent.unknown_places == 1
+    assert "visiting the moon" not in [b.description for b in blocks]
+    assert model.ledger.by_purpose["plan.daily"].fallbacks == 1
+    assert {b.place for b in blocks} <= set(PLACES) and agent.unknown_places == 0
 
 
 async def test_plan_includes_a_remembered_commitment(

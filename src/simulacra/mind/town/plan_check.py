@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from functools import cache
 from itertools import pairwise
 from typing import Any, TypeVar
@@ -85,9 +86,17 @@ def checked(output: type[Plan], rules: PlanRules) -> type[Plan]:
         return plan
 
     validator = model_validator(mode="after")(playable)
+    fields: dict[str, Any] = {}
+    if rules.places:
+        # The place is one of the map's: SmolLM2-135M wrote "Hobbes Cafe", which resolves
+        # to no place, and the guest it was to bring stayed home.
+        place = StrEnum("Place", {f"p{i}": v for i, v in enumerate(rules.places)})  # type: ignore[misc]
+        block = create_model("PlannedBlock", __base__=PlannedBlock, place=(place, ...))
+        fields["blocks"] = (list[block], output.model_fields["blocks"])
     model: type[Plan] = create_model(
         output.__name__,
         __base__=output,
         __validators__={"playable": validator},  # type: ignore[dict-item]
+        **fields,
     )
     return model
