@@ -250,7 +250,7 @@ def town_answers() -> dict[str, str]:
         ActionsOutput(actions=["open the laptop", "read emails", "make tea at the stove"]),
         NextStepOutput(place="home", activity="tidying up", minutes=30),
         DaySummaryOutput(summary="A quiet day at home, mostly working."),
-        ReactionOutput(choice="continue", reason="nothing needs changing"),
+        ReactionOutput(),
         TurnOutput(text=said, end=True),
         InterviewOutput(answer="Nothing special; a quiet day at home."),
         ReflectionQuestions(questions=["What does my day at home look like?"]),

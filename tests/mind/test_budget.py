@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from simulacra.core import Observation
 from simulacra.llm import Request, ScriptedModel
 from simulacra.mind.town import Agent, converse
+from simulacra.mind.town.react_prompts import NOBODY, NOTHING
 
 from .conftest import KLAUS, MONDAY, MakeAgent
 
@@ -30,7 +31,8 @@ ACTIVITIES = ("ordering a latte", "reading", "chatting", "paying", "typing on a 
 
 def _react(request: Request) -> dict[str, object]:
     talk = "klaus" in request.messages[-1].content.lower()
-    return {"choice": "talk" if talk else "continue", "target": "klaus", "reason": "a regular"}
+    whom = "klaus" if talk else NOBODY
+    return {"choice": "talk" if talk else "continue", "target": whom, "about": NOTHING}
 
 
 def _cafe(now: datetime, tick: int) -> Observation:

@@ -6,11 +6,13 @@ from datetime import timedelta
 
 from simulacra.llm import Request, ScriptedModel
 from simulacra.mind.town import converse
+from simulacra.mind.town.converse_prompts import SMALL_TALK
 from simulacra.runlog import EventWriter, read_events
 
 from .conftest import KLAUS, MONDAY, MakeAgent
 
 NOON = MONDAY + timedelta(hours=12)
+TOPIC = "the Valentine's Day party"
 INVITATION = "I'm hosting a Valentine's Day party at Hobbs Cafe tomorrow at 17:00. Will you come?"
 
 
@@ -18,9 +20,9 @@ def _party_chat(request: Request) -> dict[str, object]:
     prompt = request.messages[-1].content
     if request.agent == "isabella":
         if "Will you come?" in prompt:
-            return {"text": "Wonderful, see you there!", "end": True}
-        return {"text": INVITATION, "end": False}
-    return {"text": "I'd love to come to the party!", "end": False}
+            return {"raises": SMALL_TALK, "text": "Wonderful, see you there!", "end": True}
+        return {"raises": TOPIC, "text": INVITATION, "end": False}
+    return {"raises": SMALL_TALK, "text": "I'd love to come to the party!", "end": False}
 
 
 async def test_a_conversation_ends_by_decision_and_both_remember_it(
@@ -28,13 +30,14 @@ async def test_a_conversation_ends_by_decision_and_both_remember_it(
 ) -> None:
     model.on("converse.turn", _party_chat)
     isabella, klaus = make_agent(), make_agent(KLAUS)
-    chat = await converse(isabella, klaus, NOON, topic="the Valentine's Day party")
-    assert chat.ended_by == "decision"
+    chat = await converse(isabella, klaus, NOON, topic=TOPIC)
+    assert chat.ended_by == "decision" and chat.raised_by() == ("isabella",)
     assert [u.speaker for u in chat.turns] == ["isabella", "klaus", "isabella"]
     assert chat.turns[0].text == INVITATION
     for agent in (isabella, klaus):
         (record,) = [r for r in agent.memory.recent(10) if r.kind == "dialogue"]
         assert INVITATION in record.text and record.meta["conversation"] == chat.id
+        assert f"about {TOPIC}:" in record.text and record.meta["topic"] == TOPIC
     events.flush()
     logged = list(read_events(events.path))
     messages = [e for e in logged if e.kind == "message"]
@@ -47,7 +50,13 @@ async def test_a_conversation_ends_by_decision_and_both_remember_it(
 async def test_a_conversation_stops_at_the_turn_limit(
     model: ScriptedModel, make_agent: MakeAgent
 ) -> None:
-    model.on("converse.turn", lambda r: {"text": "And another thing...", "end": False})
+    said: list[str] = []
+
+    def another(request: Request) -> dict[str, object]:
+        said.append(f"And another thing ({len(said) + 1})...")
+        return {"raises": SMALL_TALK, "text": said[-1], "end": False}
+
+    model.on("converse.turn", another)
     isabella, klaus = make_agent(), make_agent(KLAUS)
     chat = await converse(isabella, klaus, NOON, max_turns=4)
     assert chat.ended_by == "turn_limit" and len(chat.turns) == 4
@@ -63,3 +72,47 @@ async def test_a_failing_model_still_greets_and_closes(
     chat = await converse(make_agent(), make_agent(KLAUS), NOON)
     assert chat.ended_by == "decision" and len(chat.turns) == 2
     assert chat.turns[0].text.startswith("Hi Klaus")
+
+
+async def test_a_topic_nobody_brings_up_is_small_talk_in_memory_and_changes_no_plan(
+    model: ScriptedModel, make_agent: MakeAgent
+) -> None:
+    model.on("converse.turn", lambda r: {"raises": SMALL_TALK, "text": "Cold today.", "end": False})
+    isabella, klaus = make_agent(), make_agent(KLAUS)
+    chat = await converse(isabella, klaus, NOON, topic=TOPIC, max_turns=2)
+    assert chat.raised_by() == ()
+    for agent in (isabella, klaus):
+        (record,) = [r for r in agent.memory.recent(10) if r.kind == "dialogue"]
+        assert "(small talk)" in record.text and TOPIC not in record.text
+        assert "topic" not in record.meta
+    assert "plan.replan" not in model.ledger.by_purpose
+
+
+async def test_who_is_told_something_plans_the_rest_of_the_day_around_it(
+    model: ScriptedModel, make_agent: MakeAgent
+) -> None:
+    model.on("converse.turn", _party_chat)
+    isabella, klaus = make_agent(), make_agent(KLAUS)
+    await klaus.plan_day(MONDAY)
+    replans: list[str] = []
+    model.on("plan.replan", lambda r: replans.append(r.agent or "") or "not json")
+    await converse(isabella, klaus, NOON, topic=TOPIC)
+    assert set(replans) == {"klaus"}  # the teller does not replan around her own news
+    (record,) = [r for r in klaus.memory.recent(20) if r.kind == "plan"][-1:]
+    assert f"Isabella Rodriguez told Klaus Mueller: {TOPIC}" in record.text
+
+
+async def test_a_line_said_again_ends_the_conversation(
+    model: ScriptedModel, make_agent: MakeAgent
+) -> None:
+    said = {"raises": TOPIC, "text": INVITATION, "end": False}
+    model.on(
+        "converse.turn",
+        lambda r: (
+            said
+            if r.agent == "isabella"
+            else {**said, "text": f"Klaus Mueller: {INVITATION.upper()}"}
+        ),
+    )
+    chat = await converse(make_agent(), make_agent(KLAUS), NOON, topic=TOPIC)
+    assert chat.ended_by == "repeated" and [u.text for u in chat.turns] == [INVITATION]

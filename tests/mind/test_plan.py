@@ -5,16 +5,20 @@ from __future__ import annotations
 from datetime import timedelta
 from itertools import pairwise
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from simulacra.core import Observation
 from simulacra.llm import Request, ScriptedModel
 from simulacra.mind.town import Agent, PlanStep
+from simulacra.mind.town.plan_check import checked
+from simulacra.mind.town.plan_prompts import DailyPlanOutput
+from simulacra.mind.town.routine import routine_plan
 from simulacra.mind.town.schedule import fit_durations
 from simulacra.runlog import EventWriter, read_events
 
-from .conftest import ISABELLA_DAY, MONDAY, MakeAgent, calls, day_plan
+from .conftest import ISABELLA_DAY, KLAUS, MONDAY, PLACES, MakeAgent, calls, day_plan
 
 
 def _contiguous(steps: list[PlanStep]) -> bool:
@@ -169,27 +173,24 @@ async def test_a_day_planned_from_7_sleeps_until_then(
     assert blocks[1].start == MONDAY + timedelta(hours=6) and len(blocks) == 8
 
 
-async def test_unknown_place_in_a_scripted_plan_falls_back_to_home(
+async def test_a_plan_that_names_a_place_off_the_map_is_refused_for_the_routine(
     model: ScriptedModel, make_agent: MakeAgent
 ) -> None:
     plan = day_plan(
         ("00:00", "Isabella's apartment", "sleeping"),
         ("07:00", "the Moon Base", "visiting the moon"),
         ("12:00", "hobbs cafe", "lunch"),
-        ("13:00", "the cafe", "working"),
+        ("13:00", "Hobbs Cafe", "working"),
         ("22:00", "Isabella's apartment", "sleeping"),
     )
     model.on("plan.daily", lambda r: plan)
     agent = make_agent()
+    schema = str(checked(DailyPlanOutput, agent.planner.rules).model_json_schema())
+    assert all(place in schema for place in PLACES)  # the places are the output model's enum
     blocks = await agent.plan_day(MONDAY)
-    assert [b.place for b in blocks] == [
-        "Isabella's apartment",
-        "Isabella's apartment",
-        "Hobbs Cafe",
-        "Hobbs Cafe",
-        "Isabella's apartment",
-    ]
-    assert agent.unknown_places == 1
+    assert "visiting the moon" not in [b.description for b in blocks]
+    assert model.ledger.by_purpose["plan.daily"].fallbacks == 1
+    assert {b.place for b in blocks} <= set(PLACES) and agent.unknown_places == 0
 
 
 async def test_plan_includes_a_remembered_commitment(
@@ -228,3 +229,112 @@ def test_fitted_durations_are_5_to_15_minutes_and_cover_exactly(
     durations = fit_durations(wanted, total)
     assert sum(durations) == total
     assert all(5 <= d <= 15 for d in durations)
+
+
+BAD_DAYS = {
+    "out of order": day_plan(
+        ("00:00", "Isabella's apartment", "sleeping"),
+        ("13:00", "Hobbs Cafe", "serving customers"),
+        ("07:00", "Hobbs Cafe", "opening the cafe"),
+        ("20:00", "Isabella's apartment", "relaxing at home"),
+        ("23:00", "Isabella's apartment", "sleeping"),
+    ),
+    "overlapping": day_plan(
+        ("00:00", "Isabella's apartment", "sleeping"),
+        ("07:00", "Hobbs Cafe", "opening the cafe"),
+        ("07:00", "Park", "jogging"),
+        ("20:00", "Isabella's apartment", "relaxing at home"),
+        ("23:00", "Isabella's apartment", "sleeping"),
+    ),
+    "asleep at the cafe": day_plan(
+        ("00:00", "Hobbs Cafe", "sleeping"),
+        ("07:00", "Hobbs Cafe", "opening the cafe"),
+        ("12:00", "Hobbs Cafe", "having lunch"),
+        ("20:00", "Isabella's apartment", "relaxing at home"),
+        ("23:00", "Isabella's apartment", "sleeping"),
+    ),
+    "a time for an activity": day_plan(
+        ("00:00", "Isabella's apartment", "sleeping"),
+        ("07:00", "Hobbs Cafe", "07:00"),
+        ("12:00", "Hobbs Cafe", "having lunch"),
+        ("20:00", "Isabella's apartment", "relaxing at home"),
+        ("23:00", "Isabella's apartment", "sleeping"),
+    ),
+    "an activity placed elsewhere": day_plan(
+        ("00:00", "Isabella's apartment", "sleeping"),
+        ("07:00", "Isabella's apartment", "getting ready at Hobbs Cafe"),
+        ("12:00", "Hobbs Cafe", "having lunch"),
+        ("20:00", "Isabella's apartment", "relaxing at home"),
+        ("23:00", "Isabella's apartment", "sleeping"),
+    ),
+    "asleep all afternoon": day_plan(
+        ("00:00", "Isabella's apartment", "sleeping"),
+        ("07:00", "Hobbs Cafe", "opening the cafe"),
+        ("14:00", "Isabella's apartment", "sleeping"),
+        ("20:00", "Isabella's apartment", "relaxing at home"),
+        ("23:00", "Isabella's apartment", "sleeping"),
+    ),
+}
+
+
+@pytest.mark.parametrize("fault", sorted(BAD_DAYS))
+async def test_a_plan_that_cannot_be_played_is_retried_then_the_routine_runs_counted(
+    model: ScriptedModel, make_agent: MakeAgent, fault: str
+) -> None:
+    model.on("plan.daily", lambda r: BAD_DAYS[fault])
+    blocks = await make_agent().plan_day(MONDAY)
+    tally = model.ledger.by_purpose["plan.daily"]
+    assert (tally.calls, tally.retries, tally.fallbacks) == (1, 2, 1)  # three tries, counted
+    model.on("plan.daily", lambda r: r.fallback)
+    routine = await make_agent(seed=8).plan_day(MONDAY)
+    assert [(b.start, b.place, b.description) for b in blocks] == [
+        (b.start, b.place, b.description) for b in routine
+    ]
+
+
+async def test_a_playable_plan_from_the_afternoon_is_played(
+    model: ScriptedModel, make_agent: MakeAgent
+) -> None:
+    afternoon = day_plan(
+        ("15:00", "Hobbs Cafe", "serving customers"),
+        ("17:00", "Hobbs Cafe", "hosting the party"),
+        ("19:00", "Isabella's apartment", "having dinner"),
+        ("21:00", "Isabella's apartment", "reading"),
+        ("23:00", "Isabella's apartment", "sleeping"),
+    )
+    model.on("plan.daily", lambda r: afternoon)
+    blocks = await make_agent().plan_day(MONDAY + timedelta(hours=15))
+    assert [b.description for b in blocks][1] == "hosting the party"
+    assert model.ledger.by_purpose["plan.daily"].fallbacks == 0
+
+
+async def test_copies_of_the_last_block_padding_a_plan_are_folded_into_it(
+    model: ScriptedModel, make_agent: MakeAgent
+) -> None:
+    padded = day_plan(
+        ("15:00", "Hobbs Cafe", "serving customers"),
+        ("18:00", "Isabella's apartment", "having dinner"),
+        ("23:00", "Isabella's apartment", "sleeping"),
+        ("23:00", "Isabella's apartment", "sleeping"),
+        ("03:00", "Isabella's apartment", "sleeping"),
+    )
+    model.on("plan.daily", lambda r: padded)
+    blocks = await make_agent().plan_day(MONDAY + timedelta(hours=15))
+    assert [b.description for b in blocks] == ["serving customers", "having dinner", "sleeping"]
+    assert model.ledger.by_purpose["plan.daily"].fallbacks == 0
+
+
+def test_the_routine_keeps_the_visits_its_lifestyle_line_times_and_resumes_after_them() -> None:
+    klaus = KLAUS.model_copy(
+        update={
+            "lifestyle": "Wakes up at 7am, has coffee at Hobbs Cafe at 8:30, reads at Park "
+            "from 13:00 to 15:00, goes to Park in the evening, goes to bed around 11pm."
+        }
+    )
+    blocks = [(b.start, b.place, b.activity) for b in routine_plan(klaus, PLACES).blocks]
+    assert ("08:30", "Hobbs Cafe", "has coffee at Hobbs Cafe") in blocks
+    assert ("09:00", "Oak Hill College", "working") in blocks  # the day resumes
+    assert ("13:00", "Park", "reads at Park") in blocks
+    assert ("15:00", "Oak Hill College", "working") in blocks
+    assert not any(place == "Park" and start >= "18:00" for start, place, _ in blocks)  # untimed
+    assert [start for start, _, _ in blocks] == sorted(start for start, _, _ in blocks)

@@ -12,6 +12,7 @@ from simulacra.llm import Request, ScriptedModel
 from simulacra.mind import Ablation
 from simulacra.mind.context import CHARACTER_SYSTEM
 from simulacra.mind.town import converse
+from simulacra.mind.town.react_prompts import NOBODY, NOTHING
 
 from .conftest import ISABELLA, ISABELLA_DAY, KLAUS, MONDAY, MakeAgent
 
@@ -50,7 +51,7 @@ async def test_each_prompt_renders_and_declares_a_fallback_that_fits(
     for purpose in PURPOSES - {"plan.daily"}:
         model.on(
             purpose,
-            capture({"choice": "react", "reason": "curious"})
+            capture({"choice": "react", "target": NOBODY, "about": NOTHING})
             if purpose == "react.decide"
             else capture(None),
         )

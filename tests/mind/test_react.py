@@ -9,6 +9,8 @@ from typing import Any
 from simulacra.core import Observation
 from simulacra.llm import Request, ScriptedModel
 from simulacra.mind.town import converse
+from simulacra.mind.town.react_prompts import NOBODY, NOTHING
+from simulacra.mind.town.scripted import offered
 from simulacra.runlog import EventWriter, read_events
 
 from .conftest import ISABELLA, ISABELLA_DAY, KLAUS, MONDAY, MakeAgent, calls
@@ -20,7 +22,7 @@ KLAUS_ARRIVES = "Klaus Mueller is in the cafe of Hobbs Cafe: reading a book"
 
 
 def _talk(request: Request) -> dict[str, object]:
-    return {"choice": "talk", "target": "klaus", "reason": "say hello to a regular"}
+    return {"choice": "talk", "target": offered(request, "target")[0], "about": NOTHING}
 
 
 async def _klaus_arrives(
@@ -98,7 +100,10 @@ async def test_a_replan_decision_rebuilds_the_rest_of_the_day(
     model: ScriptedModel, make_agent: MakeAgent
 ) -> None:
     model.on("plan.daily", lambda r: ISABELLA_DAY)
-    model.on("react.decide", lambda r: {"choice": "replan", "reason": "the cafe is on fire"})
+    model.on(
+        "react.decide",
+        lambda r: {"choice": "replan", "target": NOBODY, "about": offered(r, "about")[0]},
+    )
     agent = make_agent()
     await agent.plan_day(MONDAY)
     fire = Observation("isabella", CAFE, (), (), {"events": ["a fire breaks out in Hobbs Cafe"]})
@@ -133,19 +138,73 @@ async def test_each_viewer_of_a_shared_sight_records_whom_it_names_but_itself(
     }
 
 
-async def test_a_talk_with_nobody_free_is_logged_as_carrying_on_by_the_fallback(
+async def test_a_talk_with_nobody_present_is_logged_as_carrying_on(
     model: ScriptedModel, make_agent: MakeAgent, events: EventWriter
 ) -> None:
     agent, later, salient = await _klaus_arrives(model, make_agent)
     decision = await agent.react(later, salient, nearby=())  # Klaus has left: nobody to talk to
-    assert (decision.choice, decision.fallback) == ("continue", True)
+    assert (decision.choice, decision.target, decision.fallback) == ("continue", None, False)
     events.flush()
     (logged,) = [e for e in read_events(events.path) if e.kind == "decision"]
-    said = {"choice": "talk", "target": "klaus", "reason": "say hello to a regular"}
+    said = {"choice": "talk", "target": NOBODY, "about": NOTHING}  # the only person offered
     assert json.loads(logged.data.pop("raw")) == said  # the model's answer, kept as it came
     assert logged.data == {  # the choice is what the agent did; the model's talk is in `parsed`
         "purpose": "react.decide",
         "choice": "continue",
         "parsed": said,
-        "fallback": True,
+        "fallback": False,
     }
+
+
+async def test_whom_and_what_about_are_choices_from_the_people_present_and_the_memories(
+    model: ScriptedModel, make_agent: MakeAgent, events: EventWriter
+) -> None:
+    asked: list[Request] = []
+
+    def invite(request: Request) -> dict[str, object]:
+        asked.append(request)
+        party = next(t for t in offered(request, "about") if "party" in t)
+        return {"choice": "talk", "target": "Klaus Mueller", "about": party}
+
+    model.on("react.decide", invite)
+    agent = make_agent()
+    await agent.think("I am hosting a party at Hobbs Cafe at 17:00 today.", NOON)
+    later = NOON + timedelta(minutes=10)
+    names = {"names": {"klaus": "Klaus Mueller"}}
+    seen = Observation("isabella", CAFE, (KLAUS_ARRIVES,), ("klaus",), names)
+    decision = await agent.react(later, await agent.perceive(later, seen), ("klaus",))
+    assert (decision.choice, decision.target) == ("talk", "klaus")
+    assert decision.reason == "I am hosting a party at Hobbs Cafe at 17:00 today."
+    (request,) = asked
+    assert offered(request, "target") == ["Klaus Mueller", NOBODY]
+    assert offered(request, "about")[-1] == NOTHING
+    # The raw answer is logged with the decision; a name not offered is no decision.
+    events.flush()
+    (logged,) = [e for e in read_events(events.path) if e.kind == "decision"]
+    assert '"Klaus Mueller"' in logged.data["raw"]
+    model.on("react.decide", lambda r: {"choice": "talk", "target": "Ada", "about": NOTHING})
+    again = later + timedelta(minutes=10)
+    ada = Observation("isabella", CAFE, ("Ada is in the cafe of Hobbs Cafe: waving",), ("ada",))
+    refused = await agent.react(again, await agent.perceive(again, ada), ("ada",))
+    assert refused.choice == "continue" and refused.fallback
+
+
+async def test_naming_someone_is_the_decision_to_talk_and_nobody_is_to_carry_on(
+    model: ScriptedModel, make_agent: MakeAgent
+) -> None:
+    agent = make_agent()
+    answers = iter(
+        [
+            {"target": "klaus", "about": NOTHING, "choice": "continue"},
+            {"target": NOBODY, "about": NOTHING, "choice": "talk"},
+        ]
+    )
+    model.on("react.decide", lambda r: next(answers))
+    decisions = []
+    for minutes in (10, 20):
+        now = NOON + timedelta(minutes=minutes)
+        sight = f"Klaus Mueller is in the cafe of Hobbs Cafe: reading page {minutes}"
+        seen = Observation("isabella", CAFE, (sight,), ("klaus",))
+        decision = await agent.react(now, await agent.perceive(now, seen), ("klaus",))
+        decisions.append((decision.choice, decision.target))
+    assert decisions == [("talk", "klaus"), ("continue", None)]

@@ -361,6 +361,7 @@ def write_town_run(path: Path, *, with_metrics: bool = True) -> Path:
                     "aware": 2,
                     "agents": ["ada", "bo"],
                     "answers": {"ada": "yes", "bo": "yes", "cy": f"no {SCRIPT_PAYLOAD}"},
+                    "heard_from": {"bo": "ada"},
                 },
             ],
             "attendance": {
@@ -374,6 +375,8 @@ def write_town_run(path: Path, *, with_metrics: bool = True) -> Path:
                 {"pair": ["ada", "cy"], "count": 1},
             ],
             "budget": {"calls": 39, "prompt_tokens": 3900, "completion_tokens": 780},
+            "fallbacks": {"total": 2, "rate": 0.0513},
+            "models": ["scripted"],
         }
         (path / "metrics.json").write_text(json.dumps(metrics), encoding="utf-8")
     return path

@@ -129,3 +129,18 @@ def test_a_bare_import_of_the_report_layer_finds_the_worlds_report(town_run):
     subprocess.run([sys.executable, "-c", script], check=True, env=env, timeout=120)
     page = (town_run / "report.html").read_text(encoding="utf-8")
     assert 'id="diffusion"' in page and 'id="attendance"' in page
+
+
+def test_the_towns_first_section_says_what_happened_and_with_which_model(town_run):
+    from simulacra.report import build_outputs
+
+    build_outputs(town_run)
+    page = (town_run / "report.html").read_text(encoding="utf-8")
+    story = page.split('<section id="story">', 1)[1].split("</section>", 1)[0]
+    assert page.index('id="story"') < page.index('id="diffusion"')
+    assert "<th>model</th><td>scripted</td>" in story
+    assert "<td>2 calls, 5% of the model's</td>" in story
+    assert "Ada Lin and Bo Diaz: the party (2 turns)" in story
+    assert "<th>knew at 08:00 (1 of 3)</th><td>Ada Lin</td>" in story
+    assert "(2 of 3)</th><td>Ada Lin, Bo Diaz (from Ada Lin)</td>" in story
+    assert "<th>came to Juniper Cafe</th><td>Ada Lin, Bo Diaz</td>" in story

@@ -6,9 +6,11 @@ Two pilots, each a real run of the scenario's first ticks in a scratch folder:
 - the structure pilot, on the scripted model (real prompts, seconds to run), over the first
   period of the clock (a day when a tick is shorter than a day, a week when it is shorter
   than a week, else a tick), at most half the run and at least the ticks that reach the
-  first interview. Its calls per tick extrapolate to the run's ticks; its interviews to
-  the scenario's interviews. Where a second period follows, it runs on into it for a
-  quarter of one: how much longer prompts are there (estimate_growth.py).
+  first interview. Its calls per tick extrapolate to the run's ticks, in strata: the ticks
+  that open a period, those in the hour after two agents meet by their plans
+  (`meetings`), and the rest; its interviews to the scenario's interviews. Where a second
+  period follows, it runs on into it for a quarter of one: how much longer prompts are
+  there (estimate_growth.py).
 - the model pilot, only when the run's model is not the scripted one: the first few ticks
   on that model. Per purpose it gives the calls the model makes for each scripted one and the
   tokens it spends per call; those ratios carry the structure over to the model.
@@ -39,6 +41,7 @@ from simulacra.experiments.estimate_pilot import (
     triple,
 )
 from simulacra.experiments.kinds import binding_of
+from simulacra.experiments.meetings import meeting_ticks
 from simulacra.experiments.scenario import Scenario
 from simulacra.experiments.stats import t_quantile
 from simulacra.llm.budget import Price
@@ -127,15 +130,18 @@ def estimate(
     # Ticks past the first period are the growth's window, not a sample of the ticks (a
     # pilot of the whole run is the run itself).
     sampled = period if 1 < period < pilot < total_ticks else pilot
+    strata = _strata(opens, times, structure, sampled)
     for family in sorted(structure.families()):
         series = structure.per_tick.get(family, [])[:sampled]
-        # The ticks that open a period (a day's first holds its plans) are a stratum apart.
-        first = [s for i, s in enumerate(series) if opens[i]]
-        rest = [s for i, s in enumerate(series) if not opens[i]]
-        mean_a, var_a = _extrapolate(first, n_opens)
-        mean_b, var_b = _extrapolate(rest, total_ticks - n_opens)
-        mean = tuple(a + b for a, b in zip(mean_a, mean_b, strict=True))
-        var = tuple(a + b for a, b in zip(var_a, var_b, strict=True))
+        # Strata apart: a day's first tick holds its plans, a meeting brings its calls once.
+        total, spread = [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]
+        for stratum in sorted(set(strata)):
+            sample = [s for i, s in enumerate(series) if strata[i] == stratum]
+            m, v = _extrapolate(sample, strata.count(stratum))
+            total = [a + b for a, b in zip(total, m, strict=True)]
+            spread = [a + b for a, b in zip(spread, v, strict=True)]
+        mean: tuple[float, ...] = tuple(total)
+        var: tuple[float, ...] = tuple(spread)
         if sampled < pilot:
             grown = family_growth(structure.at_tick, family, mean[0], n_opens, period, pilot)
             mean = (mean[0], mean[1] + grown.tokens, mean[2])
@@ -209,6 +215,21 @@ def _period(opens: Sequence[bool]) -> int:
 
 
 # --- inside ----------------------------------------------------------------------------------
+
+
+def _strata(
+    opens: Sequence[bool], times: Sequence[datetime], pilot: Pilot, sampled: int
+) -> list[str]:
+    """Each tick's stratum: it opens a period (a day's first holds its plans), it falls in the
+    hour after two agents meet (the sights, the reaction and the conversation come once per
+    meeting), or neither. A stratum none of the `sampled` ticks is in is counted with the
+    rest."""
+    meets = meeting_ticks(pilot.plans, times)
+    strata = [
+        "open" if o else "meeting" if m else "rest" for o, m in zip(opens, meets, strict=True)
+    ]
+    seen = set(strata[:sampled])
+    return [s if s in seen else "rest" for s in strata]
 
 
 def _opens_period(scenario: Scenario, times: Sequence[datetime]) -> list[bool]:

@@ -13,12 +13,13 @@ import time
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
 from simulacra.errors import UserError
 from simulacra.experiments.load import load_scenario
+from simulacra.experiments.meetings import Block, schedules
 from simulacra.experiments.pipeline import RunFailed, TooManyFallbacks, run
 from simulacra.experiments.scenario import Scenario
 from simulacra.runlog import Event, read_events
@@ -56,6 +57,7 @@ class Pilot:
     first_s: float  # from the start to the first tick's end: loading, then the first tick
     samples: dict[str, list[tuple[float, float]]]  # family -> each call's prompt, completion
     at_tick: dict[str, list[tuple[int, float]]]  # purpose -> each call's tick and prompt tokens
+    plans: dict[str, list[Block]] = field(default_factory=dict)  # agent -> its planned blocks
 
     def families(self) -> set[str]:
         return set(self.per_tick) | set(self.interviews)
@@ -137,7 +139,8 @@ def run_pilot(
         )
     first = (ends[0] if ends else started + wall) - started
     found = (dict(per_tick), dict(interviews), len(asked), wall, first, dict(samples))
-    return Pilot(ticks, *found, dict(at_tick))
+    plans = schedules(read_events(run_dir.events_path, {"plan"}))
+    return Pilot(ticks, *found, dict(at_tick), plans)
 
 
 def at(pilot: Pilot, family: str, tick: int) -> Sums:

@@ -97,19 +97,38 @@ def fallbacks(spent: dict[str, Any]) -> dict[str, Any]:
 
 
 def diffusion(
-    events: Sequence[Event], question: str, aware: Callable[[str, str, datetime], bool]
+    events: Sequence[Event],
+    question: str,
+    aware: Callable[[str, str, datetime], bool],
+    told: Callable[[str, str], bool] | None = None,
 ) -> list[dict[str, Any]]:
-    """Per interview time: how many agents answered aware (by the `aware` test), who, and
-    every answer."""
+    """Per interview time: how many agents answered aware (by the `aware` test), who, every
+    answer, and whom each aware agent first heard it from: the speaker of the first turn of
+    a conversation with it, before the first interview it answered aware, that states the
+    fact (`told(text, speaker)`); one aware before anyone told it has no teller."""
     by_time: defaultdict[str, dict[str, str]] = defaultdict(dict)
+    heard: list[tuple[datetime, str, list[str]]] = []  # (when, speaker, listeners)
     for event in events:
         if event.kind == "interview" and event.data.get("question") == question:
             by_time[event.t or ""][event.agent or "-"] = str(event.data.get("answer", ""))
+        elif event.kind == "conversation" and told is not None and event.t:
+            people = [str(p) for p in event.data.get("participants", [])]
+            for turn in event.data.get("turns", []):
+                speaker = str(turn.get("speaker", ""))
+                if told(str(turn.get("text", "")), speaker):
+                    when = datetime.fromisoformat(event.t)
+                    heard.append((when, speaker, [p for p in people if p != speaker]))
     found = []
+    first: dict[str, str | None] = {}  # each agent's teller as of the first time it knew
     for t, answers in sorted(by_time.items()):
         when = datetime.fromisoformat(t)
         knew = [a for a, text in answers.items() if aware(a, text, when)]
-        found.append({"t": t, "aware": len(knew), "agents": knew, "answers": answers})
+        for agent in knew:
+            if agent not in first:  # who knew before anyone told them (the host) stays so
+                first[agent] = next((s for at, s, to in heard if at <= when and agent in to), None)
+        sources = {a: s for a in knew if (s := first[a]) is not None}
+        row = {"t": t, "aware": len(knew), "agents": knew, "answers": answers}
+        found.append(row | ({"heard_from": sources} if told is not None else {}))
     return found
 
 

@@ -38,7 +38,7 @@ from simulacra.engine import (
 from simulacra.errors import Interrupted, UserError, explain_os_error
 from simulacra.experiments.budget import WALL, Meter, resume_overrides, stop
 from simulacra.experiments.console_actions import intervention_of, recorded_interventions
-from simulacra.experiments.facts import aware_test
+from simulacra.experiments.facts import aware_test, knows_by_words
 from simulacra.experiments.heap import fewer_collections
 from simulacra.experiments.kinds import Cast, Services, binding_of
 from simulacra.experiments.load import load_scenario
@@ -396,6 +396,7 @@ def _measure(
     wanted = {"run", "interview"} | kind.reads
     events: list[Event] = []
     memory = MemoryTally()
+    models: set[str] = set()  # what answered, by the name each call logged
 
     def calls() -> Iterator[Event]:
         read = {"llm.call", "memory.add", "reflection"} | wanted
@@ -403,6 +404,7 @@ def _measure(
             if event.kind in wanted:
                 events.append(event)
             if event.kind == "llm.call":
+                models.add(str(event.data.get("model", "")))
                 yield event
             else:
                 memory.add(event)
@@ -412,12 +414,19 @@ def _measure(
     metrics: dict[str, Any] = {
         "budget": spent,
         "fallbacks": fallbacks(spent),
+        "models": sorted(models - {""}),
         "memory": memory.result(agents * days),
     }
     plan = scenario.interviews
     if plan is not None and plan.aware_when:
-        test = aware_test(scenario, plan.aware_when, _names(events))
-        metrics["diffusion"] = diffusion(events, plan.question, test)
+        names = _names(events)
+        test = aware_test(scenario, plan.aware_when, names)
+        groups = plan.aware_when
+
+        def told(text: str, speaker: str) -> bool:
+            return knows_by_words(text, groups, names.get(speaker, speaker))
+
+        metrics["diffusion"] = diffusion(events, plan.question, test, told)
     metrics |= kind.measures(events, scenario)
     summary = kind.headline(metrics)
     if metrics.get("diffusion"):

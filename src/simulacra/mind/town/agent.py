@@ -190,7 +190,11 @@ class Agent:
         )
         if decision.choice == "react":
             place = self.current.place if self.current else self.persona.home
-            what = decision.reason or "responding to what just happened"
+            what = (
+                f"thinking about {decision.reason}"[:80]
+                if decision.reason
+                else "responding to what just happened"
+            )
             self.interruption = PlanStep(now, REACTION_MINUTES, place, what)
             self.current = self.interruption
         elif decision.choice == "replan":
@@ -230,12 +234,25 @@ class Agent:
         if not self.ablation.remembers:
             return None
         with_whom = " and ".join(names.get(o, o) for o in others)
+        raised = conversation.raised_by()
+        # The header names the topic only where a speaker chose to bring it up.
+        about = f"about {conversation.topic}" if raised else "(small talk)"
         text = (
-            f"Conversation with {with_whom} at {clock(now)} on {now:%A %B %d} about "
-            f"{conversation.topic}:\n{conversation.transcript(dict(names))}"
+            f"Conversation with {with_whom} at {clock(now)} on {now:%A %B %d} {about}:\n"
+            f"{conversation.transcript(dict(names))}"
         )
-        meta = {"conversation": conversation.id, "with": others}
-        return await self.memory.add("dialogue", text, now, meta=meta)
+        # Its topic and who it was with name it as something to talk about (react.topic).
+        meta: dict[str, Any] = {"conversation": conversation.id, "with": others}
+        if raised:
+            meta |= {"topic": conversation.topic, "from": with_whom}
+        record = await self.memory.add("dialogue", text, now, meta=meta)
+        if raised and raised[0] != self.id:
+            # What another brought up is a new situation, as in the source, where those told
+            # of the party plan around it: the planner (the model) decides what changes. Its
+            # teller, told it back, has nothing new to plan around.
+            teller = names.get(raised[0], raised[0])
+            await self.replan(now, f"{teller} told {self.persona.name}: {conversation.topic}")
+        return record
 
     def state(self) -> dict[str, Any]:
         """JSON-ready: everything but the memory stream, which persists on its own."""

@@ -5,7 +5,8 @@ retrieves about them (`relation.relationship`, kept per pair until new memories 
 retrieves its memories of the other and the topic, as the source does before dialogue; both
 stay the same from turn to turn, so the prompt prefix does too (servers cache it). The
 memories fill what the window leaves beside the longest transcript the turn limit allows. The
-conversation ends when a speaker's answer sets `end`, or at the turn limit. Both agents store
+conversation ends when a speaker's answer sets `end`, repeats a line already said, or at
+the turn limit. Both agents store
 the transcript.
 """
 
@@ -31,6 +32,7 @@ TURN_CHARS = 200  # TurnOutput's limit, and a name: what one line of the transcr
 class Utterance:
     speaker: str
     text: str
+    raised: bool = False  # the speaker chose to bring up the conversation's topic
 
 
 @dataclass(frozen=True)
@@ -39,10 +41,14 @@ class Conversation:
     participants: tuple[str, str]
     topic: str
     turns: tuple[Utterance, ...]
-    ended_by: Literal["decision", "turn_limit"]
+    ended_by: Literal["decision", "turn_limit", "repeated"]
 
     def transcript(self, names: dict[str, str]) -> str:
         return "\n".join(f"{names.get(u.speaker, u.speaker)}: {u.text}" for u in self.turns)
+
+    def raised_by(self) -> tuple[str, ...]:
+        """Who brought the topic up, in order of first raising it."""
+        return tuple(dict.fromkeys(u.speaker for u in self.turns if u.raised))
 
 
 class Speaker(Protocol):
@@ -76,9 +82,12 @@ async def converse(
         bare = _user(me, you, relations[me.id], subject, "", now, longest)
         room = me.ctx.room(p.TURN_SYSTEM, bare, TURN_TOKENS)
         query = f"{you.persona.name} {subject}"
-        memories[me.id] = memory_lines(me.ctx.recall(query, now, "converse.turn", room))
+        # Plans aside: SmolLM2-135M recited "Lena Kowalski's plan for Wednesday ..." as its line.
+        found = me.ctx.recall(query, now, "converse.turn", room)
+        memories[me.id] = memory_lines([r for r in found if r.record.kind != "plan"])
+    output = p.turn_output(topic)
     turns: list[Utterance] = []
-    ended_by: Literal["decision", "turn_limit"] = "turn_limit"
+    ended_by: Literal["decision", "turn_limit", "repeated"] = "turn_limit"
     for turn in range(max_turns):
         speaker, listener = (a, b) if turn % 2 == 0 else (b, a)
         transcript = "\n".join(f"{names[u.speaker]}: {u.text}" for u in turns)
@@ -97,13 +106,19 @@ async def converse(
             now,
             p.TURN_SYSTEM,
             user,
-            p.TurnOutput,
+            output,
             fallback,
             max_tokens=TURN_TOKENS,
             salt=str(turn),
         )
         text = answer.value.text.strip() or fallback.text
-        turns.append(Utterance(speaker.id, text))
+        if _line(text, names) in {_line(u.text, names) for u in turns}:
+            # Said already: the conversation goes round in circles (SmolLM2-135M's two
+            # speakers repeated one line for all eight turns), so it is over.
+            ended_by = "repeated"
+            break
+        raised = topic is not None and str(answer.value.raises) == topic
+        turns.append(Utterance(speaker.id, text, raised))
         speaker.ctx.emit(
             MessageSent(to=[listener.id], text=text, conversation=conversation_id, turn=turn), now
         )
@@ -126,12 +141,23 @@ def log_conversation(by: Speaker, conversation: Conversation, now: datetime) -> 
             id=conversation.id,
             participants=list(conversation.participants),
             topic=conversation.topic,
-            turns=[{"speaker": u.speaker, "text": u.text} for u in conversation.turns],
+            turns=[
+                {"speaker": u.speaker, "text": u.text, "raised": u.raised}
+                for u in conversation.turns
+            ],
             ended_by=conversation.ended_by,
         ),
         t=now,
         agent=None,
     )
+
+
+def _line(text: str, names: Mapping[str, str]) -> str:
+    """A line as said, without a speaker's name put before it, case and spacing aside."""
+    said = " ".join(text.lower().split())
+    for name in names.values():
+        said = said.removeprefix(f"{name.lower()}: ")
+    return said
 
 
 def _user(

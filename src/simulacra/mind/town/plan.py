@@ -17,7 +17,8 @@ from typing import Any
 from simulacra.mind.context import MindContext, clock, end_of_day
 from simulacra.mind.town import plan_prompts as p
 from simulacra.mind.town.persona import Persona
-from simulacra.mind.town.routine import is_sleep, routine_plan
+from simulacra.mind.town.plan_check import PlanRules, checked
+from simulacra.mind.town.routine import is_sleep, routine_plan, wake_hour
 from simulacra.mind.town.schedule import (
     MAX_ACTION,
     PlanStep,
@@ -71,6 +72,7 @@ class Planner:
         self.places = tuple(places)
         self.schedule = schedule or Schedule()
         self.unknown_places = 0
+        self.rules = PlanRules(self.places, ctx.persona.home, wake_hour(ctx.persona))
         self._unwritten: list[tuple[str, str]] = []  # (level, text) of plans to remember
 
     @property
@@ -92,6 +94,15 @@ class Planner:
         self.unknown_places += unknown
         return steps
 
+    def _from(self, blocks: Sequence[p.PlannedBlock], now: datetime) -> list[p.PlannedBlock]:
+        """`blocks` from `now` to midnight: the routine as an example of the day left."""
+        home = self.ctx.persona.home
+        steps, _ = blocks_from(blocks, now, end_of_day(now), self.places, home)
+        return [
+            p.PlannedBlock(start=clock(s.start), place=s.place, activity=s.description)
+            for s in steps
+        ]
+
     def _record(self, level: str, text: str, steps: Sequence[PlanStep], now: datetime) -> None:
         self._unwritten.append((level, text))
         self.ctx.emit(Planned(level=level, items=_items(steps)), now)
@@ -112,10 +123,11 @@ class Planner:
 
     async def plan_day(self, now: datetime, yesterday: str | None = None) -> list[PlanStep]:
         fallback = routine_plan(self.ctx.persona, self.places)
-        # The usual day as an example: small models copy a format they are shown, and it is
-        # part of the agent's stable prompt prefix.
+        # The usual day from now on as an example: small models copy a format they are shown
+        # (given the whole day at 15:00, they copied its "sleeping" first block).
+        usual = p.DailyPlanOutput.model_construct(blocks=self._from(fallback.blocks, now))
         task = p.DAILY_SYSTEM + p.DAILY_EXAMPLE.format(
-            name=self._name, routine=fallback.model_dump_json()
+            name=self._name, routine=usual.model_dump_json()
         )
         user = self.ctx.situation(
             "plan.daily",
@@ -132,7 +144,13 @@ class Planner:
             },
         )
         answer = await self.ctx.ask(
-            "plan.daily", now, task, user, p.DailyPlanOutput, fallback, max_tokens=DAILY_TOKENS
+            "plan.daily",
+            now,
+            task,
+            user,
+            checked(p.DailyPlanOutput, self.rules),
+            fallback,
+            max_tokens=DAILY_TOKENS,
         )
         asleep = p.PlannedBlock(start=clock(now), place=self.ctx.persona.home, activity="sleeping")
         steps = self._blocks(answer.value.blocks, now, asleep)
@@ -155,11 +173,16 @@ class Planner:
         else:
             fallback = p.ReplanOutput(blocks=routine_plan(self.ctx.persona, self.places).blocks)
         why = reason or "a new situation"
+        # The plan held as an example of the reply's form, as the day plan shows the routine:
+        # without one, SmolLM2-135M answered with clock times for places and "Minecraft 4.1".
+        task = p.REPLAN_SYSTEM + p.REPLAN_EXAMPLE.format(
+            name=self._name, plan=fallback.model_dump_json()
+        )
         user = self.ctx.situation(
             "plan.replan",
             f"{why}; {self._name}'s plans and promises",
             now,
-            p.REPLAN_SYSTEM,
+            task,
             p.REPLAN_USER,
             REPLAN_TOKENS,
             {
@@ -173,9 +196,9 @@ class Planner:
         answer = await self.ctx.ask(
             "plan.replan",
             now,
-            p.REPLAN_SYSTEM,
+            task,
             user,
-            p.ReplanOutput,
+            checked(p.ReplanOutput, self.rules),
             fallback,
             max_tokens=REPLAN_TOKENS,
         )

@@ -77,6 +77,8 @@ REPLAN_SYSTEM = (
     "Keep appointments and promises the character remembers."
 )
 
+REPLAN_EXAMPLE = " {name}'s plan so far, for the form of the reply: {plan}"
+
 REPLAN_USER = """Places: {places}
 The plan so far for the rest of the day:
 {remaining}

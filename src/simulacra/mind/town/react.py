@@ -22,6 +22,8 @@ from simulacra.mind.town.schedule import PlanStep
 
 TALK_COOLDOWN = timedelta(hours=3)
 REACT_TOKENS = 48
+RECENT = 40  # the latest records among which the weightiest are kept on the agent's mind
+WEIGHTY = 2
 
 
 @dataclass(frozen=True)
@@ -57,12 +59,48 @@ def worth_asking(
     return [r for r in left if _is_event(r) or not _about(r) or _free(_about(r), talked, now)]
 
 
-def _target(raw: str, free: Sequence[str], names: Mapping[str, str]) -> str | None:
-    wanted = raw.strip().lower()
-    for agent in free:
-        if wanted and wanted in (agent.lower(), names.get(agent, "").lower()):
-            return agent
-    return free[0] if len(free) == 1 else None
+def topic(record: MemoryRecord) -> str:
+    """A memory as one option of what to talk about: its first line, cut; a conversation is
+    named by its topic and the people in it."""
+    meta = record.meta or {}
+    said = meta.get("topic")
+    first = (
+        f"talked with {meta['from']} about: {said}"
+        if isinstance(said, str) and isinstance(meta.get("from"), str)
+        else record.text.split("\n", 1)[0]
+    )
+    return first.strip()[: p.TOPIC_CHARS]
+
+
+def _topics(found: Sequence[MemoryRecord]) -> tuple[str, ...]:
+    """The options of what to talk about, the weightiest memory first: a small model picks
+    the first option it is offered far more often than any other (SmolLM2-135M chose a
+    sight, retrieved first, over the party it meant to host)."""
+    out: list[str] = []
+    for record in sorted(found, key=lambda r: -r.importance):
+        text = topic(record)
+        # Sights of people are what is noticed, not a reason to talk: offered as topics,
+        # SmolLM2-135M took the sight it had just read over the party it means to host.
+        sight = record.kind == "observation" and bool(_about(record))
+        if record.kind != "plan" and not sight and text and text not in out and text != p.NOTHING:
+            out.append(text)
+    return tuple(out[: p.TOPICS])
+
+
+def _weighty(ctx: MindContext[Persona], found: Sequence[MemoryRecord]) -> list[MemoryRecord]:
+    """The agent's weightiest recent memories beside what the sights recalled: what it
+    means to do or was told stays on its mind whatever it sees (a sight's words recall
+    other sights, not the party it means to host)."""
+    kinds = ctx.ablation.recalled_kinds
+    if kinds == ():
+        return []
+    seen = {r.id for r in found}
+    recent = [
+        r
+        for r in ctx.memory.recent(RECENT)
+        if r.id not in seen and r.kind != "plan" and (kinds is None or r.kind in kinds)
+    ]
+    return sorted(recent, key=lambda r: -r.importance)[:WEIGHTY]
 
 
 async def decide(
@@ -78,41 +116,40 @@ async def decide(
     if not asked:
         return Reaction("continue", None, "nothing new worth stopping for", False)
     free = [a for a in _free(nearby, talked, now) if a != ctx.id]
+    # Whom by name where the agent knows it: a name is what a small model matches.
+    whom = {names.get(a, a): a for a in free}
     noticed = "\n".join(f"- {r.text}" for r in asked)
-    user = ctx.situation(
-        "react.decide",
-        " ".join(r.text for r in asked),
-        now,
-        p.REACT_SYSTEM,
-        p.REACT_USER,
-        REACT_TOKENS,
-        {
-            "name": ctx.persona.name,
-            "now": clock(now),
-            "action": current.description if current else "going about the day",
-            "place": current.place if current else ctx.persona.home,
-            "nearby": ", ".join(f"{a} ({names[a]})" if a in names else a for a in free) or "nobody",
-            "noticed": noticed,
-        },
+    fields = {
+        "name": ctx.persona.name,
+        "now": clock(now),
+        "action": current.description if current else "going about the day",
+        "place": current.place if current else ctx.persona.home,
+        "nearby": ", ".join(whom) or p.NOBODY,
+        "noticed": noticed,
+    }
+    room = ctx.room(p.REACT_SYSTEM, p.REACT_USER.format(topics="", **fields), REACT_TOKENS)
+    query = " ".join(r.text for r in asked)
+    found = [r.record for r in ctx.recall(query, now, "react.decide", room)]
+    topics = _topics([*found, *_weighty(ctx, found)])
+    user = p.REACT_USER.format(
+        topics="\n".join(f"- {t}" for t in topics) or f"- {p.NOTHING}", **fields
     )
+    output = p.reaction_output(tuple(whom), topics)
     answer = await ctx.ask(
-        "react.decide",
-        now,
-        p.REACT_SYSTEM,
-        user,
-        p.ReactionOutput,
-        p.FALLBACK,
-        max_tokens=REACT_TOKENS,
+        "react.decide", now, p.REACT_SYSTEM, user, output, p.FALLBACK, max_tokens=REACT_TOKENS
     )
     value = answer.value
-    decision = Reaction(value.choice, None, value.reason.strip(), answer.fallback)
-    if value.choice == "talk":
-        target = _target(value.target, free, names)
-        decision = (
-            Reaction("talk", target, decision.reason, answer.fallback)
-            if target is not None
-            else Reaction("continue", None, f"nobody free to talk to ({value.target!r})", True)
-        )
+    about = str(value.about)
+    reason = "" if about == p.NOTHING else about
+    # Naming someone is the decision to talk; "talk" to nobody is to carry on.
+    target = whom.get(str(value.target))
+    choice = "talk" if target is not None else value.choice
+    decision = Reaction(
+        "continue" if choice == "talk" and target is None else choice,
+        target,
+        reason,
+        answer.fallback,
+    )
     ctx.emit(
         model_decision("react.decide", decision.choice, answer, fallback=decision.fallback), now
     )

@@ -1,36 +1,65 @@
-"""The reaction prompt as data: template, output model and fallback."""
+"""The reaction prompt as data: template, output models and fallback.
+
+The decision is the output model: whom to talk to is one of the people present (or nobody),
+and what about is one of the memories on the agent's mind (or nothing in particular), each an
+enum, so that constrained decoding makes a small model choose rather than write a sentence.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from enum import StrEnum
+from functools import cache
+from typing import Literal
 
-from pydantic import BaseModel
-
-from simulacra.llm import MaxChars
+from pydantic import BaseModel, create_model
 
 Choice = Literal["continue", "react", "replan", "talk"]
+NOBODY = "nobody"
+NOTHING = "nothing in particular"
+TOPIC_CHARS = 90  # one option of `about`: a memory's first line, cut
+TOPICS = 5  # memories offered as what to talk or think about
 
 
 class ReactionOutput(BaseModel):
-    choice: Choice
-    target: Annotated[str, MaxChars(40)] = ""
-    reason: Annotated[str, MaxChars(80)] = ""
+    """Whom first: naming someone is the decision to talk to them; `choice` says what the
+    agent does otherwise. (Asked choice first, SmolLM2-135M named someone and still chose
+    to continue.)"""
+
+    target: str = NOBODY
+    about: str = NOTHING
+    choice: Choice = "continue"
 
 
-FALLBACK = ReactionOutput(choice="continue", reason="no decision could be read; carrying on")
+@cache
+def reaction_output(people: tuple[str, ...], topics: tuple[str, ...]) -> type[ReactionOutput]:
+    """A reaction output whose `target` is one of `people` or nobody and whose `about` is one
+    of `topics` or nothing in particular; both required, so the model must choose."""
+    whom = StrEnum("Whom", {f"p{i}": v for i, v in enumerate((*people, NOBODY))})  # type: ignore[misc]
+    what = StrEnum("About", {f"t{i}": v for i, v in enumerate((*topics, NOTHING))})  # type: ignore[misc]
+    model: type[ReactionOutput] = create_model(
+        "ReactionOutput",
+        __base__=ReactionOutput,
+        target=(whom, ...),
+        about=(what, ...),
+        choice=(Choice, ...),
+    )
+    return model
+
+
+FALLBACK = ReactionOutput()
 
 REACT_SYSTEM = (
     "A character in a town simulation notices something new. Decide what they do. Reply in "
-    "JSON with choice: continue (carry on with the plan), react (pause briefly to respond), "
-    "replan (change the rest of the day), or talk (start a conversation; target is the id of "
-    "someone nearby), and a short reason."
+    "JSON with target: the person nearby the character starts a conversation with now, or "
+    "nobody; about: which of the things on the character's mind the conversation or the "
+    "reaction is about; choice: talk (when target is someone), continue (carry on with the "
+    "plan), react (pause briefly to respond) or replan (change the rest of the day)."
 )
 
-REACT_USER = """What {name} remembers:
-{memories}
-
-It is {now}. {name} is {action} at {place}.
-Nearby, free to talk: {nearby}
+REACT_USER = """It is {now}. {name} is {action} at {place}.
 {name} notices:
 {noticed}
+Nearby, free to talk: {nearby}
+On {name}'s mind:
+{topics}
 What does {name} do?"""

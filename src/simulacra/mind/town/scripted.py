@@ -14,12 +14,14 @@ mind's prompt templates loosely, by keywords.
 from __future__ import annotations
 
 import re
+from enum import Enum
 from typing import Any
 
 from simulacra.llm import Request, ScriptedModel
 from simulacra.mind.interview import MEMORY_IDS
+from simulacra.mind.town.converse_prompts import SMALL_TALK
+from simulacra.mind.town.react_prompts import NOBODY, NOTHING
 
-_NEARBY = re.compile(r"Nearby, free to talk: (.+)")
 _PARTY = re.compile(r"[^.\n:\]]*\bparty\b[^.\n]*", re.IGNORECASE)
 _CITED = re.compile(r"^- \[([^\]]+)\] (.*)$", re.MULTILINE)
 _KNOW = re.compile(r"Do you know (.+?)\?")
@@ -62,12 +64,20 @@ def _party(text: str) -> str | None:
 
 
 def _react(request: Request) -> dict[str, Any]:
-    nearby = _NEARBY.search(_prompt(request))
-    if nearby is None or nearby.group(1).strip() == "nobody":
-        return {"choice": "continue", "reason": "nobody to talk to"}
-    target = nearby.group(1).split(",")[0].split(" (")[0].strip()
-    news = _party(_prompt(request))
-    return {"choice": "talk", "target": target, "reason": "the party" if news else "catching up"}
+    """Talk to the first person free, about the party if it is on the agent's mind."""
+    people, topics = offered(request, "target"), offered(request, "about")
+    last = topics[-1] if topics else NOTHING
+    if len(people) < 2:  # only "nobody"
+        return {"choice": "continue", "target": NOBODY, "about": last}
+    news = next((t for t in topics if "party" in t.lower()), last)
+    return {"choice": "talk", "target": people[0], "about": news}
+
+
+def offered(request: Request, field: str) -> list[str]:
+    """The values an enum field of the request's output model allows, in order."""
+    fields = request.output.model_fields if request.output is not None else {}
+    kind = getattr(fields.get(field), "annotation", None)
+    return [str(m.value) for m in kind] if isinstance(kind, type) and issubclass(kind, Enum) else []
 
 
 def _turn(request: Request) -> dict[str, Any]:
@@ -75,13 +85,16 @@ def _turn(request: Request) -> dict[str, Any]:
     transcript = prompt.split("Conversation so far:\n", 1)[-1].split("\nWhat does", 1)[0]
     said = [line for line in transcript.splitlines() if line and line != "(nothing yet)"]
     news = _party(prompt)
+    topics = offered(request, "raises")
+    raises = topics[-1] if topics else SMALL_TALK
     if news is None:
         text = "Nice to see you. How is your day going?"
     elif any("party" in line.lower() for line in said):
         text = "That sounds lovely; I will try to come."
     else:
         text = f"Have you heard? {news}."
-    return {"text": text, "end": len(said) + 1 >= TURNS}
+        raises = next((t for t in topics if "party" in t.lower()), raises)
+    return {"raises": raises, "text": text, "end": len(said) + 1 >= TURNS}
 
 
 def _insights(request: Request) -> dict[str, Any]:

@@ -36,7 +36,13 @@ async def answer_visitor(me: Speaker, said: Address, now: datetime) -> Conversat
     user = turn_user(me.persona.name, said.name, relation, line, memories, now, transcript)
     fallback = p.fallback_turn(0, said.name)
     answer = await me.ctx.ask(
-        "converse.turn", now, p.TURN_SYSTEM, user, p.TurnOutput, fallback, max_tokens=TURN_TOKENS
+        "converse.turn",
+        now,
+        p.TURN_SYSTEM,
+        user,
+        p.turn_output(None),
+        fallback,
+        max_tokens=TURN_TOKENS,
     )
     text = answer.value.text.strip() or fallback.text
     conversation = Conversation(

@@ -5,12 +5,15 @@ report's own."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from html import escape
 from typing import Any
 
 from simulacra.report.per_world import WorldReport
 from simulacra.report.plots import DiffusionPoint, diffusion_svg
 from simulacra.report.replay_model import Replay
 from simulacra.report.sections import (
+    as_list,
+    as_mapping,
     as_rows,
     links,
     number,
@@ -25,7 +28,50 @@ Metrics = Mapping[str, Any]
 
 
 def _town(replay: Replay, metrics: Metrics) -> list[str]:
-    return [_diffusion(replay, metrics), _attendance(replay, metrics)]
+    return [_story(replay, metrics), _diffusion(replay, metrics), _attendance(replay, metrics)]
+
+
+def _story(replay: Replay, metrics: Metrics) -> str:
+    """What happened, at a glance: the model and its fallbacks, the conversations, who knew
+    of the event at each interview and whom they heard it from, and who came."""
+
+    def name(agent: object) -> str:
+        track = replay.agents.get(str(agent))
+        return escape(track.name if track is not None else str(agent))
+
+    fell = as_mapping(metrics.get("fallbacks"))
+    rows = [
+        ("model", escape(", ".join(map(str, as_list(metrics.get("models")))) or replay.run.model)),
+        (
+            "fallbacks",
+            f"{int(number(fell.get('total')))} calls, "
+            f"{100 * number(fell.get('rate')):.0f}% of the model's",
+        ),
+    ]
+    talks = [
+        f"{escape((c.t or '')[11:16])} {' and '.join(name(p) for p in c.participants)}: "
+        f"{escape(c.topic)} ({c.turns} turns)"
+        for c in replay.conversations
+    ]
+    rows.append((f"conversations ({len(talks)})", "<br>".join(talks) or "none"))
+    for row in as_rows(metrics.get("diffusion")):
+        heard = as_mapping(row.get("heard_from"))
+        knew = [
+            f"{name(a)} (from {name(heard[a])})" if a in heard else name(a)
+            for a in as_list(row.get("agents"))
+        ]
+        answers = as_mapping(row.get("answers"))
+        total = len(answers) or len(replay.agents)
+        at = escape(str(row.get("t", ""))[11:16])
+        rows.append((f"knew at {at} ({len(knew)} of {total})", ", ".join(knew) or "nobody"))
+    came = as_mapping(metrics.get("attendance"))
+    if came:
+        hours = "-".join(str(came.get(k, ""))[11:16] for k in ("start", "end"))
+        where = escape(f"{came.get('place')} {hours}".strip(" -"))
+        guests = ", ".join(name(a) for a in as_list(came.get("attended"))) or "nobody"
+        rows.append((f"came to {where}", guests))
+    cells = "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows)
+    return section("What happened", f'<table class="pairs">{cells}</table>', "story")
 
 
 def _diffusion(replay: Replay, metrics: Metrics) -> str:
