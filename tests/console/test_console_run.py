@@ -105,6 +105,7 @@ def test_console_actions_are_logged_answered_and_reproduced(tmp_path: Path) -> N
     assert talk.data["turns"][0] == {
         "speaker": "visitor:vera",
         "text": "Good morning! Is the cafe open?",
+        "raised": False,  # a visitor's line raises no topic the agent had chosen
     }
     (reply,) = [e for e in events if e.kind == "message" and e.data["to"] == ["visitor:vera"]]
     assert reply.agent == first and reply.data["text"] == talk.data["turns"][1]["text"]

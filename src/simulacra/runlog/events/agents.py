@@ -135,8 +135,9 @@ class MessageSent(Payload):
 
 @dataclass(frozen=True, kw_only=True)
 class ConversationHeld(Payload):
-    """A whole conversation: who, about what, every turn, and whether a speaker ended it
-    (`decision`) or the turn limit did."""
+    """A whole conversation: who, about what, every turn (`speaker`, `text`, and `raised`:
+    whether the speaker chose to bring up the topic in it), and whether a speaker ended it
+    (`decision`), a line already said did (`repeated`) or the turn limit did."""
 
     KIND = "conversation"
     id: str
