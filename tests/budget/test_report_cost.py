@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from simulacra.cli import app
+from simulacra.report.live import LiveReplay
 from simulacra.runlog import RunDir, read_events
 
 ELFAROL = Path(__file__).resolve().parents[2] / "scenarios" / "elfarol.yaml"
@@ -69,3 +70,24 @@ def test_a_run_that_stopped_says_so_in_its_report(tmp_path: Path) -> None:
     assert code == 3  # and its report is written, of the ticks it played
     assert "The run stopped: budget (calls: 12 spent of 10)" in _section(run)
     assert "No model.price was given" in _section(run)
+
+
+def _spend_line(run: Path) -> str:
+    page = (run / "viewer.html").read_text(encoding="utf-8")
+    data = page.split('id="replay-data">', 1)[1].split("</script>", 1)[0]
+    return str(json.loads(data)["run"]["spend"])
+
+
+def test_the_viewer_shows_the_dollars_spent_at_the_runs_price(tmp_path: Path) -> None:
+    code, run = _run(tmp_path / "priced", *PRICE)
+    assert code == 0
+    calls = list(read_events(run / "events.jsonl", {"llm.call"}))
+    prompt = sum(c.data["prompt_tokens"] for c in calls)
+    completion = sum(c.data["completion_tokens"] for c in calls)
+    dollars = (prompt * 1000 + completion * 3000) / 1e6
+    assert _spend_line(run).startswith(f"model: {len(calls)} calls, ")
+    assert _spend_line(run).endswith(f"k tokens, ${dollars:.4f}")
+    _, body = LiveReplay(run).current()  # what the live viewer polls
+    assert json.loads(body)["run"]["spend"] == _spend_line(run)
+    code, free = _run(tmp_path / "free")
+    assert code == 0 and "$" not in _spend_line(free)

@@ -148,17 +148,27 @@ def _beside(
     return rows
 
 
-def spend_text(events: Sequence[Event], start: Mapping[str, Any]) -> str:
-    """`model: 120 calls, 40.1k tokens; ~300 calls, ~100.2k tokens at the end at this pace`,
-    for the viewer (live, the run is still going): what the log holds so far, projected to
-    the clock's last tick from the last tick written."""
+def spend_text(
+    events: Sequence[Event], start: Mapping[str, Any], price: Mapping[str, Any] | None = None
+) -> str:
+    """`model: 120 calls, 40.1k tokens, $0.0123; ~300 calls, ~100.2k tokens, ~$0.0308 by the
+    last tick at this pace`, for the viewer (live, the run is still going): what the log holds
+    so far, projected to the clock's last tick from the last tick written; dollars where the
+    run's config gives a `model.price`."""
     calls = [e for e in events if e.kind == "llm.call"]
     if not calls:
         return ""
     tokens = sum(
         number(e.data.get("prompt_tokens")) + number(e.data.get("completion_tokens")) for e in calls
     )
+    dollars = None
+    if price:
+        spent = total(budget_lines(calls, by_purpose))
+        dollars = Price.model_validate(price).cost(
+            spent.prompt_tokens, spent.cached_prompt_tokens, spent.completion_tokens
+        )
     said = f"model: {len(calls):,} calls, {tokens / 1000:.1f}k tokens"
+    said += "" if dollars is None else f", ${dollars:.4f}"
     clock = start.get("clock")
     ticks = clock.get("ticks") if isinstance(clock, Mapping) else None
     steps = [e.data.get("step") for e in events if e.kind == "world"]
@@ -166,8 +176,9 @@ def spend_text(events: Sequence[Event], start: Mapping[str, Any]) -> str:
     ended = any(e.kind == "run.end" for e in events)
     if isinstance(ticks, int) and 0 < step < ticks and not ended:
         scale = ticks / step
-        said += f"; ~{len(calls) * scale:,.0f} calls, ~{tokens * scale / 1000:.1f}k tokens by "
-        said += "the last tick at this pace"
+        said += f"; ~{len(calls) * scale:,.0f} calls, ~{tokens * scale / 1000:.1f}k tokens"
+        said += "" if dollars is None else f", ~${dollars * scale:.4f}"
+        said += " by the last tick at this pace"
     return said
 
 

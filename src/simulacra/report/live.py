@@ -12,6 +12,7 @@ import json
 import threading
 from pathlib import Path
 
+from simulacra.report.cost import read_cost
 from simulacra.report.replay import build_replay
 from simulacra.report.replay_model import Replay
 from simulacra.runlog import Event, LogTail, RunDir
@@ -29,6 +30,7 @@ class LiveReplay:
         self._etag = ""
         self._body = b""
         self._lock = threading.Lock()  # the server answers each request in its own thread
+        self._price = read_cost(run).get("price")  # the config is written once, before the run
 
     def current(self) -> tuple[str, bytes]:
         """The replay's ETag and its JSON, rebuilt only when the run wrote something."""
@@ -51,7 +53,7 @@ class LiveReplay:
         seen = (self._tail.offset, _mtime(self.run.run_json))
         if seen == self._seen and self._replay is not None:
             return
-        self._replay = build_replay(self._events, self.run.info())
+        self._replay = build_replay(self._events, self.run.info(), self._price)
         self._body = json.dumps(self._replay.to_dict(), ensure_ascii=False).encode("utf-8")
         self._etag = '"' + hashlib.sha256(self._body).hexdigest()[:32] + '"'
         self._seen = seen

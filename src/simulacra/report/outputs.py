@@ -25,7 +25,8 @@ def build_outputs(run_dir: str | Path) -> dict[str, Path]:
     """Render both pages into the run directory; return {"report": path, "viewer": path}."""
     run = Path(run_dir)
     events = list(history(run))  # a fork: its parent's prefix, then its own
-    replay = build_replay(events, _read_json(run / "run.json"))
+    cost = read_cost(run)
+    replay = build_replay(events, _read_json(run / "run.json"), cost.get("price"))
     metrics = _read_json(run / "metrics.json")
     world = report_of_run(replay, metrics)
     pictures = world.pictures
@@ -39,7 +40,7 @@ def build_outputs(run_dir: str | Path) -> dict[str, Path]:
         _read_json(run / "eval.json"),
         _read_json(run / "diagnose.json"),
         _read_json(run / "trace.json"),
-        read_cost(run),
+        cost,
         family_section(run, events, world.over_time or places_over_time),
     )
     paths["report"].write_text(page, encoding="utf-8")

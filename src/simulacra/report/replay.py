@@ -37,7 +37,13 @@ from simulacra.runlog import Event
 _NOT_EXTRAS = {"step", "agents", "positions"}
 
 
-def build_replay(events: Iterable[Event], run_info: Mapping[str, Any] | None = None) -> Replay:
+def build_replay(
+    events: Iterable[Event],
+    run_info: Mapping[str, Any] | None = None,
+    price: Mapping[str, Any] | None = None,
+) -> Replay:
+    """The replay of a run's events; `price` (its config's model.price) adds dollars to the
+    spend line."""
     events = list(events)
     info = dict(run_info or {})
     start = next((e.data for e in events if e.kind == "run" and "world" in e.data), {})
@@ -128,7 +134,9 @@ def build_replay(events: Iterable[Event], run_info: Mapping[str, Any] | None = N
     }
     screen = on_screen(start.get("world"), frames)
     return Replay(
-        run=replace(_summary(info, start, statuses, len(events)), spend=spend_text(events, start)),
+        run=replace(
+            _summary(info, start, statuses, len(events)), spend=spend_text(events, start, price)
+        ),
         places=screen.places,
         layers=screen.layers,
         bounds=screen.bounds,
