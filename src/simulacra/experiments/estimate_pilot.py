@@ -106,7 +106,9 @@ def run_pilot(
         wall = time.perf_counter() - started
     finally:
         quiet.setLevel(level)
-    calls = list(read_events(run_dir.events_path, {"llm.call"}))
+    # One pass over the pilot's log: its calls, and the plans that say when agents meet.
+    read = list(read_events(run_dir.events_path, {"llm.call", "plan"}))
+    calls = [e for e in read if e.kind == "llm.call"]
     if calls and all(c.data.get("fallback") for c in calls):
         warning = f"all {len(calls)} of its model calls failed"
     if warning:
@@ -139,7 +141,7 @@ def run_pilot(
         )
     first = (ends[0] if ends else started + wall) - started
     found = (dict(per_tick), dict(interviews), len(asked), wall, first, dict(samples))
-    plans = schedules(read_events(run_dir.events_path, {"plan"}))
+    plans = schedules(e for e in read if e.kind == "plan")
     return Pilot(ticks, *found, dict(at_tick), plans)
 
 
