@@ -6,6 +6,7 @@ the real sandbox."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -93,3 +94,21 @@ def test_a_lab_set_other_than_a_budget_or_price_is_refused(tmp_path: Path) -> No
     result = CliRunner().invoke(app, [*args, "--set", "model.budget.calls=0"])
     assert result.exit_code == 2 and "model.budget.calls" in result.output
     assert not (tmp_path / "lib").exists()
+
+
+def test_a_bench_stops_after_the_task_that_reaches_its_budget(tmp_path: Path) -> None:
+    from simulacra.lab.tasks import load_suite
+
+    (task,) = [t for t in load_suite("v1") if t.task.id == "grid-network"]
+    shutil.copytree(task.folder, tmp_path / "suite" / "grid-network")
+    args = ["lab", "bench", str(tmp_path / "suite"), "--model", "scripted"]
+    args += ["--library", str(tmp_path / "lib"), "--runs", str(tmp_path / "runs")]
+    args += ["--condition", "full", "--condition", "framework"]
+    result = CliRunner().invoke(app, [*args, "--set", "model.budget.calls=1"])
+    assert result.exit_code == 3, result.output
+    (run,) = (tmp_path / "runs").glob("lab-bench-*")
+    info = json.loads((run / "run.json").read_text())
+    assert info["status"] == "stopped: budget" and info["error"].startswith("calls: ")
+    rows = json.loads((run / "results.json").read_text())
+    assert [r["condition"] for r in rows] == ["full"]  # the second task never started
+    assert info["spent"]["calls"] == rows[0]["calls"] == len(_calls(run))

@@ -205,19 +205,22 @@ def bench(
     inner_tries: InnerOption = 5,
     outer_attempts: OuterOption = 3,
     candidates: CandidatesOption = 10,
+    set_: LimitsOption = None,
 ) -> None:
     """Run suites in test mode under each condition; verify each task by reproduction and
-    its verify.py."""
+    its verify.py; within `--set model.budget...`, checked after every task."""
     from simulacra.lab.bench import run_bench
+    from simulacra.lab.config import model_limits
     from simulacra.lab.prices import load_prices, price_for
     from simulacra.lab.results import summary
 
+    limits = model_limits(model, set_ or [])
     lib = _library(library)
     lm = _model(model)
     price = price_for(load_prices(prices) if prices else None, lm.name)
     config = _config(inner_tries=inner_tries, outer_attempts=outer_attempts, candidates=candidates)
     run = run_bench(
-        suites, condition or list(CONDITIONS), lib, lm, config, runs, console.print, price
+        suites, condition or list(CONDITIONS), lib, lm, config, runs, console.print, price, limits
     )
     rows = json.loads((run.path / "results.json").read_text())
     for suite, conditions in summary(rows).items():
