@@ -112,3 +112,23 @@ def test_a_bench_stops_after_the_task_that_reaches_its_budget(tmp_path: Path) ->
     rows = json.loads((run / "results.json").read_text())
     assert [r["condition"] for r in rows] == ["full"]  # the second task never started
     assert info["spent"]["calls"] == rows[0]["calls"] == len(_calls(run))
+
+
+def test_a_served_models_own_token_counts_stop_a_bench(tmp_path: Path) -> None:
+    from simulacra.lab.tasks import load_suite
+    from simulacra.llm.fault_server import FaultServer
+
+    (task,) = [t for t in load_suite("v1") if t.task.id == "grid-network"]
+    shutil.copytree(task.folder, tmp_path / "suite" / "grid-network")
+    with FaultServer("ok", content='{"summary": "nothing", "success": false}') as server:
+        args = ["lab", "bench", str(tmp_path / "suite"), "--model"]
+        args += [f"openai:{server.url}?model=fake", "--library", str(tmp_path / "lib")]
+        args += ["--runs", str(tmp_path / "runs"), "--condition", "vanilla"]
+        args += ["--condition", "framework", "--set", "model.budget.tokens=1"]
+        result = CliRunner().invoke(app, args)
+    assert result.exit_code == 3, result.output
+    (run,) = (tmp_path / "runs").glob("lab-bench-*")
+    info = json.loads((run / "run.json").read_text())
+    assert info["status"] == "stopped: budget" and info["error"].startswith("tokens: ")
+    assert len(json.loads((run / "results.json").read_text())) == 1
+    assert info["spent"]["tokens"] == sum(_calls(run)) > 0  # the server's own counts
