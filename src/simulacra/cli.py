@@ -69,7 +69,7 @@ class _Boundary(TyperGroup):
 
 def _report(exc: Exception) -> int:
     """Print a failure for people; return the exit code."""
-    from simulacra.experiments.budget import OverBudget
+    from simulacra.core.budget import OverBudget
 
     if isinstance(exc, OverBudget):
         errors.print(f"[bold yellow]budget:[/] {escape(str(exc))}")

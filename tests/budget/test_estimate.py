@@ -141,16 +141,19 @@ def test_a_model_that_answers_nothing_gets_no_estimate(tmp_path: Path, rate: str
     assert result.exit_code != 0 and "no estimate" in result.output and "│" not in result.output
 
 
-def test_an_episode_that_may_end_early_is_estimated_as_a_bound(tmp_path: Path) -> None:
-    # The embodied agent stops at its target after 6 of its 10 decisions: the estimate is
-    # the cost of all 10 at most, and its interval runs down to the pilot's 5.
+def test_an_episode_that_may_end_early_is_estimated_from_its_progress(tmp_path: Path) -> None:
+    # The embodied agent stops at its target after 6 of its 10 decisions. Its pilot of 5
+    # walked it to the target, one decision (the stop) is left: the estimate follows that
+    # progress, and its interval runs from the pilot's 5 to all 10.
     sets = ["model.spec=scripted", f"output.root={tmp_path}", "output.report=false"]
     scenario = load_scenario(ROOT / "scenarios" / "embodied.yaml", sets)
     found = estimate(scenario, work=tmp_path / "pilots")
     calls = list(read_events(run(scenario, progress=False).events_path, {"llm.call"}))
-    assert found.at_most and (found.calls.low, found.calls.value) == (5, 10)
-    assert len(calls) == 6 and found.calls.covers(len(calls))
+    assert found.by_progress and not found.at_most
+    assert (found.calls.low, found.calls.value, found.calls.high) == (5, 6, 10)
+    assert len(calls) == 6
     tokens = sum(c.data["prompt_tokens"] + c.data["completion_tokens"] for c in calls)
-    assert found.tokens.covers(tokens) and found.tokens.value >= tokens
+    _close(found, len(calls), tokens)
     # A world whose agents all go on to the last tick is no bound.
-    assert not estimate(load_scenario(ELFAROL, _small(tmp_path / "e")), work=tmp_path / "p").at_most
+    elfarol = estimate(load_scenario(ELFAROL, _small(tmp_path / "e")), work=tmp_path / "p")
+    assert not elfarol.at_most and not elfarol.by_progress

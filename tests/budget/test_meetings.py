@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from simulacra.experiments.meetings import meeting_ticks, schedules
+from simulacra.experiments.kinds.town.meetings import meeting_ticks, schedules
 from simulacra.runlog import Event
 
 DAY = datetime(2024, 2, 14)

@@ -7,10 +7,13 @@ Two pilots, each a real run of the scenario's first ticks in a scratch folder:
   period of the clock (a day when a tick is shorter than a day, a week when it is shorter
   than a week, else a tick), at most half the run and at least the ticks that reach the
   first interview. Its calls per tick extrapolate to the run's ticks, in strata: the ticks
-  that open a period, those in the hour after two agents meet by their plans
-  (`meetings`), and the rest; its interviews to the scenario's interviews. Where a second
-  period follows, it runs on into it for a quarter of one: how much longer prompts are
-  there (estimate_growth.py).
+  that open a period, those where the world's binding says calls come once per occasion
+  (`Binding.occasions`: the town's hour after two agents meet by their plans), and the rest;
+  its interviews to the scenario's interviews. Where a second period follows, it runs on
+  into it for a quarter of one: how much longer prompts are there (estimate_growth.py).
+  Where the world's episodes may end before the clock (`Binding.finishes`), the pilot's
+  spend is carried on to the decisions the binding expects from its progress
+  (`Binding.decisions`).
 - the model pilot, only when the run's model is not the scripted one: the first few ticks
   on that model. Per purpose it gives the calls the model makes for each scripted one and the
   tokens it spends per call; those ratios carry the structure over to the model.
@@ -41,7 +44,7 @@ from simulacra.experiments.estimate_pilot import (
     triple,
 )
 from simulacra.experiments.kinds import binding_of
-from simulacra.experiments.meetings import meeting_ticks
+from simulacra.experiments.kinds.base import Binding
 from simulacra.experiments.scenario import Scenario
 from simulacra.experiments.stats import t_quantile
 from simulacra.llm.budget import Price
@@ -82,9 +85,12 @@ class Estimate:
     dollars: Figure | None
     pilot_wall_s: float
     by_purpose: dict[str, float] = field(default_factory=dict)  # calls
-    # The world's episodes may end before the clock (embodied): the figures are the cost of
-    # a run to its last tick, at most; the interval's low end is what the pilot spent.
+    # The world's episodes may end before the clock (embodied): the interval runs from what
+    # the pilot spent to a run that goes to its last tick; the value follows the pilot's
+    # progress toward the agents' goals (`by_progress`), or where the world says nothing of
+    # that it is the cost to the last tick, at most (`at_most`).
     at_most: bool = False
+    by_progress: bool = False
 
     @property
     def tokens(self) -> Figure:
@@ -130,7 +136,7 @@ def estimate(
     # Ticks past the first period are the growth's window, not a sample of the ticks (a
     # pilot of the whole run is the run itself).
     sampled = period if 1 < period < pilot < total_ticks else pilot
-    strata = _strata(opens, times, structure, sampled)
+    strata = _strata(opens, times, structure, sampled, binding_of(scenario))
     for family in sorted(structure.families()):
         series = structure.per_tick.get(family, [])[:sampled]
         # Strata apart: a day's first tick holds its plans, a meeting brings its calls once.
@@ -170,10 +176,17 @@ def estimate(
         Figure.of(total, [(var, df), (cal, df_model)])
         for total, var, cal in zip((calls, prompt, completion), variance, calibrated, strict=True)
     ]
-    at_most = binding_of(scenario).finishes and pilot < total_ticks
-    if at_most:  # the run spends at least what its first ticks did, at most to its last
+    binding = binding_of(scenario)
+    early = binding.finishes and pilot < total_ticks
+    progress = binding.decisions(structure.world, total_ticks) if early else None
+    by_progress = progress is not None and progress[0] > 0
+    if early:  # the run spends at least what its first ticks did, at most to its last
+        ahead = progress[1] / progress[0] if progress is not None and by_progress else None
         figures = [
-            Figure(f.value, min(f.low, s), f.high) for f, s in zip(figures, spent, strict=True)
+            Figure(
+                f.value if ahead is None else min(f.high, max(s, s * ahead)), min(f.low, s), f.high
+            )
+            for f, s in zip(figures, spent, strict=True)
         ]
     wall_from = chosen or structure
     wall = _wall(wall_from, calls, figures[0], total_ticks)
@@ -193,7 +206,8 @@ def estimate(
         dollars=dollars,
         pilot_wall_s=round(structure.wall_s + (chosen.wall_s if chosen else 0.0), 2),
         by_purpose=by_purpose,
-        at_most=at_most,
+        at_most=early and not by_progress,
+        by_progress=by_progress,
     )
 
 
@@ -218,15 +232,19 @@ def _period(opens: Sequence[bool]) -> int:
 
 
 def _strata(
-    opens: Sequence[bool], times: Sequence[datetime], pilot: Pilot, sampled: int
+    opens: Sequence[bool],
+    times: Sequence[datetime],
+    pilot: Pilot,
+    sampled: int,
+    binding: Binding,
 ) -> list[str]:
-    """Each tick's stratum: it opens a period (a day's first holds its plans), it falls in the
-    hour after two agents meet (the sights, the reaction and the conversation come once per
-    meeting), or neither. A stratum none of the `sampled` ticks is in is counted with the
-    rest."""
-    meets = meeting_ticks(pilot.plans, times)
+    """Each tick's stratum: it opens a period (a day's first holds its plans), it falls where
+    the world's binding says calls come once per occasion (the town: the hour after two
+    agents meet, for the sights, the reaction and the conversation), or neither. A stratum
+    none of the `sampled` ticks is in is counted with the rest."""
+    occasions = binding.occasions(pilot.world, times)
     strata = [
-        "open" if o else "meeting" if m else "rest" for o, m in zip(opens, meets, strict=True)
+        "open" if o else "occasion" if m else "rest" for o, m in zip(opens, occasions, strict=True)
     ]
     seen = set(strata[:sampled])
     return [s if s in seen else "rest" for s in strata]

@@ -102,6 +102,12 @@ def table(found: Estimate) -> Table:
             "at most: an episode may end before its last tick, and then calls no more; the"
             " interval runs from what the pilot spent to a run that goes to its last tick"
         )
+    elif found.by_progress:
+        out.caption = (
+            "an episode may end before its last tick: the estimate follows the pilot's progress"
+            " toward the goal; the interval runs from what the pilot spent to a run that goes"
+            " to its last tick"
+        )
     out.add_row("prompt share from the cache", f"{found.cached_share:.0%}", "")
     out.add_row("pilots took (s)", f"{found.pilot_wall_s:.1f}", "")
     return out

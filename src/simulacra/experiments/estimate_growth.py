@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from simulacra.experiments.estimate_pilot import family_of
+
 
 @dataclass(frozen=True)
 class Growth:
@@ -63,7 +65,7 @@ def family_growth(
     """A purpose family's growth over the periods after the first, from each call's (tick,
     prompt tokens) by purpose: purpose by purpose (a commuter's weekly plan grows, its daily
     one does not), each weighed by its share of the family's calls in the first period."""
-    own = {p: c for p, c in at_tick.items() if p.split(".")[0] == family}
+    own = {p: c for p, c in at_tick.items() if family_of(p) == family}
     seen = {p: sum(1 for i, _ in c if i < period) for p, c in own.items()}
     total = sum(seen.values())
     tokens = variance = 0.0

@@ -18,8 +18,8 @@ from datetime import datetime
 from pathlib import Path
 
 from simulacra.errors import UserError
+from simulacra.experiments.kinds import binding_of
 from simulacra.experiments.load import load_scenario
-from simulacra.experiments.meetings import Block, schedules
 from simulacra.experiments.pipeline import RunFailed, TooManyFallbacks, run
 from simulacra.experiments.scenario import Scenario
 from simulacra.runlog import Event, read_events
@@ -57,7 +57,9 @@ class Pilot:
     first_s: float  # from the start to the first tick's end: loading, then the first tick
     samples: dict[str, list[tuple[float, float]]]  # family -> each call's prompt, completion
     at_tick: dict[str, list[tuple[int, float]]]  # purpose -> each call's tick and prompt tokens
-    plans: dict[str, list[Block]] = field(default_factory=dict)  # agent -> its planned blocks
+    # The events the world's binding reads (`pilot_reads`: the town's plans, the embodied
+    # agents' progress).
+    world: list[Event] = field(default_factory=list)
 
     def families(self) -> set[str]:
         return set(self.per_tick) | set(self.interviews)
@@ -106,8 +108,9 @@ def run_pilot(
         wall = time.perf_counter() - started
     finally:
         quiet.setLevel(level)
-    # One pass over the pilot's log: its calls, and the plans that say when agents meet.
-    read = list(read_events(run_dir.events_path, {"llm.call", "plan"}))
+    # One pass over the pilot's log: its calls, and what the world's binding reads.
+    reads = binding_of(scenario).pilot_reads
+    read = list(read_events(run_dir.events_path, {"llm.call", *reads}))
     calls = [e for e in read if e.kind == "llm.call"]
     if calls and all(c.data.get("fallback") for c in calls):
         warning = f"all {len(calls)} of its model calls failed"
@@ -125,7 +128,7 @@ def run_pilot(
     asked: set[str] = set()
     starts = list(times)
     for event in calls:
-        family = str(event.data.get("purpose") or "-").split(".")[0]
+        family = family_of(str(event.data.get("purpose") or "-"))
         if family == INTERVIEW:
             interviews[family].add(event)
             asked.add(str(event.t))
@@ -141,8 +144,13 @@ def run_pilot(
         )
     first = (ends[0] if ends else started + wall) - started
     found = (dict(per_tick), dict(interviews), len(asked), wall, first, dict(samples))
-    plans = schedules(e for e in read if e.kind == "plan")
-    return Pilot(ticks, *found, dict(at_tick), plans)
+    world = [e for e in read if e.kind in reads]
+    return Pilot(ticks, *found, dict(at_tick), world)
+
+
+def family_of(purpose: str) -> str:
+    """A purpose's family, what the estimate counts by: `converse.turn` -> `converse`."""
+    return purpose.split(".")[0]
 
 
 def at(pilot: Pilot, family: str, tick: int) -> Sums:

@@ -22,6 +22,7 @@ from typing import Any, NoReturn
 
 import yaml
 
+from simulacra.core.budget import WALL, Meter, resume_overrides, stop
 from simulacra.engine import (
     Checkpoints,
     Clock,
@@ -36,7 +37,6 @@ from simulacra.engine import (
     console_progress,
 )
 from simulacra.errors import Interrupted, UserError, explain_os_error
-from simulacra.experiments.budget import WALL, Meter, resume_overrides, stop
 from simulacra.experiments.console_actions import intervention_of, recorded_interventions
 from simulacra.experiments.facts import aware_test, knows_by_words
 from simulacra.experiments.heap import fewer_collections

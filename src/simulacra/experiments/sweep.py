@@ -31,9 +31,9 @@ import yaml
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from simulacra.core.budget import STOPPED, OverBudget
 from simulacra.errors import Interrupted, UserError
 from simulacra.experiments.branch_study import run_branch_study
-from simulacra.experiments.budget import STOPPED, OverBudget
 from simulacra.experiments.load import ScenarioError, apply_override, load_scenario
 from simulacra.experiments.paired import check_reference
 from simulacra.experiments.pool import on_processes

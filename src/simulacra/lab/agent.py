@@ -317,6 +317,7 @@ class LearningAgent:
                 model=completion.model or self.model.name,
                 prompt_tokens=usage.prompt_tokens,
                 completion_tokens=usage.completion_tokens,
+                cached_prompt_tokens=usage.cached_prompt_tokens,
                 latency_s=round(completion.latency_s, 4),
                 cached=completion.cached,
                 attempts=completion.attempts,

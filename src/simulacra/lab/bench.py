@@ -4,6 +4,9 @@ folder (`results`).
 
 The `seed` condition runs the full system on a library made from the seed alone, in the run
 folder, so that what learning added to the library given is visible beside `full`.
+
+A bench obeys `model.budget` after every task: one that reaches a limit writes the results of
+the tasks it finished, ends `stopped: budget` and raises BudgetStopped; it does not resume.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from simulacra.core.budget import BudgetStopped, Meter, stop
 from simulacra.lab.agent import LearningAgent
 from simulacra.lab.config import LabConfig, condition
 from simulacra.lab.library import SEED, Library
@@ -20,7 +24,8 @@ from simulacra.lab.loop import agent_for, solve_frozen, started_event
 from simulacra.lab.prices import Price
 from simulacra.lab.results import write_results
 from simulacra.lab.tasks import SuiteTask, load_suite, suite_path
-from simulacra.llm import LanguageModel
+from simulacra.llm import Gateway
+from simulacra.llm.config import ModelConfig
 from simulacra.runlog import RunDir
 from simulacra.runlog.events import RunEnded
 
@@ -38,11 +43,12 @@ def run_bench(
     suites: Sequence[str | Path],
     conditions: Sequence[str],
     library: Library,
-    model: LanguageModel,
+    model: Gateway,
     config: LabConfig,
     runs: Path,
     progress: Progress | None = None,
     price: Price | None = None,
+    limits: ModelConfig | None = None,
 ) -> RunDir:
     chosen = [condition(name) for name in conditions]
     loaded = {str(s): load_suite(s) for s in suites}
@@ -65,15 +71,23 @@ def run_bench(
     writer.emit(started_event(model, "lab-bench", config, extra))
     rows: list[dict[str, Any]] = []
     seed_library: Library | None = None
+    meter = Meter(run, limits or ModelConfig(), model)  # no budget: nothing to watch
+    over_budget = meter.watch()
+    tasks = len(chosen) * sum(len(t) for t in loaded.values())
+    stopped: BudgetStopped | None = None
     try:
         for chosen_condition in chosen:
+            if stopped is not None:
+                break
             memory_for = library
             if chosen_condition.seed_only:
                 seed_library = seed_library or Library.create(run.path / "seed-library", SEED)
                 memory_for = seed_library
             agent = agent_for(memory_for, model, config, writer, chosen_condition.name)
-            for suite, tasks in loaded.items():
-                for suite_task in tasks:
+            for suite, suite_tasks in loaded.items():
+                for suite_task in suite_tasks:
+                    if stopped is not None:
+                        break
                     if progress is not None:
                         progress(
                             f"{Path(suite).name} {chosen_condition.name}: {suite_task.task.id}"
@@ -82,14 +96,21 @@ def run_bench(
                         _row(agent, suite, suite_task, chosen_condition.name, run.path, price)
                     )
                     writer.flush()
-        writer.emit(RunEnded(status="completed"))
-        writer.close()
-        run.set_status("completed")
+                    limit = over_budget() if over_budget and len(rows) < tasks else None
+                    if limit is not None:
+                        again = "simulacra lab bench again (a bench starts from its first task)"
+                        stopped = stop(run, writer, meter, limit, again)
+        if stopped is None:
+            writer.emit(RunEnded(status="completed"))
+            writer.close()
+            run.set_status("completed")
     except BaseException as exc:
         run.record_failure(writer, exc)
         raise
     seed_memory = describe(seed_library) if seed_library is not None else None
     write_results(run.path, rows, model.name, memory, seed_memory)
+    if stopped is not None:
+        raise stopped
     return run
 
 

@@ -20,7 +20,7 @@ from simulacra.lab.checker import check_attempt
 from simulacra.lab.config import CONDITIONS, LabConfig
 from simulacra.lab.library import SEED, Library
 from simulacra.lab.tasks import Category, Task
-from simulacra.llm import LanguageModel, load_model
+from simulacra.llm import Gateway, load_model
 
 lab_app = typer.Typer(
     help="The SUMO lab: lifelong skill learning with a sandbox and verified suites."
@@ -40,6 +40,14 @@ CandidatesOption = Annotated[
     int, typer.Option(min=1, max=10, help="retrieval candidates offered (the source's bound: 10)")
 ]
 LintOption = Annotated[int, typer.Option(min=1, help="memory changes between lints")]
+LimitsOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--set",
+        help="a model budget or price: model.budget.calls=40 (calls, tokens, dollars, hours), "
+        "model.price.input=0.15; the run stops cleanly where a limit is reached (exit 3)",
+    ),
+]
 IdleOption = Annotated[
     int, typer.Option(min=1, help="pause learning after this many iterations without a change")
 ]
@@ -57,7 +65,7 @@ def _library(path: Path) -> Library:
     return Library(path)
 
 
-def _model(spec: str) -> LanguageModel:
+def _model(spec: str) -> Gateway:
     if spec == "scripted":
         from simulacra.lab.scripted import script_lab
 
@@ -81,11 +89,15 @@ def learn(
     inner_tries: InnerOption = 5,
     outer_attempts: OuterOption = 3,
     candidates: CandidatesOption = 10,
+    set_: LimitsOption = None,
 ) -> None:
-    """Learn: propose tasks, solve them, write skills and pages from reusable evidence."""
+    """Learn: propose tasks, solve them, write skills and pages from reusable evidence;
+    within `--set model.budget...`, checked after every iteration."""
+    from simulacra.lab.config import model_limits
     from simulacra.lab.loop import learn as learn_loop
     from simulacra.runlog import RunDir
 
+    limits = model_limits(model, set_ or [])
     lib = _library(library)
     lm = _model(model)
     config = _config(
@@ -106,7 +118,7 @@ def learn(
             config=config.model_dump(mode="json"),
         )
     )
-    outcome = learn_loop(lib, lm, config, run, iterations)
+    outcome = learn_loop(lib, lm, config, run, iterations, limits)
     state = "paused: no memory change for the idle limit" if outcome.paused else "done"
     console.print(f"{outcome.iterations} iterations, {outcome.changes} memory changes ({state})")
     console.print(
@@ -193,19 +205,22 @@ def bench(
     inner_tries: InnerOption = 5,
     outer_attempts: OuterOption = 3,
     candidates: CandidatesOption = 10,
+    set_: LimitsOption = None,
 ) -> None:
     """Run suites in test mode under each condition; verify each task by reproduction and
-    its verify.py."""
+    its verify.py; within `--set model.budget...`, checked after every task."""
     from simulacra.lab.bench import run_bench
+    from simulacra.lab.config import model_limits
     from simulacra.lab.prices import load_prices, price_for
     from simulacra.lab.results import summary
 
+    limits = model_limits(model, set_ or [])
     lib = _library(library)
     lm = _model(model)
     price = price_for(load_prices(prices) if prices else None, lm.name)
     config = _config(inner_tries=inner_tries, outer_attempts=outer_attempts, candidates=candidates)
     run = run_bench(
-        suites, condition or list(CONDITIONS), lib, lm, config, runs, console.print, price
+        suites, condition or list(CONDITIONS), lib, lm, config, runs, console.print, price, limits
     )
     rows = json.loads((run.path / "results.json").read_text())
     for suite, conditions in summary(rows).items():

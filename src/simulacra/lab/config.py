@@ -1,14 +1,19 @@
-"""The lab's settings and its conditions: the source's five, and the seed-only library."""
+"""The lab's settings, its conditions (the source's five, and the seed-only library) and the
+model budget a lab run obeys."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from simulacra.embed import EmbedderKind
 from simulacra.errors import UserError
 from simulacra.lab.sandbox import SandboxLimits
+from simulacra.llm.config import ModelConfig
 
 
 class LabConfig(BaseModel):
@@ -65,3 +70,30 @@ def condition(name: str) -> Condition:
     if found is None:
         raise UnknownCondition(f"--condition {name}: unknown; allowed: {', '.join(CONDITIONS)}")
     return found
+
+
+class LimitsError(UserError):
+    """A lab `--set` that is not a model budget or price, or one they reject."""
+
+
+LIMITS = ("budget", "price")  # what a lab --set may set: model.budget.* and model.price.*
+
+
+def model_limits(spec: str, sets: Sequence[str]) -> ModelConfig:
+    """The model section a lab run obeys: its spec, and the `model.budget` and `model.price`
+    that `--set model.budget.calls=40` (values read as YAML) gives."""
+    raw: dict[str, Any] = {"spec": spec}
+    for item in sets:
+        key, sep, value = item.partition("=")
+        parts = key.strip().split(".")
+        if not sep or len(parts) != 3 or parts[0] != "model" or parts[1] not in LIMITS:
+            raise LimitsError(
+                f'--set "{item}": the lab takes model.budget.NAME=VALUE and '
+                "model.price.NAME=VALUE only"
+            )
+        raw.setdefault(parts[1], {})[parts[2]] = yaml.safe_load(value)
+    try:
+        return ModelConfig.model_validate(raw)
+    except ValidationError as exc:
+        problems = [f"model.{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()]
+        raise LimitsError("; ".join(problems)) from None

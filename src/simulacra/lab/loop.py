@@ -6,7 +6,8 @@ changes; learning pauses after `idle_limit` iterations without a change. A user'
 in one of the source's two modes: `normal` learns from it as `learn` does from its own
 tasks (`solve_normal`); `test` freezes memory (its digest is checked before and after) and
 writes episodes into the run folder (`solve_frozen`). A killed learning run resumes after its
-last finished iteration.
+last finished iteration. A learning run obeys `model.budget` after every iteration, as a run
+does after every tick: it stops there, `stopped: budget`, and resumes with a raised budget.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 import yaml
 
+from simulacra.core.budget import BudgetStopped, Meter, logged_tally, stop
 from simulacra.embed import EmbedderConfig, build_embedder
 from simulacra.errors import UserError
 from simulacra.lab.agent import Budget, Episode, LearningAgent
@@ -29,7 +31,8 @@ from simulacra.lab.lint import lint
 from simulacra.lab.prompts import CURRICULUM
 from simulacra.lab.tasks import Category, Task
 from simulacra.lab.views import Coverage, curriculum_view
-from simulacra.llm import LanguageModel
+from simulacra.llm import Gateway, LanguageModel
+from simulacra.llm.config import ModelConfig
 from simulacra.runlog import RunDir, read_events
 from simulacra.runlog.events import EventSink, LabIteration, LabLint, RunEnded, RunStarted
 
@@ -81,20 +84,28 @@ async def solve_frozen(agent: LearningAgent, task: Task, episodes: Path, **kwarg
 
 def learn(
     library: Library,
-    model: LanguageModel,
+    model: Gateway,
     config: LabConfig,
     run: RunDir,
     iterations: int,
+    limits: ModelConfig | None = None,
 ) -> LearnOutcome:
-    """Run (or resume) a learning run in `run` until `iterations` or the idle pause."""
+    """Run (or resume) a learning run in `run` until `iterations`, the idle pause or a limit
+    of `limits.budget` (raised as BudgetStopped, after the iteration that reached it)."""
     done, idle = _progress(run)
     library.discard_uncommitted()  # a killed iteration left nothing worth keeping
+    if run.events_path.exists():  # what earlier sessions spent counts against the budget
+        model.ledger.total = logged_tally(read_events(run.events_path))
+        run.set_status("running")
+    meter = Meter(run, limits or ModelConfig(), model)  # no budget: nothing to watch
+    over_budget = meter.watch()
     writer = run.writer()
     if done == 0 and writer.seq == 0:
         writer.emit(started_event(model, "lab-learn", config, {"library": str(library.root)}))
     agent = agent_for(library, model, config, writer, "full")
     changes = 0
     paused = False
+    stopped: BudgetStopped | None = None
     try:
         for number in range(done + 1, iterations + 1):
             task = asyncio.run(_propose(agent, library, number))
@@ -115,12 +126,20 @@ def learn(
             if idle >= config.idle_limit:
                 paused = True
                 break
-        writer.emit(RunEnded(status="completed"))
-        writer.close()
-        run.set_status("completed", paused=paused)
+            limit = over_budget() if over_budget is not None and number < iterations else None
+            if limit is not None:
+                resume = f"simulacra lab learn --resume {run.path} --iterations {iterations}"
+                stopped = stop(run, writer, meter, limit, resume)
+                break
+        if stopped is None:
+            writer.emit(RunEnded(status="completed"))
+            writer.close()
+            run.set_status("completed", paused=paused)
     except BaseException as exc:
         run.record_failure(writer, exc)
         raise
+    if stopped is not None:
+        raise stopped
     return LearnOutcome(iterations=_progress(run)[0], changes=changes, paused=paused)
 
 

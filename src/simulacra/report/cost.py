@@ -68,6 +68,12 @@ def cost_section(replay: Replay, events: Sequence[Event], cost: Mapping[str, Any
                 "<p>At most: this world's episodes may end before the last tick, so the"
                 " estimate is the cost of a run to its last tick.</p>"
             )
+        elif cost["estimate"].get("by_progress"):
+            parts.append(
+                "<p>This world's episodes may end before the last tick: the estimate follows"
+                " the pilot's progress toward the goal, and its interval's top is the cost of a"
+                " run to its last tick.</p>"
+            )
         parts.append(rows_table(_beside(cost["estimate"], events, price), no_link))
     return section("Cost and budget", "".join(parts), "cost")
 

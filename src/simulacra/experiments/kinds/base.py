@@ -10,7 +10,7 @@ measures back from the log.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -26,6 +26,7 @@ from simulacra.llm import Gateway, ScriptedModel
 from simulacra.memory import MemoryStream
 from simulacra.memory.store import Store
 from simulacra.report.per_world import WorldReport
+from simulacra.runlog import Event
 
 # What a mind may be asked beyond deciding: take a thought, hold a conversation, answer an
 # interview, take a correction. A scenario that needs one its minds lack is refused.
@@ -135,6 +136,21 @@ class Binding(MindSettings, Measures):
     # Settings the world reads as it runs, not built into its state at the start, so that a
     # fork may change them from its fork point on (experiments/fork_plan.py).
     forkable: ClassVar[tuple[str, ...]] = ()
+    # The events of an estimate's pilot that `occasions` and `decisions` read, beside its
+    # model calls (experiments/estimate.py).
+    pilot_reads: ClassVar[frozenset[str]] = frozenset()
+
+    def occasions(self, events: Sequence[Event], times: Sequence[datetime]) -> list[bool]:
+        """Whether each tick falls where the pilot's log says calls come once per occasion,
+        not once per tick (the town: the hour after two agents meet by their plans); the
+        estimate counts those ticks as a stratum apart. None by default."""
+        return [False] * len(times)
+
+    def decisions(self, events: Sequence[Event], ticks: int) -> tuple[int, float] | None:
+        """For a world that `finishes`: the decisions its agents made in the pilot and those
+        its log's progress says the run will take (at most one per agent and tick of the
+        `ticks`), for the estimate's point value; None: unknown, the run's length stands."""
+        return None
 
     def report(self) -> WorldReport:
         """What this world adds to its runs' report, viewer, frames and sweep page: `REPORT` in

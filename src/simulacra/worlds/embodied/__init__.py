@@ -13,7 +13,7 @@ from simulacra.worlds.embodied.config import (
     TaskConfig,
 )
 from simulacra.worlds.embodied.interpret import Command, interpret
-from simulacra.worlds.embodied.metrics import embodied_metrics, soft_spl, spl
+from simulacra.worlds.embodied.metrics import embodied_metrics, expected_steps, soft_spl, spl
 
 __all__ = [
     "CameraConfig",
@@ -23,6 +23,7 @@ __all__ = [
     "Pose",
     "TaskConfig",
     "embodied_metrics",
+    "expected_steps",
     "interpret",
     "soft_spl",
     "spl",

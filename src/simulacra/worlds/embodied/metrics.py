@@ -14,6 +14,7 @@ d_T the shortest walk left from where the agent ended.
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable
@@ -39,6 +40,39 @@ def soft_spl(shortest: float, left: float, walked: float) -> float:
         return 1.0 if left <= 0.0 else 0.0
     closed = max(0.0, 1.0 - left / shortest)
     return closed * shortest / max(walked, shortest)
+
+
+def expected_steps(events: Iterable[Event], ticks: int) -> tuple[int, float] | None:
+    """The decisions a run's first ticks (its log so far) made, and those the whole run will
+    make: an agent that stopped before the log's last tick has made its last (the last tick
+    ends every episode, so there `done` says nothing); one that did not goes on at its pace so
+    far (the shortest walk it closed per decision) until none is left, then stops (one
+    decision more), and at most to the run's last of `ticks`; one that closed none goes on to
+    the last. None for a log with no embodied layout."""
+    layout: dict[str, Any] | None = None
+    final: dict[str, Any] = {}
+    last = 0
+    for event in events:
+        if isinstance(event.payload, RunStarted):
+            layout = event.payload.world
+        elif isinstance(event.payload, WorldState):
+            final, last = event.payload.agents, event.payload.step
+    if layout is None or layout.get("kind") != "embodied":
+        return None
+    made, expected = 0, 0.0
+    for agent, shortest in layout["geodesic_m"].items():
+        state = final.get(agent, {})
+        steps = int(state.get("steps", 0))
+        made += steps
+        left = float(state.get("geodesic_m", shortest))
+        pace = (float(shortest) - left) / steps if steps else 0.0
+        if state.get("done") and steps < last:
+            expected += steps
+        elif pace > 0:
+            expected += min(ticks, steps + math.ceil(left / pace) + 1)
+        else:
+            expected += ticks
+    return made, expected
 
 
 def embodied_metrics(events: Iterable[Event]) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from simulacra.mind.embodied import (
     script_embodied,
 )
 from simulacra.runlog import Event
-from simulacra.worlds.embodied import EmbodiedConfig, embodied_metrics
+from simulacra.worlds.embodied import EmbodiedConfig, embodied_metrics, expected_steps
 
 BASELINES = {"seeker": Seeker, "oracle": Oracle, "random": RandomWalker}
 DEFAULT_HISTORY = 5  # the decisions a prompt's history shows; memory.recall overrides
@@ -43,6 +43,11 @@ class EmbodiedBinding(Binding):
     reads = frozenset({"run", "world", "decision", "action", "llm.call"})
     shares: ClassVar[dict[str, float]] = {"success": 1.0, "spl": 1.0, "soft_spl": 1.0}
     finishes: ClassVar[bool] = True  # an episode ends where the agent stops at its target
+    pilot_reads = frozenset({"run", "world"})
+
+    def decisions(self, events: Sequence[Event], ticks: int) -> tuple[int, float] | None:
+        """From each agent's pace toward its target in the pilot (embodied/metrics.py)."""
+        return expected_steps(events, ticks)
 
     def roster(self, scenario: Scenario) -> list[str]:
         count = scenario.agents.count or 1

@@ -23,6 +23,7 @@ from simulacra.experiments.kinds.base import (
     Services,
     agent_seed,
 )
+from simulacra.experiments.kinds.town.meetings import meeting_ticks, schedules
 from simulacra.experiments.scenario import Scenario
 from simulacra.llm import ScriptedModel
 from simulacra.mind import Ablation
@@ -54,6 +55,11 @@ class TownBinding(Binding):
         "attendance": ("attended",),
         "conversations": ("conversations",),
     }
+    pilot_reads = frozenset({"plan"})
+
+    def occasions(self, events: Sequence[Event], times: Sequence[datetime]) -> list[bool]:
+        """The hour after two agents meet by their plans (meetings.py)."""
+        return meeting_ticks(schedules(events), times)
 
     def personas(self, scenario: Scenario) -> list[Persona]:
         return [Persona.model_validate(raw) for raw in scenario.agents.personas]

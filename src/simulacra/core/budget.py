@@ -1,23 +1,25 @@
-"""A run's budget at work: the engine asks after every tick whether a limit of
-`model.budget` is reached; a run that reaches one stops there with a checkpoint, its status
-`stopped: budget` with the limit and what was spent, and resumes with a raised budget.
+"""A run's budget at work: the engine asks after every tick (the lab after every learning
+iteration or benchmark task) whether a limit of `model.budget` is reached; a run that reaches
+one stops there (the engine with a checkpoint), its status `stopped: budget` with the limit
+and what was spent, and resumes with a raised budget.
 
 Wall time is counted over every session of a run (run.json keeps what earlier ones spent),
-and only at tick boundaries, so calls, tokens and dollars stop a run at the same tick on every
+and only at boundaries, so calls, tokens and dollars stop a run at the same tick on every
 machine and only the hours budget depends on the machine's speed.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from simulacra.errors import UserError
 from simulacra.llm import Gateway
+from simulacra.llm.accounting import Tally
 from simulacra.llm.budget import Spent, reached, spent
 from simulacra.llm.config import ModelConfig
-from simulacra.runlog import EventWriter, RunDir
-from simulacra.runlog.events import RunEnded
+from simulacra.runlog import Event, EventWriter, RunDir
+from simulacra.runlog.events import ModelCall, RunEnded
 
 STOPPED = "stopped: budget"
 RESUMABLE = ("model.budget", "model.price")
@@ -75,9 +77,28 @@ def resume_overrides(overrides: Sequence[str]) -> list[str]:
     return list(overrides)
 
 
-def stop(run_dir: RunDir, writer: EventWriter, meter: Meter, limit: str) -> BudgetStopped:
-    """Close the log and mark the run stopped by its budget; the error to raise."""
+def logged_tally(events: Iterable[Event]) -> Tally:
+    """What a log's model calls spent: a session that resumes from the log alone (the lab
+    keeps no checkpoint of its ledger) starts its ledger here."""
+    tally = Tally()
+    for event in events:
+        if event.kind == ModelCall.KIND:
+            data = event.data
+            tally.calls += 1
+            tally.prompt_tokens += int(data.get("prompt_tokens", 0))
+            tally.completion_tokens += int(data.get("completion_tokens", 0))
+            tally.cached_prompt_tokens += int(data.get("cached_prompt_tokens", 0))
+    return tally
+
+
+def stop(
+    run_dir: RunDir, writer: EventWriter, meter: Meter, limit: str, resume: str | None = None
+) -> BudgetStopped:
+    """Close the log and mark the run stopped by its budget; the error to raise. `resume`
+    is the command that continues it (`simulacra run --resume RUN` by default)."""
     spend = meter.spent()
+    command = resume or f"simulacra run --resume {run_dir.path}"
+    where = " at a tick's end, with a checkpoint" if resume is None else ""
     writer.emit(RunEnded(status=STOPPED, error=limit))
     writer.close()
     run_dir.set_status(
@@ -88,9 +109,8 @@ def stop(run_dir: RunDir, writer: EventWriter, meter: Meter, limit: str) -> Budg
         **{WALL: round(meter.wall_s(), 3)},
     )
     return BudgetStopped(
-        f"run {run_dir.path} {STOPPED} ({limit}) at a tick's end, with a checkpoint; to go "
-        f"on, raise the limit: simulacra run --resume {run_dir.path} --set "
-        f"model.budget.{limit.split(':')[0]}=...",
+        f"run {run_dir.path} {STOPPED} ({limit}){where}; to go on, raise the limit: "
+        f"{command} --set model.budget.{limit.split(':')[0]}=...",
         run_dir,
         limit,
         spend,
