@@ -1,6 +1,10 @@
 """Interview: answer a question in character from retrieved memories, naming the ones used.
 
-The memories go into the prompt with their ids: the top-ranked that fit the model's window.
+The memories go into the prompt with their ids: the top-ranked that fit `MEMORY_TOKENS` (or
+the model's window, if smaller). An interview is a probe that no prompt cache serves, so every
+token of it is processed anew: a small model's whole window of memories (about 1,300 tokens
+on a 2,048-token slot) made the demo's interviews its largest cost, and the best-ranked
+memories are the ones an answer rests on.
 The answer cites ids; only ids that were in the prompt count. When the model cites none of
 them, every id in the prompt is returned, because the answer was conditioned on all of them.
 
@@ -32,6 +36,7 @@ from simulacra.runlog.events import Interviewed
 
 ANSWER_TOKENS = 120
 MEMORY_IDS = 3  # the memories an answer may name
+MEMORY_TOKENS = 600  # the most an interview's memories take of its prompt
 DAY_PLAN_LEVELS = ("day", "replan")
 
 
@@ -97,6 +102,7 @@ async def interview(
         "question": question,
     }
     room = ctx.room(system, INTERVIEW_USER.format(memories="", **fields), ANSWER_TOKENS)
+    room = min(room, MEMORY_TOKENS)
     recalled = ctx.recall(question, now, "interview.answer", room, with_ids=True, touch=False)
     # The plan is shown once, above the memories (it titles itself: "<name>'s plan for ...").
     found = [r for r in recalled if plan is None or r.record.id != plan.id]
