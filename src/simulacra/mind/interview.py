@@ -30,7 +30,7 @@ from pydantic import BaseModel, Field, create_model
 
 from simulacra.core import InterviewAnswer
 from simulacra.llm import MaxChars
-from simulacra.memory import PLAN, MemoryRecord
+from simulacra.memory import PLAN, WITNESSED, MemoryRecord
 from simulacra.mind.context import MindContext, memory_lines
 from simulacra.runlog.events import Interviewed
 
@@ -124,8 +124,10 @@ async def interview(
     shown = [r.record.id for r in found] + ([plan.id] if plan else [])
     cited = [i for i in dict.fromkeys(answer.value.memory_ids) if i in shown]
     ids = tuple(cited or shown)
+    witnessed = {r.record.id: r.record.text for r in found if r.record.kind in WITNESSED}
+    evidence = tuple(witnessed[i] for i in ids if i in witnessed)
     text = answer.value.answer.strip() or FALLBACK.answer
     choice = str(getattr(answer.value, "choice", "")) or None
     logged = Interviewed(question=question, answer=text, memory_ids=list(ids), choice=choice)
     ctx.emit(logged, now)
-    return InterviewAnswer(question, text, ids, answer.fallback, choice)
+    return InterviewAnswer(question, text, ids, answer.fallback, choice, evidence)
