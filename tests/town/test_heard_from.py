@@ -76,7 +76,7 @@ def test_the_owner_has_no_teller_even_when_told_before_her_first_interview() -> 
         _asked(2, "2024-02-14T10:00", "marta", "yes"),
     ]
     rows = diffusion(events, QUESTION, _aware, _told, owner="marta")
-    assert [(r["agents"], r["heard_from"]) for r in rows] == [(["marta"], {})]
+    assert [(r["agents"], r["owner"], r["heard_from"]) for r in rows] == [(["marta"], "marta", {})]
     # Without an owner named, the same log gives her a teller: the case above is the owner's.
     assert diffusion(events, QUESTION, _aware, _told)[0]["heard_from"] == {"marta": "theo"}
 

@@ -108,8 +108,9 @@ def diffusion(
     texts of the answer's memories that the agent saw or heard, from the `memory.add`
     events), who, every answer, and whom each aware agent first heard it from: the speaker of
     the first turn of a conversation with it, before the first interview it answered aware,
-    that states the fact (`told(text, speaker)`); the fact's `owner`, and one aware before
-    anyone told it, have no teller."""
+    that states the fact (`told(text, speaker)`); the fact's `owner` (named in the row where
+    it counts, for it is aware by the fact's planting whatever it answers), and one aware
+    before anyone told it, have no teller."""
     by_time: defaultdict[str, dict[str, str]] = defaultdict(dict)
     rests_on: dict[tuple[str, str], list[str]] = {}  # (time, agent) -> its answer's memories
     witnessed: dict[str, str] = {}  # record id -> text, of what an agent saw or heard
@@ -144,6 +145,7 @@ def diffusion(
                 first[agent] = next((s for at, s, to in heard if at <= when and agent in to), None)
         sources = {a: s for a in knew if (s := first[a]) is not None}
         row = {"t": t, "aware": len(knew), "agents": knew, "answers": answers}
+        row |= {"owner": owner} if owner in knew else {}  # aware by planting, not by answer
         found.append(row | ({"heard_from": sources} if told is not None else {}))
     return found
 
