@@ -2,9 +2,7 @@
 
 The memories go into the prompt with their ids: the top-ranked that fit `MEMORY_TOKENS` (or
 the model's window, if smaller). An interview is a probe that no prompt cache serves, so every
-token of it is processed anew: a small model's whole window of memories (about 1,300 tokens
-on a 2,048-token slot) made the demo's interviews its largest cost, and the best-ranked
-memories are the ones an answer rests on.
+token of it is processed anew, and the best-ranked memories are the ones an answer rests on.
 The answer cites ids; only ids that were in the prompt count. When the model cites none of
 them, every id in the prompt is returned, because the answer was conditioned on all of them.
 
@@ -36,7 +34,10 @@ from simulacra.runlog.events import Interviewed
 
 ANSWER_TOKENS = 120
 MEMORY_IDS = 3  # the memories an answer may name
-MEMORY_TOKENS = 600  # the most an interview's memories take of its prompt
+# The most an interview's memories take of its prompt, by approx_tokens (SmolLM2 counts about
+# 1.4 times as many): the whole slot's room (about 700) made the demo's interviews 1,100-1,500
+# tokens each, a quarter of the day's processed prompt; 400 still holds a long conversation.
+MEMORY_TOKENS = 400
 DAY_PLAN_LEVELS = ("day", "replan")
 
 
@@ -51,8 +52,9 @@ FALLBACK = InterviewOutput(answer="I'm not sure how to answer that.")
 INTERVIEW_SYSTEM = (
     "You play a character of a simulation who is being interviewed. Answer the question "
     "in the first person, in one to three sentences, using only the character's description "
-    "and memories. Reply in JSON with the answer and the ids (in square brackets below) of the "
-    "memories the answer relies on."
+    "and memories; give the details the question asks for, not only yes or no. Reply in JSON "
+    "with the answer and the ids (in square brackets below) of the memories the answer relies "
+    "on."
 )
 CLOSED_SYSTEM = (
     "You play a character of a simulation who is being interviewed. Using only the "
