@@ -52,9 +52,8 @@ FALLBACK = InterviewOutput(answer="I'm not sure how to answer that.")
 INTERVIEW_SYSTEM = (
     "You play a character of a simulation who is being interviewed. Answer the question "
     "in the first person, in one to three sentences, using only the character's description "
-    "and memories; give the details the question asks for, not only yes or no. Reply in JSON "
-    "with the answer and the ids (in square brackets below) of the memories the answer relies "
-    "on."
+    "and memories. Reply in JSON with the answer and the ids (in square brackets below) of the "
+    "memories the answer relies on."
 )
 CLOSED_SYSTEM = (
     "You play a character of a simulation who is being interviewed. Using only the "
