@@ -35,9 +35,10 @@ from simulacra.runlog.events import Interviewed
 ANSWER_TOKENS = 120
 MEMORY_IDS = 3  # the memories an answer may name
 # The most an interview's memories take of its prompt, by approx_tokens (SmolLM2 counts about
-# 1.4 times as many): the whole slot's room (about 700) made the demo's interviews 1,100-1,500
-# tokens each, a quarter of the day's processed prompt; 400 still holds a long conversation.
-MEMORY_TOKENS = 400
+# 1.4 times as many): the whole slot's room (about 700) made the demo's interviews about 1,300
+# tokens each. Fewer (400, 500) made the embedded model loop in its answers
+# (tests/mind/test_answers_do_not_loop.py).
+MEMORY_TOKENS = 600
 DAY_PLAN_LEVELS = ("day", "replan")
 
 
