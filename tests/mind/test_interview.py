@@ -42,6 +42,7 @@ async def test_an_agent_told_of_a_party_cites_the_dialogue_when_asked_about_its_
     reply = await klaus.interview("What are you doing tomorrow, Valentine's Day?", asked)
     assert "party" in reply.answer
     assert reply.memory_ids == (dialogue.id,)  # the unknown id it also cited is dropped
+    assert reply.evidence == (dialogue.text,)  # what it heard, for an awareness test
     assert not reply.fallback
     events.flush()
     (logged,) = [e for e in read_events(events.path) if e.kind == "interview"]
@@ -74,6 +75,18 @@ async def test_an_answer_citing_nothing_returns_the_memories_it_was_shown(
     reply = await agent.interview("How is your paper going?", NOON + timedelta(hours=1))
     assert reply.memory_ids == (first.id,)
     assert reply.answer  # the declared fallback answer
+
+
+async def test_an_answer_resting_on_what_the_agent_made_of_things_has_no_evidence(
+    model: ScriptedModel, make_agent: MakeAgent
+) -> None:
+    # A reflection is the agent's own: citing it shows nothing was seen or heard.
+    model.on("interview.answer", _answer_from_party_memories)
+    agent = make_agent(KLAUS)
+    made = await agent.memory.add("reflection", "Klaus will go to a party at Hobbs Cafe", NOON)
+    reply = await agent.interview("Any party today?", NOON + timedelta(hours=1))
+    assert reply.memory_ids == (made.id,) and "party" in reply.answer
+    assert reply.evidence == ()
 
 
 async def test_a_closed_question_is_answered_with_one_of_its_choices(

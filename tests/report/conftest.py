@@ -361,6 +361,7 @@ def write_town_run(path: Path, *, with_metrics: bool = True) -> Path:
                     "aware": 2,
                     "agents": ["ada", "bo"],
                     "answers": {"ada": "yes", "bo": "yes", "cy": f"no {SCRIPT_PAYLOAD}"},
+                    "owner": "ada",
                     "heard_from": {"bo": "ada"},
                 },
             ],

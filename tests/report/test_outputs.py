@@ -142,5 +142,6 @@ def test_the_towns_first_section_says_what_happened_and_with_which_model(town_ru
     assert "<td>2 calls, 5% of the model's</td>" in story
     assert "Ada Lin and Bo Diaz: the party (2 turns)" in story
     assert "<th>knew at 08:00 (1 of 3)</th><td>Ada Lin</td>" in story
-    assert "(2 of 3)</th><td>Ada Lin, Bo Diaz (from Ada Lin)</td>" in story
+    # The news' owner is named as its source, not as judged by her answer ("yes").
+    assert "(2 of 3)</th><td>Ada Lin (its source), Bo Diaz (from Ada Lin)</td>" in story
     assert "<th>came to Juniper Cafe</th><td>Ada Lin, Bo Diaz</td>" in story

@@ -59,6 +59,10 @@ class InterviewAnswer:
     memory_ids: tuple[str, ...]
     fallback: bool
     choice: str | None = None  # a closed question's choice
+    # The texts of the answer's memories that the agent saw or heard (memory.WITNESSED):
+    # what an awareness test checks the answer against, as the source checked its
+    # interviews against the memory stream.
+    evidence: tuple[str, ...] = ()
 
 
 @runtime_checkable

@@ -47,16 +47,17 @@ class Intervention:
     contradicts: tuple[tuple[str, ...], ...] = ()
 
 
-# Whether an agent's answer at a time counts as aware: (agent, answer, now) -> bool.
-AwareTest = Callable[[str, str, datetime], bool]
+# Whether an agent's answer at a time counts as aware: (agent, answer, now, evidence) -> bool,
+# `evidence` being the texts of what it saw or heard that the answer rests on.
+AwareTest = Callable[[str, str, datetime, Sequence[str]], bool]
 
 
 @dataclass(frozen=True)
 class InterviewPlan:
     """`question` put to every agent at each of `times`. An answer counts as aware when, for
-    every group of words in `aware_when`, it contains at least one (whole words, any case),
-    or as `aware` says where the caller gives that test (the run pipeline's knows who owns
-    the fact and what each agent is called)."""
+    every group of words in `aware_when`, it and one of its evidence's texts contain at least
+    one (whole words, any case), or as `aware` says where the caller gives that test (the run
+    pipeline's knows who owns the fact and what each agent is called)."""
 
     times: tuple[datetime, ...]
     question: str
@@ -151,15 +152,22 @@ class Interventions:
                 [((m.id,), _asker(m, plan.question, now)) for m in minds]
             )
             if plan.aware_when:
-                test = plan.aware or (lambda _, said, __: mentions_all(said, plan.aware_when))
+                test = plan.aware or _words_test(plan.aware_when)
                 aware = [
                     m.id
                     for m, answer in zip(minds, answers, strict=True)
-                    if test(m.id, answer.answer, now)
+                    if test(m.id, answer.answer, now, answer.evidence)
                 ]
                 engine.router.writer.emit(
                     Measured(name="aware", value=len(aware), agents=aware), t=now
                 )
+
+
+def _words_test(groups: Sequence[Sequence[str]]) -> AwareTest:
+    def test(_: str, said: str, __: datetime, evidence: Sequence[str]) -> bool:
+        return mentions_all(said, groups) and any(mentions_all(e, groups) for e in evidence)
+
+    return test
 
 
 def _asker(mind: Interviewee, question: str, now: datetime) -> Any:

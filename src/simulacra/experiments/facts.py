@@ -55,15 +55,20 @@ def planting(scenario: Scenario, groups: Words, names: Mapping[str, str]) -> Pla
 
 def aware_test(
     scenario: Scenario, groups: Words, names: Mapping[str, str]
-) -> Callable[[str, str, datetime], bool]:
-    """The in-run interviews' test: (agent, answer, now) -> aware. The fact's owner is aware
-    from the moment it is planted; anyone else when its answer holds the fact's words."""
+) -> Callable[[str, str, datetime, Sequence[str]], bool]:
+    """The in-run interviews' test: (agent, answer, now, evidence) -> aware. The fact's owner
+    is aware from the moment it is planted; anyone else when its answer holds the fact's
+    words and so does one of its evidence's texts (what it saw or heard that the answer rests
+    on): the source checked its interviews against the memory stream, so that an answer that
+    guesses or invents the fact does not count."""
     planted = planting(scenario, groups, names)
 
-    def aware(agent: str, answer: str, now: datetime) -> bool:
+    def aware(agent: str, answer: str, now: datetime, evidence: Sequence[str]) -> bool:
         if planted is not None and agent == planted.owner and now >= planted.at:
             return True
-        return knows_by_words(answer, groups, names.get(agent, agent))
+        name = names.get(agent, agent)
+        heard = any(knows_by_words(text, groups, name) for text in evidence)
+        return heard and knows_by_words(answer, groups, name)
 
     return aware
 

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
+from simulacra.memory import WITNESSED
 from simulacra.runlog import Event
 
 _FIELDS = (
@@ -99,18 +100,28 @@ def fallbacks(spent: dict[str, Any]) -> dict[str, Any]:
 def diffusion(
     events: Sequence[Event],
     question: str,
-    aware: Callable[[str, str, datetime], bool],
+    aware: Callable[[str, str, datetime, Sequence[str]], bool],
     told: Callable[[str, str], bool] | None = None,
+    owner: str | None = None,
 ) -> list[dict[str, Any]]:
-    """Per interview time: how many agents answered aware (by the `aware` test), who, every
-    answer, and whom each aware agent first heard it from: the speaker of the first turn of
-    a conversation with it, before the first interview it answered aware, that states the
-    fact (`told(text, speaker)`); one aware before anyone told it has no teller."""
+    """Per interview time: how many agents answered aware (by the `aware` test, given the
+    texts of the answer's memories that the agent saw or heard, from the `memory.add`
+    events), who, every answer, and whom each aware agent first heard it from: the speaker of
+    the first turn of a conversation with it, before the first interview it answered aware,
+    that states the fact (`told(text, speaker)`); the fact's `owner` (named in the row where
+    it counts, for it is aware by the fact's planting whatever it answers), and one aware
+    before anyone told it, have no teller."""
     by_time: defaultdict[str, dict[str, str]] = defaultdict(dict)
+    rests_on: dict[tuple[str, str], list[str]] = {}  # (time, agent) -> its answer's memories
+    witnessed: dict[str, str] = {}  # record id -> text, of what an agent saw or heard
     heard: list[tuple[datetime, str, list[str]]] = []  # (when, speaker, listeners)
     for event in events:
         if event.kind == "interview" and event.data.get("question") == question:
-            by_time[event.t or ""][event.agent or "-"] = str(event.data.get("answer", ""))
+            key = (event.t or "", event.agent or "-")
+            by_time[key[0]][key[1]] = str(event.data.get("answer", ""))
+            rests_on[key] = [str(i) for i in event.data.get("memory_ids", [])]
+        elif event.kind == "memory.add" and event.data.get("kind") in WITNESSED:
+            witnessed[str(event.data.get("id"))] = str(event.data.get("text", ""))
         elif event.kind == "conversation" and told is not None and event.t:
             people = [str(p) for p in event.data.get("participants", [])]
             for turn in event.data.get("turns", []):
@@ -118,16 +129,23 @@ def diffusion(
                 if told(str(turn.get("text", "")), speaker):
                     when = datetime.fromisoformat(event.t)
                     heard.append((when, speaker, [p for p in people if p != speaker]))
+
+    def evidence(t: str, agent: str) -> list[str]:
+        return [witnessed[i] for i in rests_on.get((t, agent), []) if i in witnessed]
+
     found = []
     first: dict[str, str | None] = {}  # each agent's teller as of the first time it knew
     for t, answers in sorted(by_time.items()):
         when = datetime.fromisoformat(t)
-        knew = [a for a, text in answers.items() if aware(a, text, when)]
+        knew = [a for a, text in answers.items() if aware(a, text, when, evidence(t, a))]
         for agent in knew:
-            if agent not in first:  # who knew before anyone told them (the host) stays so
+            if agent == owner:
+                first[agent] = None
+            elif agent not in first:  # who knew before anyone told them stays so
                 first[agent] = next((s for at, s, to in heard if at <= when and agent in to), None)
         sources = {a: s for a in knew if (s := first[a]) is not None}
         row = {"t": t, "aware": len(knew), "agents": knew, "answers": answers}
+        row |= {"owner": owner} if owner in knew else {}  # aware by planting, not by answer
         found.append(row | ({"heard_from": sources} if told is not None else {}))
     return found
 

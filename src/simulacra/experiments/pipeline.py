@@ -38,7 +38,7 @@ from simulacra.engine import (
 )
 from simulacra.errors import Interrupted, UserError, explain_os_error
 from simulacra.experiments.console_actions import intervention_of, recorded_interventions
-from simulacra.experiments.facts import aware_test, knows_by_words
+from simulacra.experiments.facts import aware_test, knows_by_words, planting
 from simulacra.experiments.heap import fewer_collections
 from simulacra.experiments.kinds import Cast, Services, binding_of
 from simulacra.experiments.load import load_scenario
@@ -47,6 +47,7 @@ from simulacra.experiments.models import cache_in_run, load_run_model
 from simulacra.experiments.scenario import Scenario
 from simulacra.llm import Gateway, Ledger
 from simulacra.llm.budget import BudgetReached
+from simulacra.memory import WITNESSED
 from simulacra.runlog import Event, EventWriter, RunDir, RunLock, fork_point, history
 from simulacra.runlog.events import Measured, RunEnded, RunStarted
 
@@ -394,6 +395,10 @@ def _measure(
     # are read (a 10,000-agent month logs 490,000 of them); what the measures read is kept
     # (the embodied world's read the calls too).
     wanted = {"run", "interview"} | kind.reads
+    plan = scenario.interviews
+    # An interview's answer is judged against what it rests on: the records of what its agent
+    # saw or heard.
+    evidence = plan is not None and bool(plan.aware_when)
     events: list[Event] = []
     memory = MemoryTally()
     models: set[str] = set()  # what answered, by the name each call logged
@@ -408,6 +413,8 @@ def _measure(
                 yield event
             else:
                 memory.add(event)
+                if evidence and event.kind == "memory.add" and event.data["kind"] in WITNESSED:
+                    events.append(event)
 
     spent = budget(calls(), agents, clock.ticks, clock.calendar.tick)
     days = len({t.date() for t in clock.calendar.times()})
@@ -417,7 +424,6 @@ def _measure(
         "models": sorted(models - {""}),
         "memory": memory.result(agents * days),
     }
-    plan = scenario.interviews
     if plan is not None and plan.aware_when:
         names = _names(events)
         test = aware_test(scenario, plan.aware_when, names)
@@ -426,7 +432,9 @@ def _measure(
         def told(text: str, speaker: str) -> bool:
             return knows_by_words(text, groups, names.get(speaker, speaker))
 
-        metrics["diffusion"] = diffusion(events, plan.question, test, told)
+        planted = planting(scenario, groups, names)
+        owner = planted.owner if planted is not None else None
+        metrics["diffusion"] = diffusion(events, plan.question, test, told, owner)
     metrics |= kind.measures(events, scenario)
     summary = kind.headline(metrics)
     if metrics.get("diffusion"):

@@ -8,6 +8,7 @@ from simulacra.memory.record import (
     PLAN,
     RECORD_KINDS,
     REFLECTION,
+    WITNESSED,
     MemoryRecord,
     Retrieved,
 )
@@ -23,6 +24,7 @@ __all__ = [
     "PLAN",
     "RECORD_KINDS",
     "REFLECTION",
+    "WITNESSED",
     "EventSink",
     "ImportancePolicy",
     "MemoryRecord",

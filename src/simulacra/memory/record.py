@@ -12,6 +12,9 @@ PLAN = "plan"
 DIALOGUE = "dialogue"
 # Worlds add their own kinds (episode, pattern ...); these are the ones the mind writes.
 RECORD_KINDS = (OBSERVATION, REFLECTION, PLAN, DIALOGUE)
+# What an agent saw or heard, as opposed to what it made of it (a plan, a reflection): the
+# records that show an interview's answer was not invented (see InterviewAnswer.evidence).
+WITNESSED = (OBSERVATION, DIALOGUE)
 
 
 @dataclass(frozen=True)

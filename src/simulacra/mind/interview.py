@@ -1,6 +1,8 @@
 """Interview: answer a question in character from retrieved memories, naming the ones used.
 
-The memories go into the prompt with their ids: the top-ranked that fit the model's window.
+The memories go into the prompt with their ids: the top-ranked that fit `MEMORY_TOKENS` (or
+the model's window, if smaller). An interview is a probe that no prompt cache serves, so every
+token of it is processed anew, and the best-ranked memories are the ones an answer rests on.
 The answer cites ids; only ids that were in the prompt count. When the model cites none of
 them, every id in the prompt is returned, because the answer was conditioned on all of them.
 
@@ -26,12 +28,17 @@ from pydantic import BaseModel, Field, create_model
 
 from simulacra.core import InterviewAnswer
 from simulacra.llm import MaxChars
-from simulacra.memory import PLAN, MemoryRecord
+from simulacra.memory import PLAN, WITNESSED, MemoryRecord
 from simulacra.mind.context import MindContext, memory_lines
 from simulacra.runlog.events import Interviewed
 
 ANSWER_TOKENS = 120
 MEMORY_IDS = 3  # the memories an answer may name
+# The most an interview's memories take of its prompt, by approx_tokens (SmolLM2 counts about
+# 1.4 times as many): the whole slot's room (about 700) made the demo's interviews about 1,300
+# tokens each. Fewer (400, 500) made the embedded model loop in its answers
+# (tests/mind/test_answers_do_not_loop.py).
+MEMORY_TOKENS = 600
 DAY_PLAN_LEVELS = ("day", "replan")
 
 
@@ -97,6 +104,7 @@ async def interview(
         "question": question,
     }
     room = ctx.room(system, INTERVIEW_USER.format(memories="", **fields), ANSWER_TOKENS)
+    room = min(room, MEMORY_TOKENS)
     recalled = ctx.recall(question, now, "interview.answer", room, with_ids=True, touch=False)
     # The plan is shown once, above the memories (it titles itself: "<name>'s plan for ...").
     found = [r for r in recalled if plan is None or r.record.id != plan.id]
@@ -118,8 +126,10 @@ async def interview(
     shown = [r.record.id for r in found] + ([plan.id] if plan else [])
     cited = [i for i in dict.fromkeys(answer.value.memory_ids) if i in shown]
     ids = tuple(cited or shown)
+    witnessed = {r.record.id: r.record.text for r in found if r.record.kind in WITNESSED}
+    evidence = tuple(witnessed[i] for i in ids if i in witnessed)
     text = answer.value.answer.strip() or FALLBACK.answer
     choice = str(getattr(answer.value, "choice", "")) or None
     logged = Interviewed(question=question, answer=text, memory_ids=list(ids), choice=choice)
     ctx.emit(logged, now)
-    return InterviewAnswer(question, text, ids, answer.fallback, choice)
+    return InterviewAnswer(question, text, ids, answer.fallback, choice, evidence)

@@ -157,7 +157,9 @@ class RoutineAgent:
             answer = "I have not heard of anything."
         ids = tuple(n.record for n in latest)
         self._emit(Interviewed(question=question, answer=answer, memory_ids=list(ids)), now)
-        return InterviewAnswer(question, answer, ids, False)
+        # Its news are what it heard (observation records), so each is evidence.
+        evidence = tuple(self.memory.get(i).text for i in ids)
+        return InterviewAnswer(question, answer, ids, False, evidence=evidence)
 
     def _emit(self, payload: Any, now: datetime) -> None:
         if self.sink is not None:

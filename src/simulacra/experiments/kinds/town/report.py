@@ -57,7 +57,11 @@ def _story(replay: Replay, metrics: Metrics) -> str:
     for row in as_rows(metrics.get("diffusion")):
         heard = as_mapping(row.get("heard_from"))
         knew = [
-            f"{name(a)} (from {name(heard[a])})" if a in heard else name(a)
+            f"{name(a)} (its source)"
+            if a == row.get("owner")
+            else f"{name(a)} (from {name(heard[a])})"
+            if a in heard
+            else name(a)
             for a in as_list(row.get("agents"))
         ]
         answers = as_mapping(row.get("answers"))
