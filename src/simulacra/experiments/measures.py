@@ -101,11 +101,13 @@ def diffusion(
     question: str,
     aware: Callable[[str, str, datetime], bool],
     told: Callable[[str, str], bool] | None = None,
+    off: Callable[[str], bool] | None = None,
 ) -> list[dict[str, Any]]:
     """Per interview time: how many agents answered aware (by the `aware` test), who, every
     answer, and whom each aware agent first heard it from: the speaker of the first turn of
     a conversation with it, before the first interview it answered aware, that states the
-    fact (`told(text, speaker)`); one aware before anyone told it has no teller."""
+    fact (`told(text, speaker)`); one aware before anyone told it has no teller. Given `off`
+    (an answer -> it says the fact is called off), each row also counts those as `off`."""
     by_time: defaultdict[str, dict[str, str]] = defaultdict(dict)
     heard: list[tuple[datetime, str, list[str]]] = []  # (when, speaker, listeners)
     for event in events:
@@ -128,6 +130,8 @@ def diffusion(
                 first[agent] = next((s for at, s, to in heard if at <= when and agent in to), None)
         sources = {a: s for a in knew if (s := first[a]) is not None}
         row = {"t": t, "aware": len(knew), "agents": knew, "answers": answers}
+        if off is not None:
+            row["off"] = sum(1 for text in answers.values() if off(text))
         found.append(row | ({"heard_from": sources} if told is not None else {}))
     return found
 

@@ -38,7 +38,7 @@ from simulacra.engine import (
 from simulacra.errors import Interrupted, UserError, explain_os_error
 from simulacra.experiments.budget import WALL, Meter, resume_overrides, stop
 from simulacra.experiments.console_actions import intervention_of, recorded_interventions
-from simulacra.experiments.facts import aware_test, knows_by_words
+from simulacra.experiments.facts import aware_test, knows_by_words, knows_off
 from simulacra.experiments.heap import fewer_collections
 from simulacra.experiments.kinds import Cast, Services, binding_of
 from simulacra.experiments.load import load_scenario
@@ -420,17 +420,25 @@ def _measure(
     plan = scenario.interviews
     if plan is not None and plan.aware_when:
         names = _names(events)
-        test = aware_test(scenario, plan.aware_when, names)
-        groups = plan.aware_when
+        test = aware_test(scenario, plan.aware_when, names, plan.off_when)
+        groups, off = plan.aware_when, plan.off_when
 
         def told(text: str, speaker: str) -> bool:
             return knows_by_words(text, groups, names.get(speaker, speaker))
 
-        metrics["diffusion"] = diffusion(events, plan.question, test, told)
+        def said_off(text: str) -> bool:
+            return knows_off(text, off)
+
+        metrics["diffusion"] = diffusion(
+            events, plan.question, test, told, said_off if off else None
+        )
     metrics |= kind.measures(events, scenario)
     summary = kind.headline(metrics)
     if metrics.get("diffusion"):
-        summary["aware_final"] = float(metrics["diffusion"][-1]["aware"])
+        last = metrics["diffusion"][-1]
+        summary["aware_final"] = float(last["aware"])
+        if "off" in last:  # who knows the fact is called off: apart from the aware
+            summary["off_final"] = float(last["off"])
     summary["calls_per_agent_tick"] = spent["calls_per_agent_tick"]
     summary["fallback_rate"] = metrics["fallbacks"]["rate"]
     metrics["summary"] = summary
@@ -457,7 +465,7 @@ def _interventions(scenario: Scenario, names: dict[str, str]) -> Interventions:
             tuple(scenario.when(t) for t in plan.times),
             plan.question,
             groups,
-            aware_test(scenario, groups, names) if groups else None,
+            aware_test(scenario, groups, names, plan.off_when) if groups else None,
         )
     return Interventions(items, interviews)
 
