@@ -16,7 +16,7 @@ from simulacra.runlog import read_events
 
 pytestmark = NEEDS_CHROMIUM
 
-HOSTILE = 'I will leave town <img src=x onerror="document.title=\'owned\'"><b id="bold">x</b>'
+HOSTILE = 'I leave town <img src=x onerror="document.title=\'owned\'"><b id="bold">x</b>'
 
 
 # Made before the browser starts: Playwright's sync API runs an event loop, the runs too.
@@ -26,9 +26,9 @@ def family(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
     name = SHIPPED["town"]
     parent = run(load_scenario(SCENARIOS / f"{name}.yaml", small(name, root)), progress=False)
     (start,) = read_events(parent.events_path, {"run"})
-    agent = next(iter(start.data["agents"]))
-    thought = {"at": "07:30", "type": "thought", "agent": agent, "text": HOSTILE}
-    (child,) = fork(parent.path, at="07:30", interventions=[thought], progress=False)
+    agents = list(start.data["agents"])[:2]
+    said = {"at": "07:30", "type": "conversation", "agents": agents, "text": HOSTILE}
+    (child,) = fork(parent.path, at="07:30", interventions=[said], progress=False)
     (sibling,) = fork(parent.path, at="07:40", progress=False)
     for path in (parent.path, child.path, sibling.path):
         build_outputs(path)
@@ -82,10 +82,10 @@ def test_the_parent_shows_a_child_beside_it_and_its_agent_text_stays_text(
     assert froms[child.name] != froms[sibling.name]  # each parts where it was forked
     page.locator(f'button.side-by-side[data-name="{child.name}"]').click()
     side = page.frame_locator("#side iframe")
-    # The child's thought, in the child's events at the fork point: text, never markup.
-    side.locator("#now-list").wait_for()
-    text = side.locator("body").inner_text()
-    assert "<b id=\"bold\">" in text or "leave town" in text
+    # The child's change at the fork point, in its list beside the parent's: as text.
+    page.locator("#step-forward").click()
+    expect(side.locator("#now-list li.note").last).to_contain_text("I leave town <img src=x")
     assert side.locator("#bold").count() == 0 and side.locator("img[src=x]").count() == 0
+    assert "leave town" not in page.locator("#now-list").inner_text()  # not the parent's
     assert page.title() != "owned"
     page.close()
