@@ -99,10 +99,16 @@ class _PageHandler(BaseHTTPRequestHandler):
             if refused:
                 self._plain(403, refused)
                 return
-            shown = render_viewer(self.live.replay(), live=True, console=self.console.token)
+            shown = render_viewer(
+                self.live.replay(),
+                live=True,
+                console=self.console.token,
+                family=self.live.family(),
+            )
             body = shown.encode("utf-8")
         elif self.live is not None and path == "/viewer.html":
-            body = render_viewer(self.live.replay(), live=True).encode("utf-8")
+            shown = render_viewer(self.live.replay(), live=True, family=self.live.family())
+            body = shown.encode("utf-8")
         else:
             page = self._page(path.removeprefix("/"))
             if page is None:
