@@ -1,5 +1,6 @@
 """`simulacra view FORK --live`: the live viewer of a fork shows its family and replays its
-whole history, its parent's steps before the fork point included (its own log has none)."""
+whole history, its parent's steps before the fork point included (its own log has none);
+`simulacra view PARENT` shows the children forked since its pages were built."""
 
 import json
 import urllib.request
@@ -18,6 +19,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Pat
     name = SHIPPED["town"]
     root = tmp_path_factory.mktemp("live")
     parent = run(load_scenario(SCENARIOS / f"{name}.yaml", small(name, root)), progress=False)
+    build_outputs(parent.path)  # before the fork: its pages know of no child yet
     (child,) = fork(parent.path, at="07:40", progress=False)
     server, url = serve_run(child.path, live=True)
     yield parent.path, child.path, url
@@ -49,3 +51,17 @@ def test_the_live_replay_of_a_fork_opens_with_its_parents_steps(
     whole = json.loads(built[start : built.index("</script>", start)])
     assert [f["step"] for f in live["frames"]] == [f["step"] for f in whole["frames"]]
     assert live["frames"][0]["step"] == 0  # from the start, not from the fork point
+
+
+def test_viewing_a_parent_builds_its_pages_again_to_list_a_child_made_since(
+    served: tuple[Path, Path, str],
+) -> None:
+    parent, child, _ = served
+    assert child.name not in (parent / "viewer.html").read_text(encoding="utf-8")
+    server, url = serve_run(parent)
+    try:
+        assert child.name in _get(url).decode("utf-8")
+        assert child.name in _get(url.rsplit("/", 1)[0] + "/report.html").decode("utf-8")
+    finally:
+        server.shutdown()
+        server.server_close()
