@@ -98,7 +98,7 @@ def viewer_family(run: Path, replay: Replay, events: Sequence[Event]) -> str:
     )
     return (
         f'<nav id="family" aria-label="the run\'s family">'
-        f'{tree_html(run, "viewer.html", side_by_side=True)}'
+        f"{tree_html(run, 'viewer.html', side_by_side=True)}"
         f'<ul class="branch-marks">{said}</ul><datalist id="branch-marks">{options}</datalist>'
         "</nav>"
     )
