@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from tests.engine.test_conformance import SCENARIOS, SHIPPED, small
 
+from simulacra import Run
 from simulacra.experiments import fork, load_scenario, run
 from simulacra.report import build_outputs, serve_run
 
@@ -65,3 +66,12 @@ def test_viewing_a_parent_builds_its_pages_again_to_list_a_child_made_since(
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_a_parent_opened_by_a_relative_path_is_the_childs_parent(
+    served: tuple[Path, Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    parent, child, _ = served
+    monkeypatch.chdir(parent.parent)
+    assert Run(child).parent == Run(parent.name)
+    assert Run(Path("..") / parent.parent.name / child.name) in Run(parent.name).children()
