@@ -205,11 +205,12 @@ class _Session:
     engine: Engine
 
 
-def _checkpoints(run_dir: RunDir, cast: Cast | None = None) -> Checkpoints:
+def _checkpoints(run_dir: RunDir, cast: Cast | None = None, every: int = 0) -> Checkpoints:
     return Checkpoints(
         run_dir.path / CHECKPOINT,
         run_dir.path / MEMORY_DB,
         cast.flush if cast is not None else None,
+        every,
     )
 
 
@@ -244,7 +245,7 @@ def _open(
             clock=clock,
             seed=scenario.seed,
             interventions=interventions,
-            checkpoints=_checkpoints(run_dir, cast),
+            checkpoints=_checkpoints(run_dir, cast, scenario.clock.checkpoint_every),
             checkpoint_every=scenario.clock.checkpoint_every,
             control=control,
         )
