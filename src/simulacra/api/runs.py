@@ -61,7 +61,8 @@ class Run:
     path: Path
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "path", RunDir.open(self.path).path)
+        # Resolved: a run opened by a relative path is the same run as its child's parent.
+        object.__setattr__(self, "path", RunDir.open(self.path).path.resolve())
 
     @property
     def name(self) -> str:

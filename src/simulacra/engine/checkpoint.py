@@ -1,6 +1,8 @@
 """Checkpoints: everything a killed run needs to continue exactly where it left off.
 
-`<run>/checkpoint/` holds the last few checkpoints, each a `state-<step>.json` (clock, RNG,
+`<run>/checkpoint/` holds the last few checkpoints, and over the whole run every SPARSE-th
+(where the run says how far apart they are: a fork replays at most SPARSE intervals of
+ticks to reach its fork point), each a `state-<step>.json` (clock, RNG,
 world, minds, ledger, the log's size and the digest of those bytes) and, when the run keeps
 memory streams, a copy of memory.sqlite named in it. A state file is written atomically and
 last, so a kill at any moment leaves the earlier checkpoints whole.
@@ -26,6 +28,7 @@ from simulacra.llm import Ledger, Tally
 from simulacra.runlog import prefix_digest
 
 KEEP = 3  # checkpoints kept, so that a log damaged after the last one loses only a few ticks
+SPARSE = 4  # and of the older ones, those at a multiple of this many intervals (for forks)
 
 
 class CheckpointError(UserError):
@@ -65,9 +68,16 @@ class Checkpoints:
     that every record written so far is in it."""
 
     def __init__(
-        self, folder: Path, memory_db: Path | None = None, flush: Callable[[], None] | None = None
+        self,
+        folder: Path,
+        memory_db: Path | None = None,
+        flush: Callable[[], None] | None = None,
+        every: int = 0,
     ) -> None:
+        """`every`: the ticks between checkpoints; given, the older ones at a multiple of
+        SPARSE * every are kept too, so a fork anywhere replays at most that many ticks."""
         self.folder = folder
+        self.every = every
         self.memory_db = memory_db
         self.flush = flush
         self.skipped: list[str] = []  # checkpoints `load` passed over, and why
@@ -87,10 +97,16 @@ class Checkpoints:
         # Keys stay in insertion order: minds in roster order.
         tmp.write_bytes(orjson.dumps({**state, "memory": name}, option=orjson.OPT_NON_STR_KEYS))
         tmp.replace(path)
-        kept = self._states()[:KEEP]
-        for old in self._states()[KEEP:]:
-            old.unlink()
+        states = self._states()
+        kept = states[:KEEP] + [p for p in states[KEEP:] if self._sparse(p)]
+        for old in states[KEEP:]:
+            if old not in kept:
+                old.unlink()
         self._prune_memory(kept)
+
+    def _sparse(self, path: Path) -> bool:
+        span = SPARSE * self.every
+        return span > 0 and int(path.stem.removeprefix("state-")) % span == 0
 
     def load(self, log: Path) -> dict[str, Any] | None:
         """The newest checkpoint that matches `log` (None when the run has none); later ones

@@ -53,17 +53,26 @@ def planting(scenario: Scenario, groups: Words, names: Mapping[str, str]) -> Pla
     return None
 
 
+def knows_off(answer: str, off: Words) -> bool:
+    """Whether `answer` says the fact is called off: it holds a word of every group of `off`
+    (the scenario's `interviews.off_when`; none given, no answer does)."""
+    return mentions_all(answer, off)
+
+
 def aware_test(
-    scenario: Scenario, groups: Words, names: Mapping[str, str]
+    scenario: Scenario, groups: Words, names: Mapping[str, str], off: Words = ()
 ) -> Callable[[str, str, datetime, Sequence[str]], bool]:
-    """The in-run interviews' test: (agent, answer, now, evidence) -> aware. The fact's owner
-    is aware from the moment it is planted; anyone else when its answer holds the fact's
+    """The in-run interviews' test: (agent, answer, now, evidence) -> aware. An answer that
+    says the fact is off (`off`) is not aware of it happening; otherwise the fact's owner is
+    aware from the moment it is planted, and anyone else when its answer holds the fact's
     words and so does one of its evidence's texts (what it saw or heard that the answer rests
     on): the source checked its interviews against the memory stream, so that an answer that
     guesses or invents the fact does not count."""
     planted = planting(scenario, groups, names)
 
     def aware(agent: str, answer: str, now: datetime, evidence: Sequence[str]) -> bool:
+        if knows_off(answer, off):
+            return False
         if planted is not None and agent == planted.owner and now >= planted.at:
             return True
         name = names.get(agent, agent)

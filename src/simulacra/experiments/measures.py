@@ -103,6 +103,7 @@ def diffusion(
     aware: Callable[[str, str, datetime, Sequence[str]], bool],
     told: Callable[[str, str], bool] | None = None,
     owner: str | None = None,
+    off: Callable[[str], bool] | None = None,
 ) -> list[dict[str, Any]]:
     """Per interview time: how many agents answered aware (by the `aware` test, given the
     texts of the answer's memories that the agent saw or heard, from the `memory.add`
@@ -110,7 +111,8 @@ def diffusion(
     the first turn of a conversation with it, before the first interview it answered aware,
     that states the fact (`told(text, speaker)`); the fact's `owner` (named in the row where
     it counts, for it is aware by the fact's planting whatever it answers), and one aware
-    before anyone told it, have no teller."""
+    before anyone told it, have no teller. Given `off` (an answer -> it says the fact is
+    called off), each row also counts those as `off`."""
     by_time: defaultdict[str, dict[str, str]] = defaultdict(dict)
     rests_on: dict[tuple[str, str], list[str]] = {}  # (time, agent) -> its answer's memories
     witnessed: dict[str, str] = {}  # record id -> text, of what an agent saw or heard
@@ -146,6 +148,8 @@ def diffusion(
         sources = {a: s for a in knew if (s := first[a]) is not None}
         row = {"t": t, "aware": len(knew), "agents": knew, "answers": answers}
         row |= {"owner": owner} if owner in knew else {}  # aware by planting, not by answer
+        if off is not None:
+            row["off"] = sum(1 for text in answers.values() if off(text))
         found.append(row | ({"heard_from": sources} if told is not None else {}))
     return found
 

@@ -38,7 +38,7 @@ from simulacra.engine import (
 )
 from simulacra.errors import Interrupted, UserError, explain_os_error
 from simulacra.experiments.console_actions import intervention_of, recorded_interventions
-from simulacra.experiments.facts import aware_test, knows_by_words, planting
+from simulacra.experiments.facts import aware_test, knows_by_words, knows_off, planting
 from simulacra.experiments.heap import fewer_collections
 from simulacra.experiments.kinds import Cast, Services, binding_of
 from simulacra.experiments.load import load_scenario
@@ -206,11 +206,12 @@ class _Session:
     engine: Engine
 
 
-def _checkpoints(run_dir: RunDir, cast: Cast | None = None) -> Checkpoints:
+def _checkpoints(run_dir: RunDir, cast: Cast | None = None, every: int = 0) -> Checkpoints:
     return Checkpoints(
         run_dir.path / CHECKPOINT,
         run_dir.path / MEMORY_DB,
         cast.flush if cast is not None else None,
+        every,
     )
 
 
@@ -245,7 +246,7 @@ def _open(
             clock=clock,
             seed=scenario.seed,
             interventions=interventions,
-            checkpoints=_checkpoints(run_dir, cast),
+            checkpoints=_checkpoints(run_dir, cast, scenario.clock.checkpoint_every),
             checkpoint_every=scenario.clock.checkpoint_every,
             control=control,
         )
@@ -426,19 +427,27 @@ def _measure(
     }
     if plan is not None and plan.aware_when:
         names = _names(events)
-        test = aware_test(scenario, plan.aware_when, names)
-        groups = plan.aware_when
+        test = aware_test(scenario, plan.aware_when, names, plan.off_when)
+        groups, off = plan.aware_when, plan.off_when
 
         def told(text: str, speaker: str) -> bool:
             return knows_by_words(text, groups, names.get(speaker, speaker))
 
+        def said_off(text: str) -> bool:
+            return knows_off(text, off)
+
         planted = planting(scenario, groups, names)
         owner = planted.owner if planted is not None else None
-        metrics["diffusion"] = diffusion(events, plan.question, test, told, owner)
+        metrics["diffusion"] = diffusion(
+            events, plan.question, test, told, owner, said_off if off else None
+        )
     metrics |= kind.measures(events, scenario)
     summary = kind.headline(metrics)
     if metrics.get("diffusion"):
-        summary["aware_final"] = float(metrics["diffusion"][-1]["aware"])
+        last = metrics["diffusion"][-1]
+        summary["aware_final"] = float(last["aware"])
+        if "off" in last:  # who knows the fact is called off: apart from the aware
+            summary["off_final"] = float(last["off"])
     summary["calls_per_agent_tick"] = spent["calls_per_agent_tick"]
     summary["fallback_rate"] = metrics["fallbacks"]["rate"]
     metrics["summary"] = summary
@@ -465,7 +474,7 @@ def _interventions(scenario: Scenario, names: dict[str, str]) -> Interventions:
             tuple(scenario.when(t) for t in plan.times),
             plan.question,
             groups,
-            aware_test(scenario, groups, names) if groups else None,
+            aware_test(scenario, groups, names, plan.off_when) if groups else None,
         )
     return Interventions(items, interviews)
 

@@ -198,11 +198,14 @@ class InterventionConfig(_Strict):
 
 class InterviewsConfig(_Strict):
     """`question` put to every agent at each of `times`; an answer counts as aware when, for
-    every group of words in `aware_when`, it contains one of them (whole words, any case)."""
+    every group of words in `aware_when`, it contains one of them (whole words, any case),
+    unless it also holds every group of `off_when`: then it knows the fact is called off
+    ("the party is cancelled"), counted apart as `off`, never as aware."""
 
     times: list[Moment] = Field(min_length=1)
     question: str = Field(min_length=1)
     aware_when: list[list[str]] = Field(default_factory=list)
+    off_when: list[list[str]] = Field(default_factory=list)
 
 
 class OutputConfig(_Strict):

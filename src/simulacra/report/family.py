@@ -97,19 +97,37 @@ def viewer_family(run: Path, replay: Replay, events: Sequence[Event]) -> str:
         for f, label in marks
     )
     return (
-        f'<nav id="family" aria-label="the run\'s family">{tree_html(run, "viewer.html")}'
+        f'<nav id="family" aria-label="the run\'s family">'
+        f"{tree_html(run, 'viewer.html', side_by_side=True)}"
         f'<ul class="branch-marks">{said}</ul><datalist id="branch-marks">{options}</datalist>'
         "</nav>"
     )
 
 
-def tree_html(run: Path, page: str) -> str:
-    """The family tree from the first ancestor down, each run linking to its `page`."""
+def tree_html(run: Path, page: str, *, side_by_side: bool = False) -> str:
+    """The family tree from the first ancestor down, each run linking to its `page`; with
+    `side_by_side`, each other run has a button that shows it beside this one (the viewer's
+    viewer_side.js), from the step where the two part."""
     root = lineage(run)[-1]
-    return f'<ul class="family-tree">{_node(root, run.resolve(), page)}</ul>'
+    here = run.resolve()
+    return f'<ul class="family-tree">{_node(root, here, page, side_by_side)}</ul>'
 
 
-def _node(node: Path, here: Path, page: str) -> str:
+def parts_at(run: Path, other: Path) -> int:
+    """The first step at which two runs of one family may differ: the earliest fork point
+    on the way from their nearest common ancestor to either."""
+    ours = [p.resolve() for p in lineage(run)]
+    theirs = [p.resolve() for p in lineage(other)]
+    common = next(p for p in ours if p in theirs)
+    steps = [
+        point.step
+        for line in (ours, theirs)
+        if (i := line.index(common)) > 0 and (point := fork_point(line[i - 1])) is not None
+    ]
+    return min(steps, default=0)
+
+
+def _node(node: Path, here: Path, page: str, side_by_side: bool) -> str:
     point = fork_point(node)
     info = _info(node)
     said = ""
@@ -126,7 +144,12 @@ def _node(node: Path, here: Path, page: str) -> str:
         if node.resolve() == here
         else f'<a href="{escape(link)}">{name}</a>'
     )
-    below = "".join(_node(child, here, page) for child in children(node))
+    if side_by_side and node.resolve() != here:
+        label += (
+            f'<button type="button" class="side-by-side" data-viewer="{escape(link)}" '
+            f'data-name="{name}" data-from="{parts_at(here, node)}">side by side</button>'
+        )
+    below = "".join(_node(child, here, page, side_by_side) for child in children(node))
     return f"<li>{label}{escape(said)}" + (f"<ul>{below}</ul>" if below else "") + "</li>"
 
 

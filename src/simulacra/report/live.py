@@ -3,6 +3,8 @@
 The log is followed (only the lines written since the last look are read) and the replay is
 rebuilt when it or run.json changed; the viewer polls it and asks again with the ETag it
 has, so a run that is slow to write its next tick costs a 304 per poll, not a rebuild.
+A fork's replay opens with its parent's history up to the fork point (read once), and its
+page shows its family (the tree, the fork point and first difference on the scrubber).
 """
 
 from __future__ import annotations
@@ -13,9 +15,10 @@ import threading
 from pathlib import Path
 
 from simulacra.report.cost import read_cost
+from simulacra.report.family import viewer_family
 from simulacra.report.replay import build_replay
 from simulacra.report.replay_model import Replay
-from simulacra.runlog import Event, LogTail, RunDir
+from simulacra.runlog import Event, LogTail, RunDir, fork_point, history
 
 
 class LiveReplay:
@@ -23,7 +26,10 @@ class LiveReplay:
 
     def __init__(self, run: Path) -> None:
         self.run = RunDir(run)
-        self._tail = LogTail(self.run.events_path)
+        # A fork's own log starts at its fork point: its history is its parent's before it.
+        point = fork_point(run)
+        self._prefix = list(history(run, end=0)) if point is not None else []
+        self._tail = LogTail(self.run.events_path, point.seq if point is not None else 0)
         self._events: list[Event] = []
         self._seen: tuple[int, int] | None = None
         self._replay: Replay | None = None
@@ -45,6 +51,13 @@ class LiveReplay:
             assert self._replay is not None
             return self._replay
 
+    def family(self) -> str:
+        """The viewer's family for the run as it stands ("" for a run in none)."""
+        with self._lock:
+            self._refresh()
+            assert self._replay is not None
+            return viewer_family(self.run.path, self._replay, self._prefix + self._events)
+
     def _refresh(self) -> None:
         new = self._tail.read()
         if self._tail.restarted:
@@ -53,7 +66,7 @@ class LiveReplay:
         seen = (self._tail.offset, _mtime(self.run.run_json))
         if seen == self._seen and self._replay is not None:
             return
-        self._replay = build_replay(self._events, self.run.info(), self._price)
+        self._replay = build_replay(self._prefix + self._events, self.run.info(), self._price)
         self._body = json.dumps(self._replay.to_dict(), ensure_ascii=False).encode("utf-8")
         self._etag = '"' + hashlib.sha256(self._body).hexdigest()[:32] + '"'
         self._seen = seen

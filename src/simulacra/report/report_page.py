@@ -97,6 +97,7 @@ _COMMON_UNITS = {
     "calls_per_agent_tick": "model calls per agent per tick",
     "fallback_rate": "share of model calls (0 to 1)",
     "aware_final": "share of agents (0 to 1)",
+    "off_final": "agents who know the fact is called off",
 }
 
 

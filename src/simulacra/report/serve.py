@@ -27,6 +27,7 @@ from simulacra.report.console_api import CALLS, PAGE, ConsoleSite, answer_call, 
 from simulacra.report.live import LiveReplay
 from simulacra.report.outputs import build_outputs
 from simulacra.report.viewer_page import LIVE_DATA, render_viewer
+from simulacra.runlog import children
 
 PAGES = ("viewer.html", "report.html")
 JSON_CSP = "default-src 'none'"
@@ -99,10 +100,16 @@ class _PageHandler(BaseHTTPRequestHandler):
             if refused:
                 self._plain(403, refused)
                 return
-            shown = render_viewer(self.live.replay(), live=True, console=self.console.token)
+            shown = render_viewer(
+                self.live.replay(),
+                live=True,
+                console=self.console.token,
+                family=self.live.family(),
+            )
             body = shown.encode("utf-8")
         elif self.live is not None and path == "/viewer.html":
-            body = render_viewer(self.live.replay(), live=True).encode("utf-8")
+            shown = render_viewer(self.live.replay(), live=True, family=self.live.family())
+            body = shown.encode("utf-8")
         else:
             page = self._page(path.removeprefix("/"))
             if page is None:
@@ -180,9 +187,10 @@ def serve_run(
     URL. Port 0 takes any free port; a port in use gives way to the next free one (the
     server's `server_address` says which).
 
-    Builds report.html and viewer.html first when they are missing; `live` instead renders
-    the viewer from the log as it stands and lets it follow the run (the report is served
-    once the run has written it). `console` (live only) serves the console page too, at
+    Builds report.html and viewer.html first when they are missing, or older than a run
+    forked from this one (so a parent's pages list the children made since); `live` renders
+    instead the viewer from the log as it stands and lets it follow the run (the report is
+    served once the run has written it). `console` (live only) serves the console page too, at
     `console.url(port)` (console_api.py); without one the viewer is read-only. Stop it with
     `server.shutdown(); server.server_close()`.
     """
@@ -196,7 +204,7 @@ def serve_run(
     if not 0 <= port <= 65535:
         raise ServeError(f"port {port} does not exist; give one from 1024 to 65535, or 0")
     run = Path(run_dir).resolve()
-    if not live and not all((run / page).is_file() for page in PAGES):
+    if not live and (not all((run / page).is_file() for page in PAGES) or _new_children(run)):
         build_outputs(run)
     following = LiveReplay(run) if live else None
     server = _bind(partial(_PageHandler, run=run, live=following, console=console), port)
@@ -223,3 +231,10 @@ def _bind(handler: Any, port: int) -> ThreadingHTTPServer:
         f"ports {port} to {last} on 127.0.0.1 are all in use; choose another with --port N, "
         "or --port 0 for any free one"
     )
+
+
+def _new_children(run: Path) -> bool:
+    """Whether a run was forked from `run` since its pages were built: they list its family
+    as it was then, so they are built again to show the new child."""
+    built = min((run / page).stat().st_mtime_ns for page in PAGES)
+    return any((child / "run.json").stat().st_mtime_ns > built for child in children(run))

@@ -653,6 +653,7 @@
     drawPanel();
     const hash = `#step=${frame ? frame.step : 0}` + (state.agent ? `&agent=${encodeURIComponent(state.agent)}` : "");
     if (location.hash !== hash) history.replaceState(null, "", hash);
+    document.dispatchEvent(new CustomEvent("viewer-step", { detail: frame ? frame.step : 0 }));  // viewer_side.js
   }
   function goTo(index) { state.frame = Math.min(Math.max(index, 0), Math.max(R.frames.length - 1, 0)); render(); }
   function select(id) { state.agent = id; render(); }
@@ -663,6 +664,7 @@
   }
   function applyHash() {
     const params = new URLSearchParams(location.hash.slice(1));
+    if (params.has("embedded")) document.body.classList.add("embedded");  // shown side by side
     const step = parseInt(params.get("step"), 10);
     if (!Number.isNaN(step)) state.frame = frameOfStep(step);
     const agent = params.get("agent");

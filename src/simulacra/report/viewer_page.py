@@ -63,7 +63,7 @@ def render_viewer(
     # One script: the map's layout (boxes that must not cover one another), then the viewer.
     js = "\n".join(
         assets.joinpath(name).read_text(encoding="utf-8")
-        for name in ("viewer_layout.js", "viewer.js")
+        for name in ("viewer_layout.js", "viewer.js", "viewer_side.js")
     )
     css = assets.joinpath("viewer.css").read_text(encoding="utf-8")
     extra = assets.joinpath("console.js").read_text(encoding="utf-8") if console else ""
@@ -73,7 +73,8 @@ def render_viewer(
     hashes = " ".join(f"'sha256-{_digest(script)}'" for script in (js, extra) if script)
     csp = (
         f"default-src 'none'; script-src {hashes}; style-src 'unsafe-inline'; "
-        "img-src data:; base-uri 'none'; form-action 'none'"
+        # frame-src: the side-by-side mode shows a sibling's viewer.html (file: or served).
+        "img-src data:; frame-src 'self' file:; base-uri 'none'; form-action 'none'"
         + ("; connect-src 'self'" if live else "")
     )
     title = f"simulacra replay: {replay.run.scenario}"

@@ -53,19 +53,21 @@ def read_events(
 class LogTail:
     """Follow a log while a run writes it: each `read()` returns the events of the whole
     lines written since the last one. A log that no longer continues what was read (a resume
-    cut it back to its checkpoint) is read again from its start, and `restarted` says so."""
+    cut it back to its checkpoint) is read again from its start, and `restarted` says so.
+    `first` is the seq of its first line: a fork's log goes on from its parent's prefix."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, first: int = 0) -> None:
         self.path = Path(path)
+        self.first = first
         self.offset = 0
-        self.lines = 0
+        self.lines = first
         self.restarted = False
 
     def read(self) -> list[Event]:
         events = self._next()
         self.restarted = events is None
         if events is None:
-            self.offset = self.lines = 0
+            self.offset, self.lines = 0, self.first
             events = self._next() or []
         return events
 
@@ -83,7 +85,8 @@ class LogTail:
             blob = fh.read(size - self.offset)
         whole = blob[: blob.rfind(b"\n") + 1]  # a line still being written waits
         lines = whole.splitlines()
-        events = [_parse(line, self.path, self.lines + i) for i, line in enumerate(lines, 1)]
+        at = self.lines - self.first  # lines of this file already read
+        events = [_parse(line, self.path, at + i) for i, line in enumerate(lines, 1)]
         if events and events[0].seq != self.lines:  # seq numbers the lines from 0
             return None
         self.offset += len(whole)
