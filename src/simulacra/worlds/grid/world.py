@@ -27,9 +27,9 @@ from typing import Any
 
 from simulacra.core import Action, Observation, Outcome, Phase, Resolution, Tick, WorldEvent
 from simulacra.runlog.events import MessageSent
+from simulacra.worlds.grid import fires
 from simulacra.worlds.grid.config import GridConfig, GridPerson
-
-Cell = tuple[int, int]
+from simulacra.worlds.grid.fires import Cell, Fire
 
 DIRECTIONS: dict[str, Cell] = {"up": (0, 1), "down": (0, -1), "left": (-1, 0), "right": (1, 0)}
 
@@ -65,20 +65,6 @@ class Place:
             "y_range": list(self.y_range),
             "capacity": self.capacity,
         }
-
-
-@dataclass(frozen=True)
-class Fire:
-    """A hazard that burns from `start_step` on; perceived at distance <= `radius`."""
-
-    name: str
-    start_step: int
-    position: Cell
-    intensity: float
-    radius: float
-
-    def active(self, step: int) -> bool:
-        return step >= self.start_step
 
 
 @dataclass(frozen=True)
@@ -235,6 +221,7 @@ class GridWorld:
         self.positions: dict[str, Cell] = dict(positions)
         self.step = 0
         self.refusals: dict[str, str] = {}  # told to the agent at its next step
+        self.placed: dict[str, Fire] = {}  # fires moved or added by an intervention
         # Within a step: who can talk to whom before anyone moves, this step's deliveries,
         # and what the frame reports.
         self._neighbours: dict[str, tuple[str, ...]] = {}
@@ -393,6 +380,15 @@ class GridWorld:
         self.positions[agent_id] = there
         return Outcome(True, facts={"moved": True})
 
+    def intervene(self, change: Mapping[str, Any], tick: Tick) -> Resolution:
+        """A fire moved or added from this step on (fires.py: the change's fields)."""
+        self._place(fires.placed(self.grid, change, tick.step))
+        return Resolution()
+
+    def _place(self, fire: Fire) -> None:
+        self.grid = fires.with_fire(self.grid, fire)
+        self.placed[fire.name] = fire
+
     def frame(self) -> dict[str, Any]:
         agents = {}
         for agent, (x, y) in self.positions.items():
@@ -408,7 +404,10 @@ class GridWorld:
             "agents": agents,
             "positions": {a: list(cell) for a, cell in self.positions.items()},
             "occupancy": self.occupancy(),
-            "fires": [f.name for f in self.active_fires()],
+            # A fire an intervention placed is a point: the layout's marker is not where it is.
+            "fires": [
+                fires.written(f) if f.name in self.placed else f.name for f in self.active_fires()
+            ],
             "started": list(self._started),
             "perceived": dict(self._perceived),
             "refused": sorted(self.refusals),
@@ -424,12 +423,15 @@ class GridWorld:
             "step": self.step,
             "positions": {a: list(cell) for a, cell in self.positions.items()},
             "refusals": dict(self.refusals),
+            "placed": [fires.written(f) for f in self.placed.values()],
         }
 
     def restore(self, snapshot: Mapping[str, Any]) -> None:
         self.step = int(snapshot["step"])
         self.positions = {a: _cell(snapshot["positions"][a]) for a in self.positions}
         self.refusals = dict(snapshot["refusals"])
+        for raw in snapshot.get("placed", ()):
+            self._place(fires.read(raw))
 
 
 def layout_from_config(config: GridConfig) -> Layout:

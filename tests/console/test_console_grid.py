@@ -1,0 +1,124 @@
+"""A grid run's console moves a fire and adds one: checked in the grid's own names and cells,
+fired at the next step through the interventions' path, drawn where it now is, and the run
+with the recorded actions scheduled is the same run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tests.console.driver import ConsoleRun
+from tests.engine.test_conformance import SCENARIOS, small
+from tests.runs import same
+
+from simulacra.experiments import load_scenario, resume, run
+from simulacra.experiments.console_actions import scheduled
+from simulacra.experiments.scenario import Scenario
+from simulacra.report.replay import build_replay
+from simulacra.runlog import RunDir, compare_runs, read_events
+from simulacra.worlds.grid import grid_metrics
+
+MOVED = {"fire": "fire1", "position": [-3, -20]}
+ADDED = {"fire": "<b>ember</b>", "position": [20, 20], "intensity": 0.4, "radius": 6}
+
+
+def _hazard(root: Path) -> Scenario:
+    return load_scenario(SCENARIOS / "hazard.yaml", small("hazard", root))
+
+
+def _event(change: dict[str, Any]) -> dict[str, Any]:
+    return {"action": "intervene", "intervention": {"type": "event", "text": "x", "change": change}}
+
+
+def _play(console: ConsoleRun) -> None:
+    """At step 1 fire1 is moved (it starts at step 3, from its new cell); at step 3 a new fire
+    is added; then the run goes on."""
+    console.paused_at(1)
+    choices = console.call("/console/choices")[1]
+    assert choices["types"] == ["event"] and choices["fires"] == ["fire1", "fire2"]
+    console.act(who="teacher", **_event(MOVED))
+    console.act(who="teacher", action="step")
+    console.paused_at(2)
+    console.act(who="teacher", action="step")
+    console.paused_at(3)
+    console.act(who="teacher", **_event(ADDED))
+    console.act(who="teacher", action="resume")
+
+
+def test_a_fire_moved_and_one_added_are_drawn_where_they_are_and_reproduce(
+    tmp_path: Path,
+) -> None:
+    console = ConsoleRun(_hazard(tmp_path / "live"))
+    try:
+        _play(console)
+        done = console.finish()
+    finally:
+        console.close()
+    assert isinstance(done, RunDir), done
+    events = list(read_events(done.events_path))
+    fired = [e.data["change"] for e in events if e.kind == "intervention"]
+    assert fired == [MOVED, ADDED]
+    frames = {e.data["step"]: e.data for e in events if e.kind == "world"}
+    assert frames[2]["fires"] == []  # fire1 starts at step 3, moved or not
+    moved = {"name": "fire1", "start_step": 3, "x": -3, "y": -20, "intensity": 0.8, "radius": 15}
+    ember = {"name": "<b>ember</b>", "start_step": 3, "x": 20, "y": 20, "intensity": 0.4}
+    assert frames[3]["fires"] == [moved, {**ember, "radius": 6.0}]  # sent before step 3
+    assert frames[5]["fires"][1] == "fire2"  # the layout's own fire is still a name
+    # Agents perceive the fire where it now burns: within its radius of (-3, -20).
+    near = [
+        a for a, (x, y) in frames[2]["positions"].items() if (x + 3) ** 2 + (y + 20) ** 2 <= 225
+    ]
+    assert frames[3]["perceived"]["fire1"] == near
+    # The viewer draws it there (mirrored, as the grid's y axis points up); measures count it.
+    replay = build_replay(events)
+    shown = [f.extras["fires"] for f in replay.frames if f.step == 4][0]
+    assert (shown[0]["x"], shown[0]["y"]) == (-3, 20)
+    measured = grid_metrics(events)
+    within = measured["agents_within_fire_radius"]["<b>ember</b>"]
+    assert len(within) == len(measured["steps"]) and within[:2] == [0, 0]
+
+    config = scheduled(done.config(), done.events_path)
+    again = run(load_scenario(config, ["output.root=" + str(tmp_path / "again")]), progress=False)
+    found = compare_runs(done.path, again.path)
+    assert found.same, found.difference
+
+
+def test_a_grid_console_run_killed_after_a_fire_moved_resumes_with_it(tmp_path: Path) -> None:
+    whole_console = ConsoleRun(_hazard(tmp_path / "whole"))
+    try:
+        _play(whole_console)
+        whole = whole_console.finish()
+    finally:
+        whole_console.close()
+    assert isinstance(whole, RunDir)
+
+    def stop(progress: Any) -> None:
+        if progress.step == 5:
+            raise RuntimeError("the machine went down")
+
+    console = ConsoleRun(_hazard(tmp_path / "cut"), on_progress=stop)
+    try:
+        _play(console)
+        assert isinstance(console.finish(), RuntimeError)
+    finally:
+        console.close()
+    (path,) = (tmp_path / "cut").iterdir()
+    assert same(resume(path, progress=False), whole)  # the moved fire from the checkpoint
+
+
+def test_a_fire_change_the_grid_cannot_take_is_refused_naming_the_field(tmp_path: Path) -> None:
+    console = ConsoleRun(_hazard(tmp_path))
+    try:
+        console.paused_at(1)
+        for change, reason in [
+            ({"fire": "fire1", "position": [99, 0]}, "outside the field -25..25"),
+            ({"fire": "fire1", "position": [1.5, 0]}, "position: two whole numbers"),
+            ({"fire": "fire9", "position": [0, 0]}, "new fire; give its intensity and radius"),
+            ({"fire": "fire1", "position": [0, 0], "intensity": 2}, "intensity: a number"),
+            ({"place": "cafe", "object": "door", "state": "shut"}, "unknown field 'object'"),
+        ]:
+            status, answer = console.call("/console/act", _event(change))
+            assert status == 400 and reason in answer["error"], (change, answer)
+        assert console.call("/console/status")[1]["queued"] == 0
+    finally:
+        console.close()
