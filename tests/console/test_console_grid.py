@@ -11,8 +11,8 @@ from tests.console.driver import ConsoleRun
 from tests.engine.test_conformance import SCENARIOS, small
 from tests.runs import same
 
+from simulacra.cli_console import write_scheduled
 from simulacra.experiments import load_scenario, resume, run
-from simulacra.experiments.console_actions import scheduled
 from simulacra.experiments.scenario import Scenario
 from simulacra.report.replay import build_replay
 from simulacra.runlog import RunDir, compare_runs, read_events
@@ -71,14 +71,17 @@ def test_a_fire_moved_and_one_added_are_drawn_where_they_are_and_reproduce(
     assert frames[3]["perceived"]["fire1"] == near
     # The viewer draws it there (mirrored, as the grid's y axis points up); measures count it.
     replay = build_replay(events)
-    shown = [f.extras["fires"] for f in replay.frames if f.step == 4][0]
+    shown = next(f.extras["fires"] for f in replay.frames if f.step == 4)
     assert (shown[0]["x"], shown[0]["y"]) == (-3, 20)
     measured = grid_metrics(events)
     within = measured["agents_within_fire_radius"]["<b>ember</b>"]
     assert len(within) == len(measured["steps"]) and within[:2] == [0, 0]
 
-    config = scheduled(done.config(), done.events_path)
-    again = run(load_scenario(config, ["output.root=" + str(tmp_path / "again")]), progress=False)
+    # scheduled.yaml, as `simulacra run --console` writes it, runs the same run again.
+    again_from = write_scheduled(done.path)
+    again = run(
+        load_scenario(again_from, ["output.root=" + str(tmp_path / "again")]), progress=False
+    )
     found = compare_runs(done.path, again.path)
     assert found.same, found.difference
 
