@@ -1,7 +1,8 @@
 """The console in a real headless Chromium, as a person uses it: a scripted town paused,
 a thought sent, a visitor who joins, speaks and is answered, the run resumed and its log
-read; a grid paused, a fire added and one moved, and both drawn where they burn; and a
-commute stepped, saying it takes no interventions. Screenshots
+read; a grid paused, a fire added and one moved, and both drawn where they burn; a commute
+paused before its strike, which is announced; and El Farol stepped, saying it takes no
+interventions. Screenshots
 go to the test's artifacts (`SIMULACRA_ARTIFACTS`, else its temporary folder)."""
 
 from __future__ import annotations
@@ -182,7 +183,48 @@ def test_a_person_pauses_a_grid_adds_a_fire_moves_one_and_sees_it_drawn(
     assert frames[3]["fires"][0]["name"] == "fire1" and frames[3]["fires"][0]["y"] == -20
 
 
-@pytest.mark.parametrize(("kind", "world"), [("commute", "commute")])
+def test_a_person_pauses_a_commute_before_the_strike_and_announces_it(
+    browser: Any, tmp_path: Path
+) -> None:
+    console = ConsoleRun(load_scenario(SCENARIOS / "commute.yaml", small("commute", tmp_path)))
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto(console.served.url)
+        _status(page, "paused before step 1")
+        page.fill("#console-who", "teacher")
+        for step in (2, 3):  # the small commute's strike is on days 3 and 4
+            page.click("#console-step")
+            _status(page, f"paused before step {step}")
+        page.select_option("#console-type", "event")
+        # An announcement is its text alone: no place, object or fire to choose.
+        assert page.is_hidden("#console-place-row") and page.is_hidden("#console-fire-row")
+        page.fill("#console-text", HOSTILE)
+        page.click("#console-send")
+        page.wait_for_selector("#console-log li:has-text('event: queued')", timeout=WAIT_MS)
+        page.click("#console-step")
+        _status(page, "paused before step 4")
+        page.screenshot(path=str(_shots(tmp_path) / "console-commute.png"), full_page=True)
+        page.click("#console-resume")
+        _status(page, "the run has ended")
+    finally:
+        page.close()
+        console.close()
+    assert not errors
+    done = console.finish()
+    assert isinstance(done, RunDir)
+    actions = [
+        (e.data["action"], e.data["step"]) for e in read_events(done.events_path, {"console"})
+    ]
+    assert actions == [("step", 1), ("step", 2), ("event", 3), ("step", 3), ("resume", 4)]
+    heard = [
+        e.agent for e in read_events(done.events_path, {"memory.add"}) if HOSTILE in e.data["text"]
+    ]
+    assert len(heard) == 4
+
+
+@pytest.mark.parametrize(("kind", "world"), [("elfarol", "elfarol")])
 def test_a_world_without_interventions_is_stepped_and_says_so(
     kind: str, world: str, browser: Any, tmp_path: Path
 ) -> None:

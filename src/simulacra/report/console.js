@@ -99,9 +99,11 @@
     const show = (id, on) => { $(id).hidden = !on; };
     show("console-agents-row", type === "thought" || type === "conversation" || type === "correction");
     $("console-agent2").hidden = type !== "conversation";
-    const event = type === "event", fires = !!(choices && choices.fires);  // a grid's event moves a fire
-    ["console-place-row", "console-object-row", "console-state-row"].forEach((id) => show(id, event && !fires));
-    ["console-fire-row", "console-cell-row", "console-reach-row"].forEach((id) => show(id, event && fires));
+    // A town's event changes an object of a place, a grid's moves a fire, a commute's is
+    // only its text: an announcement.
+    const event = type === "event", found = choices || {};
+    ["console-place-row", "console-object-row", "console-state-row"].forEach((id) => show(id, event && !!found.places));
+    ["console-fire-row", "console-cell-row", "console-reach-row"].forEach((id) => show(id, event && !!found.fires));
     show("console-contradicts-row", type === "correction");
   }
   function objects() {
@@ -139,7 +141,7 @@
       item.contradicts = $("console-contradicts").value.split(",").map((w) => w.trim()).filter(Boolean).map((w) => [w]);
     }
     if (type === "event" && choices.fires) item.change = fireChange();
-    else if (type === "event") item.change = { place: $("console-place").value, object: $("console-object").value, state: $("console-state").value.trim() };
+    else if (type === "event" && choices.places) item.change = { place: $("console-place").value, object: $("console-object").value, state: $("console-state").value.trim() };
     if (await act({ action: "intervene", intervention: item })) $("console-text").value = "";
   });
 
