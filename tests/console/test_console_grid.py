@@ -7,11 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from tests.console.driver import ConsoleRun
 from tests.engine.test_conformance import SCENARIOS, small
 from tests.runs import same
 
 from simulacra.cli_console import write_scheduled
+from simulacra.errors import UserError
 from simulacra.experiments import load_scenario, resume, run
 from simulacra.experiments.scenario import Scenario
 from simulacra.report.replay import build_replay
@@ -22,8 +24,8 @@ MOVED = {"fire": "fire1", "position": [-3, -20]}
 ADDED = {"fire": "<b>ember</b>", "position": [20, 20], "intensity": 0.4, "radius": 6}
 
 
-def _hazard(root: Path) -> Scenario:
-    return load_scenario(SCENARIOS / "hazard.yaml", small("hazard", root))
+def _hazard(root: Path, *more: str) -> Scenario:
+    return load_scenario(SCENARIOS / "hazard.yaml", [*small("hazard", root), *more])
 
 
 def _event(change: dict[str, Any]) -> dict[str, Any]:
@@ -125,3 +127,13 @@ def test_a_fire_change_the_grid_cannot_take_is_refused_naming_the_field(tmp_path
         assert console.call("/console/status")[1]["queued"] == 0
     finally:
         console.close()
+
+
+def test_a_scenario_schedules_a_fire_move_checked_in_the_grid_words(tmp_path: Path) -> None:
+    moved = '{at: "02:00", type: event, text: x, change: {fire: fire1, position: [-3, -20]}}'
+    done = run(_hazard(tmp_path, "interventions=[" + moved + "]"), progress=False)
+    frames = {e.data["step"]: e.data for e in read_events(done.events_path, {"world"})}
+    assert frames[3]["fires"][0]["y"] == -20
+    far = moved.replace("[-3, -20]", "[-3, -99]")
+    with pytest.raises(UserError, match=r"interventions\[0\]\.change: position: \[-3, -99\]"):
+        _hazard(tmp_path, "interventions=[" + far + "]")
