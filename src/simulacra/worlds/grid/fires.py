@@ -8,12 +8,9 @@ that measures and viewers follow them (a fire the layout places stays a name the
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from simulacra.worlds.grid.world import Layout
+from typing import Any
 
 Cell = tuple[int, int]
 
@@ -66,10 +63,10 @@ def _number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def placed(layout: Layout, change: Mapping[str, Any], step: int) -> Fire:
-    """The fire `change` places at `step` (checked by `change_problem` before)."""
+def placed(fires: Sequence[Fire], change: Mapping[str, Any], step: int) -> Fire:
+    """The fire `change` places at `step`, among `fires` (checked by `change_problem`)."""
     x, y = change["position"]
-    known = {f.name: f for f in layout.fires}.get(str(change["fire"]))
+    known = {f.name: f for f in fires}.get(str(change["fire"]))
     if known is None:
         return Fire(
             str(change["fire"]),
@@ -84,16 +81,6 @@ def placed(layout: Layout, change: Mapping[str, Any], step: int) -> Fire:
         intensity=float(change.get("intensity", known.intensity)),
         radius=float(change.get("radius", known.radius)),
     )
-
-
-def with_fire(layout: Layout, fire: Fire) -> Layout:
-    """`layout` with `fire` in place of its namesake, or after the others when it is new."""
-    names = [f.name for f in layout.fires]
-    if fire.name in names:
-        fires = tuple(fire if f.name == fire.name else f for f in layout.fires)
-    else:
-        fires = (*layout.fires, fire)
-    return replace(layout, fires=fires)
 
 
 def written(fire: Fire) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from simulacra.runlog import Event
-from simulacra.worlds.grid.fires import Cell, read, with_fire
+from simulacra.worlds.grid.fires import Cell, read
 from simulacra.worlds.grid.movement import Frame, movement
 from simulacra.worlds.grid.world import Layout, euclidean
 
@@ -139,7 +139,7 @@ def grid_metrics(events: Iterable[Event]) -> dict[str, Any]:
             if step == 0:
                 continue
             for placed in (f for f in event.data.get("fires", ()) if isinstance(f, dict)):
-                layout = with_fire(layout, read(placed))  # moved or added by an intervention
+                layout = layout.with_fire(read(placed))  # moved or added by an intervention
                 within.setdefault(placed["name"], [0] * len(steps))
             steps.append(step)
             inside_any: set[str] = set()

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
 
@@ -141,6 +141,14 @@ class Layout:
         """Active fires whose radius reaches `cell` (distance <= radius, Euclidean)."""
         sightings = (FireSighting(f, euclidean(cell, f.position)) for f in self.fires)
         return tuple(s for s in sightings if s.fire.active(step) and s.distance <= s.fire.radius)
+
+    def with_fire(self, fire: Fire) -> Layout:
+        """This layout with `fire` in place of its namesake, or after the others when new."""
+        if any(f.name == fire.name for f in self.fires):
+            return replace(
+                self, fires=tuple(fire if f.name == fire.name else f for f in self.fires)
+            )
+        return replace(self, fires=(*self.fires, fire))
 
     def to_dict(self) -> dict[str, Any]:
         """The static layout as the `run` event carries it; `x, y, w, h` are the lower-left cell
@@ -382,11 +390,11 @@ class GridWorld:
 
     def intervene(self, change: Mapping[str, Any], tick: Tick) -> Resolution:
         """A fire moved or added from this step on (fires.py: the change's fields)."""
-        self._place(fires.placed(self.grid, change, tick.step))
+        self._place(fires.placed(self.grid.fires, change, tick.step))
         return Resolution()
 
     def _place(self, fire: Fire) -> None:
-        self.grid = fires.with_fire(self.grid, fire)
+        self.grid = self.grid.with_fire(fire)
         self.placed[fire.name] = fire
 
     def frame(self) -> dict[str, Any]:
