@@ -85,6 +85,9 @@ def test_a_person_pauses_a_town_sends_a_thought_visits_and_is_answered(
         _status(page, "paused before step 2")
         reply = page.wait_for_selector("#visitor-chat li.reply", timeout=WAIT_MS)
         assert reply.inner_text().startswith(persona.name + ":")
+        # The reply's arrow names the visitor as the agent sees them, not by the run's id.
+        page.wait_for_selector("#now-list .to:has-text('Vera')", timeout=WAIT_MS)
+        assert "visitor:vera" not in page.inner_text("#now-list")
         # Vera is on the map, and the hostile thought is text, never markup.
         page.wait_for_selector("#map [data-layer=visitors]", state="attached", timeout=WAIT_MS)
         assert "Vera" in page.text_content("#layer-extras")
