@@ -7,12 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests.console.driver import ConsoleRun
+from tests.console.driver import ConsoleRun, killed_and_resumed
 from tests.engine.test_conformance import SCENARIOS, small
 from tests.runs import same
 
 from simulacra.cli_console import write_scheduled
-from simulacra.experiments import load_scenario, resume, run
+from simulacra.experiments import load_scenario, run
 from simulacra.experiments.scenario import Scenario
 from simulacra.runlog import RunDir, compare_runs, read_events
 
@@ -80,26 +80,8 @@ def _daily_tokens(events: list[Any], day: int) -> dict[str, int]:
 
 
 def test_a_commute_killed_after_an_announcement_resumes_with_it(tmp_path: Path) -> None:
-    whole_console = ConsoleRun(_commute(tmp_path / "whole"))
-    try:
-        _play(whole_console)
-        whole = whole_console.finish()
-    finally:
-        whole_console.close()
-    assert isinstance(whole, RunDir)
-
-    def stop(progress: Any) -> None:
-        if progress.step == 5:
-            raise RuntimeError("the machine went down")
-
-    console = ConsoleRun(_commute(tmp_path / "cut"), on_progress=stop)
-    try:
-        _play(console)
-        assert isinstance(console.finish(), RuntimeError)
-    finally:
-        console.close()
-    (path,) = (tmp_path / "cut").iterdir()
-    assert same(resume(path, progress=False), whole)
+    whole, resumed = killed_and_resumed(_commute, _play, tmp_path, 5)
+    assert same(resumed, whole)
 
 
 def test_an_announcement_with_a_change_or_to_the_logit_mind_is_refused(tmp_path: Path) -> None:

@@ -8,13 +8,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.console.driver import ConsoleRun
+from tests.console.driver import ConsoleRun, killed_and_resumed, played
 from tests.engine.test_conformance import SCENARIOS, small
 from tests.runs import same
 
 from simulacra.cli_console import write_scheduled
 from simulacra.errors import UserError
-from simulacra.experiments import load_scenario, resume, run
+from simulacra.experiments import load_scenario, run
 from simulacra.experiments.scenario import Scenario
 from simulacra.report.replay import build_replay
 from simulacra.runlog import RunDir, compare_runs, read_events
@@ -50,12 +50,7 @@ def _play(console: ConsoleRun) -> None:
 def test_a_fire_moved_and_one_added_are_drawn_where_they_are_and_reproduce(
     tmp_path: Path,
 ) -> None:
-    console = ConsoleRun(_hazard(tmp_path / "live"))
-    try:
-        _play(console)
-        done = console.finish()
-    finally:
-        console.close()
+    done = played(_hazard(tmp_path / "live"), _play)
     assert isinstance(done, RunDir), done
     events = list(read_events(done.events_path))
     fired = [e.data["change"] for e in events if e.kind == "intervention"]
@@ -89,26 +84,8 @@ def test_a_fire_moved_and_one_added_are_drawn_where_they_are_and_reproduce(
 
 
 def test_a_grid_console_run_killed_after_a_fire_moved_resumes_with_it(tmp_path: Path) -> None:
-    whole_console = ConsoleRun(_hazard(tmp_path / "whole"))
-    try:
-        _play(whole_console)
-        whole = whole_console.finish()
-    finally:
-        whole_console.close()
-    assert isinstance(whole, RunDir)
-
-    def stop(progress: Any) -> None:
-        if progress.step == 5:
-            raise RuntimeError("the machine went down")
-
-    console = ConsoleRun(_hazard(tmp_path / "cut"), on_progress=stop)
-    try:
-        _play(console)
-        assert isinstance(console.finish(), RuntimeError)
-    finally:
-        console.close()
-    (path,) = (tmp_path / "cut").iterdir()
-    assert same(resume(path, progress=False), whole)  # the moved fire from the checkpoint
+    whole, resumed = killed_and_resumed(_hazard, _play, tmp_path, 5)
+    assert same(resumed, whole)  # the moved fire from the checkpoint
 
 
 def test_a_fire_change_the_grid_cannot_take_is_refused_naming_the_field(tmp_path: Path) -> None:
