@@ -23,8 +23,8 @@ from typing import Any
 
 from simulacra.runlog import Event
 from simulacra.worlds.grid.fires import Cell, read
+from simulacra.worlds.grid.layout import Layout, euclidean
 from simulacra.worlds.grid.movement import Frame, movement
-from simulacra.worlds.grid.world import Layout, euclidean
 
 # A message with no fire's name but one of these words warns about every fire its sender knows.
 _FIRE_WORDS = re.compile(r"\b(fires?|smoke|flames?|burn\w*|blaze)\b", re.IGNORECASE)

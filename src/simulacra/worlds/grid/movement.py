@@ -20,7 +20,7 @@ from statistics import fmean
 from typing import Any
 
 from simulacra.worlds.grid.fires import Cell
-from simulacra.worlds.grid.world import Layout, euclidean
+from simulacra.worlds.grid.layout import Layout, euclidean
 
 
 @dataclass(frozen=True)
