@@ -30,6 +30,7 @@ class ConsoleRun:
         resume: Path | None = None,
         paused: bool = True,
         on_progress: Callable[[Progress], None] | None = None,
+        overrides: tuple[str, ...] = (),
     ) -> None:
         self._ready = threading.Event()
         self.served = Served(ready=lambda _: self._ready.set())
@@ -45,6 +46,7 @@ class ConsoleRun:
                     paused=paused,
                     progress=False,
                     on_progress=on_progress,
+                    overrides=overrides,
                 )
             except BaseException as exc:  # the test reads it
                 self.error = exc

@@ -114,3 +114,24 @@ def test_a_scenario_schedules_a_fire_move_checked_in_the_grid_words(tmp_path: Pa
     far = moved.replace("[-3, -20]", "[-3, -99]")
     with pytest.raises(UserError, match=r"interventions\[0\]\.change: position: \[-3, -99\]"):
         _hazard(tmp_path, "interventions=[" + far + "]")
+
+
+def test_a_console_resume_takes_a_raised_budget_and_refuses_other_settings(
+    tmp_path: Path,
+) -> None:
+    def stop(progress: Any) -> None:
+        if progress.step == 3:
+            raise RuntimeError("the machine went down")
+
+    assert isinstance(played(_hazard(tmp_path), _play, stop), RuntimeError)
+    (path,) = tmp_path.iterdir()
+    with pytest.raises(UserError, match="do not apply to --resume"):
+        ConsoleRun(resume=path, overrides=("seed=3",))
+    console = ConsoleRun(resume=path, overrides=("model.budget.calls=1000",), paused=False)
+    try:
+        done = console.finish()
+    finally:
+        console.close()
+    assert isinstance(done, RunDir), done
+    assert done.config()["model"]["budget"]["calls"] == 1000
+    assert done.info()["status"] == "completed"
