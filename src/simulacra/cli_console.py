@@ -22,9 +22,6 @@ def run_with_console(
     from simulacra.experiments import load_scenario
     from simulacra.experiments.console import Served, run_console
 
-    if resume is not None and sets:
-        raise UserError("--set does not apply to --console --resume: the run goes on as it was")
-
     def ready(url: str) -> None:
         console.print(f"console: [bold]{escape(url)}[/]", soft_wrap=True)
         console.print("  open it in a browser on this machine; the address holds its token")
@@ -34,7 +31,9 @@ def run_with_console(
     served = Served(ready=ready)
     try:
         if resume is not None:
-            done = run_console(served=served, resume=resume, port=port, paused=paused)
+            done = run_console(
+                served=served, resume=resume, port=port, paused=paused, overrides=sets
+            )
         else:
             assert scenario is not None
             valid = load_scenario(scenario, sets)

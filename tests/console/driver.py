@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from simulacra.engine import Progress
+from simulacra.experiments import resume
 from simulacra.experiments.console import Served, run_console
 from simulacra.experiments.scenario import Scenario
 from simulacra.runlog import RunDir
@@ -29,6 +30,7 @@ class ConsoleRun:
         resume: Path | None = None,
         paused: bool = True,
         on_progress: Callable[[Progress], None] | None = None,
+        overrides: tuple[str, ...] = (),
     ) -> None:
         self._ready = threading.Event()
         self.served = Served(ready=lambda _: self._ready.set())
@@ -44,6 +46,7 @@ class ConsoleRun:
                     paused=paused,
                     progress=False,
                     on_progress=on_progress,
+                    overrides=overrides,
                 )
             except BaseException as exc:  # the test reads it
                 self.error = exc
@@ -117,3 +120,34 @@ class ConsoleRun:
             self.call("/console/act", {"action": "resume"})
         self.served.stop()
         self.thread.join(WAIT_S * 3)
+
+
+def played(
+    scenario: Scenario,
+    play: Callable[[ConsoleRun], None],
+    on_progress: Callable[[Progress], None] | None = None,
+) -> RunDir | BaseException:
+    """`scenario` run with a console that `play` drives; its run (or what stopped it)."""
+    console = ConsoleRun(scenario, on_progress=on_progress)
+    try:
+        play(console)
+        return console.finish()
+    finally:
+        console.close()
+
+
+def killed_and_resumed(
+    make: Callable[[Path], Scenario], play: Callable[[ConsoleRun], None], root: Path, step: int
+) -> tuple[RunDir, RunDir]:
+    """The run `play` drives, whole; and the same run killed at `step`, then resumed without
+    a console (the log's actions are taken up again)."""
+    whole = played(make(root / "whole"), play)
+    assert isinstance(whole, RunDir), whole
+
+    def stop(progress: Progress) -> None:
+        if progress.step == step:
+            raise RuntimeError("the machine went down")
+
+    assert isinstance(played(make(root / "cut"), play, stop), RuntimeError)
+    (path,) = (root / "cut").iterdir()
+    return whole, resume(path, progress=False)

@@ -214,7 +214,7 @@ def test_a_change_the_run_cannot_take_is_refused_before_it_is_queued(tmp_path: P
         console.close()
 
 
-@pytest.mark.parametrize("kind", ["hazard", "commute"])
+@pytest.mark.parametrize("kind", ["elfarol"])
 def test_a_world_that_takes_no_interventions_says_so_and_still_steps(
     kind: str, tmp_path: Path
 ) -> None:

@@ -10,7 +10,7 @@ takes: see `choices`; a world that takes no interventions says so, and can still
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from http.server import ThreadingHTTPServer
 from pathlib import Path
@@ -166,8 +166,10 @@ def run_console(
     paused: bool = False,
     progress: bool = True,
     on_progress: ProgressHook | None = None,
+    overrides: Sequence[str] = (),
 ) -> RunDir:
-    """Run `scenario` (or resume the run at `resume`) with a live console on 127.0.0.1:`port`
+    """Run `scenario` (or resume the run at `resume`, with `overrides` as a plain resume
+    takes them: model.budget and model.price) with a live console on 127.0.0.1:`port`
     (0: any free port), paused before its first tick when `paused`. The console keeps serving,
     read-only, after the run ends: `served.stop()` stops it."""
     from simulacra.experiments import pipeline
@@ -175,6 +177,8 @@ def run_console(
 
     if (scenario is None) == (resume is None):
         raise UserError("run_console: give either a scenario or a run to resume")
+    if overrides and resume is None:
+        raise UserError("run_console: overrides are for a resumed run; load them into the scenario")
     if scenario is None:
         scenario = load_scenario(RunDir.open(str(resume)).config())
     control = Control(written, paused=paused)
@@ -194,7 +198,9 @@ def run_console(
     shown: dict[str, Any] = {"progress": progress, "on_progress": on_progress}
     try:
         if resume is not None:
-            return pipeline.resume(resume, model=model, control=control, opened=opened, **shown)
+            return pipeline.resume(
+                resume, model=model, control=control, opened=opened, overrides=overrides, **shown
+            )
         return pipeline.run(scenario, model=model, control=control, opened=opened, **shown)
     finally:
         control.finish()

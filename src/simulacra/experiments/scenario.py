@@ -165,7 +165,8 @@ class MemoryConfig(_Strict):
 
 class InterventionConfig(_Strict):
     """`thought`: an inner thought of one agent. `event`: a change to the world, its fields in
-    `change` (town: place, object, state). `conversation`: two agents talk about `text`.
+    `change` (town: place, object, state; grid: fire, position, intensity, radius; commute:
+    none, `text` is announced to every commuter). `conversation`: two agents talk about `text`.
     `correction`: `text` corrects a fact; the agents named (every agent when none is) drop the
     memories that mention, for each group of words in `contradicts`, one of them, with all
     that rests on them, and remember `text` instead. `importance`: the memory's (1-10); none:

@@ -71,6 +71,9 @@
     el("label", { id: "console-place-row" }, "place ", el("select", { id: "console-place" })),
     el("label", { id: "console-object-row" }, "object ", el("select", { id: "console-object" })),
     el("label", { id: "console-state-row" }, "state ", el("input", { type: "text", id: "console-state", placeholder: "broken, closed \u2026" })),
+    el("label", { id: "console-fire-row" }, "fire ", el("input", { type: "text", id: "console-fire", list: "console-fires", maxlength: 40, placeholder: "a fire's name, or a new one" }), el("datalist", { id: "console-fires" })),
+    el("label", { id: "console-cell-row" }, "to cell x ", el("input", { type: "number", id: "console-x", step: 1, value: 0 }), " y ", el("input", { type: "number", id: "console-y", step: 1, value: 0 })),
+    el("label", { id: "console-reach-row" }, "intensity ", el("input", { type: "number", id: "console-intensity", step: 0.1, min: 0, max: 1, placeholder: "kept" }), " radius ", el("input", { type: "number", id: "console-radius", step: 1, min: 1, placeholder: "kept" })),
     el("label", { id: "console-contradicts-row" }, "corrects memories that mention ", el("input", { type: "text", id: "console-contradicts", placeholder: "party, cafe" })),
     el("label", {}, "text ", el("textarea", { id: "console-text", rows: 2, maxlength: 400 })),
     el("button", { type: "button", id: "console-send" }, "Send at the next tick"));
@@ -96,8 +99,11 @@
     const show = (id, on) => { $(id).hidden = !on; };
     show("console-agents-row", type === "thought" || type === "conversation" || type === "correction");
     $("console-agent2").hidden = type !== "conversation";
-    const event = type === "event";
-    ["console-place-row", "console-object-row", "console-state-row"].forEach((id) => show(id, event));
+    // A town's event changes an object of a place, a grid's moves a fire, a commute's is
+    // only its text: an announcement.
+    const event = type === "event", found = choices || {};
+    ["console-place-row", "console-object-row", "console-state-row"].forEach((id) => show(id, event && !!found.places));
+    ["console-fire-row", "console-cell-row", "console-reach-row"].forEach((id) => show(id, event && !!found.fires));
     show("console-contradicts-row", type === "correction");
   }
   function objects() {
@@ -110,6 +116,9 @@
     ["console-agent", "console-agent2", "visitor-to"].forEach((id) => options($(id), found.agents, label));
     if (found.agents.length > 1) $("console-agent2").value = found.agents[1];
     if (found.types.includes("correction")) $("console-agent").prepend(el("option", { value: "" }, "everyone (a correction)"));
+    options($("console-fires"), found.fires || []);
+    if (found.fires && found.fires.length) $("console-fire").value = found.fires[0];
+    ["console-x", "console-y"].forEach((id) => { $(id).min = -(found.half_size || 0); $(id).max = found.half_size || 0; });
     options($("console-place"), found.places || []);
     options($("visitor-place"), found.places || []);
     objects();
@@ -131,9 +140,18 @@
       if (agent) item.agents = [agent];
       item.contradicts = $("console-contradicts").value.split(",").map((w) => w.trim()).filter(Boolean).map((w) => [w]);
     }
-    if (type === "event") item.change = { place: $("console-place").value, object: $("console-object").value, state: $("console-state").value.trim() };
+    if (type === "event" && choices.fires) item.change = fireChange();
+    else if (type === "event" && choices.places) item.change = { place: $("console-place").value, object: $("console-object").value, state: $("console-state").value.trim() };
     if (await act({ action: "intervene", intervention: item })) $("console-text").value = "";
   });
+
+  function fireChange() {
+    // Whole cells as typed; a blank intensity or radius keeps the fire's own (the run checks).
+    const number = (id) => ($(id).value.trim() === "" ? undefined : Number($(id).value));
+    const change = { fire: $("console-fire").value.trim(), position: [number("console-x"), number("console-y")] };
+    ["intensity", "radius"].forEach((key) => { const v = number("console-" + key); if (v !== undefined) change[key] = v; });
+    return change;
+  }
 
   // ---- the visitor -----------------------------------------------------------------------
   async function come(what) {

@@ -45,6 +45,7 @@ def _flip_y(
                 a: replace(pos, y=None if pos.y is None else -pos.y)
                 for a, pos in frame.agents.items()
             },
+            extras={k: _flip_points(v) for k, v in frame.extras.items()},
         )
         for frame in frames
     )
@@ -53,6 +54,18 @@ def _flip_y(
         {k: tuple(replace(m, y=-m.y) for m in v) for k, v in layers.items()},
         flipped_frames,
     )
+
+
+def _flip_points(value: Any) -> Any:
+    """A frame's list of points (a fire an intervention moved), mirrored; anything else as is."""
+    if not isinstance(value, list):
+        return value
+    return [
+        {**item, "y": -item["y"]}
+        if isinstance(item, Mapping) and _num(item.get("y")) is not None
+        else item
+        for item in value
+    ]
 
 
 def _in_cells(world: Any) -> bool:

@@ -62,7 +62,9 @@
   const clock = (t) => (t ? t.replace("T", " ").slice(0, seconds() ? 19 : 16) : "");
   const hhmm = (t) => (t && t.length >= 16 ? t.slice(11, seconds() ? 19 : 16) : t || "");
   const num = (v) => (typeof v === "number" ? v.toFixed(3) : "");
-  const nameOf = (id) => (R.agents[id] ? R.agents[id].name : id);
+  // A visitor (a person's, from the console) is no agent: named from the frames that draw it.
+  const visitorNames = () => Object.fromEntries(R.frames.flatMap((f) => (Array.isArray(f.extras.visitors) ? f.extras.visitors : [])).filter((v) => v && v.id).map((v) => [v.id, v.name]));
+  const nameOf = (id) => (R.agents[id] ? R.agents[id].name : visitorNames()[id] || id);
   const upTo = (items) => items.filter((x) => x.frame <= state.frame);
   // A memory invalidated by now (a correction, or evidence that fell): shown struck through.
   const gone = (m) => !!m && m.invalid_frame !== null && m.invalid_frame !== undefined && m.invalid_frame <= state.frame;

@@ -57,6 +57,7 @@ VARIANTS: tuple[Variant, ...] = ("A1", "B1", "Full")
 EPISODE = "episode"
 # Given, not rated: a commuter's memories cost no importance calls.
 EPISODE_IMPORTANCE, PATTERN_IMPORTANCE, MERGED_IMPORTANCE = 3.0, 6.0, 8.0
+ANNOUNCED_IMPORTANCE = 7.0  # news that may change every plan of the week
 LONG_TERM_SHOWN = 4
 MERGE_EVERY_WEEKS = 4  # the source's "monthly": four working weeks
 
@@ -155,9 +156,11 @@ class CommuterAgent:
         if phase == "plan":
             if weekday == 0:
                 self.plan_fallback = (await self.plan_week(week, now)).fallback
+            if self.faculties.short_term and weekday > 0 and last is not None:
+                await self.reflect(day - 1, last, now)
+            if facts.get("announcement"):  # after yesterday's episode, before today's plan
+                await self.hear(day, str(facts["announcement"]), now)
             if self.faculties.short_term:
-                if weekday > 0 and last is not None:
-                    await self.reflect(day - 1, last, now)
                 decision = await self.replan(day, weekday, str(facts["environment"]), now)
                 self.replanned, self.plan_fallback = True, decision.fallback
             else:
@@ -199,6 +202,13 @@ class CommuterAgent:
         assert isinstance(decision.value, WeeklyPlan)
         self.week = decision.value.days
         return decision
+
+    async def hear(self, day: int, text: str, now: datetime) -> None:
+        """An announcement joins short-term memory, as a day's episode does: today's re-plan
+        and the rest of the week's see it (and the week's lesson cites it)."""
+        said = f"Day {day}: announced: {text}"
+        record = await self.memory.add(EPISODE, said, now, ANNOUNCED_IMPORTANCE, meta={"day": day})
+        self.episodes.append((record.id, said))
 
     def initial_plan(self, weekday: int) -> DayPlan:
         return self.week[weekday % len(self.week)]

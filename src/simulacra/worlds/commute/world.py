@@ -9,7 +9,8 @@ week's last working day, and the run's last): the commuters look back; the world
 
 Observations carry `day` (from 1), `weekday` (0 for Monday), `week` (from 1), `environment`
 (what agents are told today) and `last_trip`, the latest trip's outcome (`describe`, a
-sentence, and its fields), or None before the first.
+sentence, and its fields), or None before the first; and `announcement` on a day an `event`
+intervention announced something (its text, which is then that day's environment too).
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ class CommuteWorld:
         self.travellers: dict[str, Traveller] = {}
         self.last: dict[str, TripOutcome] = {}
         self._today: dict[str, TripOutcome] = {}
+        self.news: dict[int, str] = {}  # day -> what an intervention announced that day
 
     # --- the World protocol -------------------------------------------------------------
 
@@ -82,10 +84,19 @@ class CommuteWorld:
             "day": tick.step,
             "weekday": weekday,
             "week": week,
-            "environment": self.config.environment_on(tick.step),
+            "environment": self.news.get(tick.step) or self.config.environment_on(tick.step),
             "last_trip": trip,
         }
+        if tick.step in self.news:
+            facts["announcement"] = self.news[tick.step]
         return Observation(agent, place, facts=facts)
+
+    def intervene(self, change: Mapping[str, Any], tick: Tick) -> Resolution:
+        """An announcement (`text`): every commuter is told it today, before planning."""
+        said = str(change.get("text", ""))
+        earlier = self.news.get(tick.step)
+        self.news[tick.step] = f"{earlier} {said}" if earlier else said
+        return Resolution()
 
     def resolve(self, phase: str, actions: Mapping[str, Action], tick: Tick) -> Resolution:
         if phase == PLAN.name:
@@ -142,10 +153,14 @@ class CommuteWorld:
         self._today = {}
 
     def snapshot(self) -> dict[str, Any]:
-        return {"last": {a: dict(vars(o)) for a, o in self.last.items()}}
+        return {
+            "last": {a: dict(vars(o)) for a, o in self.last.items()},
+            "news": {str(day): text for day, text in self.news.items()},
+        }
 
     def restore(self, snapshot: Mapping[str, Any]) -> None:
         self.last = {a: TripOutcome(**o) for a, o in snapshot["last"].items()}
+        self.news = {int(day): str(text) for day, text in snapshot.get("news", {}).items()}
 
     def _scored(self, agent: str, outcome: TripOutcome) -> TripOutcome:
         traveller = self.travellers.get(agent)

@@ -2,13 +2,11 @@
 radii, and local messages."""
 
 from simulacra.worlds.grid.config import GridConfig, GridPerson
+from simulacra.worlds.grid.fires import Fire
+from simulacra.worlds.grid.layout import FireSighting, Layout, Place
 from simulacra.worlds.grid.metrics import grid_metrics
 from simulacra.worlds.grid.world import (
-    Fire,
-    FireSighting,
     GridWorld,
-    Layout,
-    Place,
     Traits,
     build_world,
     layout_from_config,

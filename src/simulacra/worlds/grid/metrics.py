@@ -22,8 +22,9 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from simulacra.runlog import Event
+from simulacra.worlds.grid.fires import Cell, read
+from simulacra.worlds.grid.layout import Layout, euclidean
 from simulacra.worlds.grid.movement import Frame, movement
-from simulacra.worlds.grid.world import Cell, Layout, euclidean
 
 # A message with no fire's name but one of these words warns about every fire its sender knows.
 _FIRE_WORDS = re.compile(r"\b(fires?|smoke|flames?|burn\w*|blaze)\b", re.IGNORECASE)
@@ -137,6 +138,9 @@ def grid_metrics(events: Iterable[Event]) -> dict[str, Any]:
             frames.append(Frame(step, positions, actions, perceived))
             if step == 0:
                 continue
+            for placed in (f for f in event.data.get("fires", ()) if isinstance(f, dict)):
+                layout = layout.with_fire(read(placed))  # moved or added by an intervention
+                within.setdefault(placed["name"], [0] * len(steps))
             steps.append(step)
             inside_any: set[str] = set()
             for fire in layout.fires:

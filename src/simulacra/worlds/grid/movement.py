@@ -19,7 +19,8 @@ from itertools import pairwise
 from statistics import fmean
 from typing import Any
 
-from simulacra.worlds.grid.world import Cell, Layout, euclidean
+from simulacra.worlds.grid.fires import Cell
+from simulacra.worlds.grid.layout import Layout, euclidean
 
 
 @dataclass(frozen=True)

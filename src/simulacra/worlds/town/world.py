@@ -344,8 +344,8 @@ class TownWorld:
         # Only where a console brought some, so that other runs' logs stay as they were.
         if self.visitors:
             frame["visitors"] = [
-                {"name": v.name, "x": x, "y": y, "place": v.place}
-                for _, v in sorted(self.visitors.items())
+                {"id": i, "name": v.name, "x": x, "y": y, "place": v.place}
+                for i, v in sorted(self.visitors.items())
                 for x, y in [self._place_rect(v.place).centre]
             ]
         return frame

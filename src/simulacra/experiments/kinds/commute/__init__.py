@@ -72,6 +72,26 @@ def _days(days: list[int]) -> str:
     return ", ".join(map(str, days))
 
 
+def _announcement_problems(scenario: Scenario, baseline: bool) -> list[str]:
+    """An `event` is an announcement (worlds/commute/world.py): its text, and no change."""
+    problems = []
+    for i, item in enumerate(scenario.interventions):
+        if item.type != "event":
+            continue
+        where = f"scenario.interventions[{i}]"
+        if item.change:
+            field = sorted(item.change)[0]
+            problems.append(
+                f"{where}.change: unknown field {field!r}; a commute event takes no change: "
+                "its text is what every commuter is told that day"
+            )
+        if baseline:
+            problems.append(
+                f"{where}: the logit mind hears no announcement (agents.mind: commuter does)"
+            )
+    return problems
+
+
 class CommuteBinding(Binding):
     name = "commute"
     # What agents are told each day, and the strikes' days and depth, are read day by day.
@@ -81,6 +101,7 @@ class CommuteBinding(Binding):
     shares: ClassVar[dict[str, float]] = dict.fromkeys(
         (*TABLE5_COLUMNS, *(f"{mode}_share" for mode in MODES)), 100.0
     )
+    changes = "nothing: the event's text is announced to every commuter on the day it fires"
     minds = ("commuter", "logit")
     baselines = ("logit",)
     options: ClassVar[dict[str, type[BaseModel]]] = {
@@ -156,6 +177,7 @@ class CommuteBinding(Binding):
                 f"scenario.agents.count: {agents.count}, but agents.mix adds up to "
                 f"{sum(agents.mix.values())}; drop count or make them agree"
             )
+        problems += _announcement_problems(scenario, self.is_baseline(scenario))
         problems += _figure_problems(scenario, profiles)
         problems += _constants_problems(scenario)
         problems += _days_problems(scenario)

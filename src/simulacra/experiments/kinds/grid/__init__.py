@@ -33,6 +33,7 @@ from simulacra.worlds.grid import (
     layout_from_config,
     roster,
 )
+from simulacra.worlds.grid.fires import change_problem as fire_problem
 
 DEFAULT_AGENTS = 20
 DEFAULT_RECALL = 5
@@ -49,8 +50,13 @@ def _people(scenario: Scenario) -> list[GridPerson]:
 
 class GridBinding(Binding):
     name = "grid"
-    # The fires are static: each starts at its step, from where the scenario puts it.
+    # The fires are read as the world runs: each starts at its step, from where the scenario
+    # puts it, unless an `event` moves it (worlds/grid/fires.py).
     forkable: ClassVar[tuple[str, ...]] = ("world.fires",)
+    changes = (
+        "fire and position (a fire moved there), with intensity and radius for a new fire "
+        "(it burns from the step it is placed at)"
+    )
     reads = frozenset({"run", "message", "world"})
     shares: ClassVar[dict[str, float]] = {"away_share": 1.0, "change_rate": 1.0}
     minds = ("grid", "rule")
@@ -83,6 +89,10 @@ class GridBinding(Binding):
 
     def _world(self, scenario: Scenario) -> GridWorld:
         return build_world(_grid(scenario), _people(scenario), self.count(scenario), scenario.seed)
+
+    def console_choices(self, scenario: Scenario) -> dict[str, Any]:
+        grid = _grid(scenario)
+        return {"fires": [f.name for f in grid.fires], "half_size": grid.half_size}
 
     def abilities(self, scenario: Scenario) -> set[Ability]:
         remembers = self.memory_mode(scenario) == "stream" and not self.is_baseline(scenario)
@@ -123,6 +133,11 @@ class GridBinding(Binding):
             problems.append(
                 f"scenario.world.fires[{i}].position: {name} is outside the field -{h}..{h}"
             )
+        names = [f.name for f in grid.fires]
+        for i, item in enumerate(scenario.interventions):
+            fault = fire_problem(item.change, names, h) if item.type == "event" else ""
+            if fault:
+                problems.append(f"scenario.interventions[{i}].change: {fault}")
         layout = layout_from_config(grid)
         cells = ((x, y) for x in range(-h, h + 1) for y in range(-h, h + 1))
         if not problems and all(layout.place_at(cell) is not None for cell in cells):
