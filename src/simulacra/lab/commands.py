@@ -200,7 +200,10 @@ def bench(
     runs: RunsOption = Path("runs"),
     prices: Annotated[
         Path | None,
-        typer.Option(help="a YAML price table, US$ per million tokens: NAME: {input, output}"),
+        typer.Option(
+            help="a YAML price table, US$ per million tokens: NAME: {input, cached_input, "
+            "output}; the model's entry is its model.price"
+        ),
     ] = None,
     inner_tries: InnerOption = 5,
     outer_attempts: OuterOption = 3,
@@ -214,13 +217,13 @@ def bench(
     from simulacra.lab.prices import load_prices, price_for
     from simulacra.lab.results import summary
 
-    limits = model_limits(model, set_ or [])
+    price_table = load_prices(prices) if prices else None
     lib = _library(library)
     lm = _model(model)
-    price = price_for(load_prices(prices) if prices else None, lm.name)
+    limits = model_limits(model, set_ or [], price_for(price_table, lm.name))
     config = _config(inner_tries=inner_tries, outer_attempts=outer_attempts, candidates=candidates)
     run = run_bench(
-        suites, condition or list(CONDITIONS), lib, lm, config, runs, console.print, price, limits
+        suites, condition or list(CONDITIONS), lib, lm, config, runs, console.print, limits
     )
     rows = json.loads((run.path / "results.json").read_text())
     for suite, conditions in summary(rows).items():

@@ -23,7 +23,7 @@ import yaml
 from simulacra.core.budget import BudgetStopped, Meter, logged_tally, stop
 from simulacra.embed import EmbedderConfig, build_embedder
 from simulacra.errors import UserError
-from simulacra.lab.agent import Budget, Episode, LearningAgent
+from simulacra.lab.agent import Episode, LearningAgent
 from simulacra.lab.config import LabConfig, condition
 from simulacra.lab.consolidate import consolidate
 from simulacra.lab.library import Library
@@ -203,7 +203,7 @@ async def _propose(agent: LearningAgent, library: Library, number: int) -> Task:
     coverage, recent = _history(library)
     skills = [s.meta.name for s in library.skills()]
     view = curriculum_view(coverage, recent, skills)
-    proposed = await agent.ask(CURRICULUM, view, Budget())
+    proposed = await agent.ask(CURRICULUM, view)
     return Task(
         id=f"learn-{number:03d}-{proposed.category.value}",
         tier=proposed.tier,
