@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import shutil
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -61,6 +61,7 @@ class Episode:
     skills: list[Skill] = field(default_factory=list)
     report: Report = field(default_factory=REPORT_FALLBACK.model_copy)
     commands: list[CommandRecord] = field(default_factory=list)
+    stopped: str | None = None  # the budget limit reached before its last attempt, if any
 
 
 class LearningAgent:
@@ -89,8 +90,16 @@ class LearningAgent:
         self._index = None
 
     async def solve(
-        self, task: Task, episodes: Path, *, mode: str, suite_task: SuiteTask | None = None
+        self,
+        task: Task,
+        episodes: Path,
+        *,
+        mode: str,
+        suite_task: SuiteTask | None = None,
+        over_budget: Callable[[], str | None] | None = None,
     ) -> Episode:
+        """`over_budget` (which limit of a budget is reached, if any) is asked before every
+        outer attempt after the first; a limit reached ends the episode there (`stopped`)."""
         started = time.perf_counter()
         folder = new_episode(episodes, task.id, task.record())
         episode = Episode(task, folder, folder)
@@ -133,6 +142,9 @@ class LearningAgent:
             episode.accepted = accepted
             episode.self_reported = episode.report.success
             if accepted:
+                break
+            episode.stopped = over_budget() if over_budget and number < outer else None
+            if episode.stopped is not None:
                 break
             # The next attempt gets the verdicts, not this attempt's raw debugging.
             feedback = [f"{f.check}: {f.message}" for f in check.findings]

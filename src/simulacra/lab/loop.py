@@ -161,12 +161,16 @@ async def solve_normal(
     agent: LearningAgent, task: Task, **kwargs: Any
 ) -> tuple[Episode, list[str]]:
     """Solve a user's task in normal mode: the episode joins the library, and what it proved
-    becomes memory as in learning. Returns the episode and the names memory changed."""
+    becomes memory as in learning (not after its budget stopped it). Returns the episode and
+    the names memory changed."""
     library = agent.library
     if library is None:
         raise FrozenMemoryError("normal mode needs a library to learn into")
     library.discard_uncommitted()
     episode = await agent.solve(task, library.root / "episodes", mode="normal", **kwargs)
+    if episode.stopped is not None:  # stopped by its budget: no more calls, memory unchanged
+        library.discard_uncommitted()
+        return episode, []
     changed = await learn_from(agent, library, episode, agent.config, agent.sink)
     return episode, changed
 
