@@ -132,3 +132,51 @@ def test_a_served_models_own_token_counts_stop_a_bench(tmp_path: Path) -> None:
     assert info["status"] == "stopped: budget" and info["error"].startswith("tokens: ")
     assert len(json.loads((run / "results.json").read_text())) == 1
     assert info["spent"]["tokens"] == sum(_calls(run)) > 0  # the server's own counts
+
+
+def test_a_price_table_prices_a_benchs_tasks_and_its_dollar_budget(tmp_path: Path) -> None:
+    from simulacra.lab.tasks import load_suite
+
+    (task,) = [t for t in load_suite("v1") if t.task.id == "grid-network"]
+    shutil.copytree(task.folder, tmp_path / "suite" / "grid-network")
+    (tmp_path / "prices.yaml").write_text("scripted: {input: 3, output: 5}\n")
+    args = ["lab", "bench", str(tmp_path / "suite"), "--model", "scripted"]
+    args += ["--library", str(tmp_path / "lib"), "--runs", str(tmp_path / "runs")]
+    args += ["--condition", "full", "--condition", "framework"]
+    args += ["--prices", str(tmp_path / "prices.yaml"), "--set", "model.budget.dollars=0.000001"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 3, result.output
+    (run,) = (tmp_path / "runs").glob("lab-bench-*")
+    info = json.loads((run / "run.json").read_text())
+    assert info["status"] == "stopped: budget" and info["error"].startswith("dollars: ")
+    (row,) = json.loads((run / "results.json").read_text())
+    dollars = (3 * row["prompt_tokens"] + 5 * row["completion_tokens"]) / 1e6
+    assert row["cost_usd"] == pytest.approx(dollars, abs=1e-6) and dollars > 0.000001
+    assert info["spent"]["dollars"] == pytest.approx(dollars, abs=1e-6)
+
+
+def _solve_unsolvable(root: Path, *extra: str) -> tuple[int, str]:
+    args = ["lab", "solve", "Draw a bicycle.", "--output", "outputs/bicycle.svg"]
+    args += ["--model", "scripted", "--library", str(root / "lib"), "--runs", str(root / "runs")]
+    args += ["--outer-attempts", "3", "--inner-tries", "1", *extra]
+    result = CliRunner().invoke(app, args)
+    return result.exit_code, result.output
+
+
+def test_a_solve_stops_between_outer_attempts_at_its_budget(tmp_path: Path) -> None:
+    from simulacra.lab.library import SEED, Library
+
+    code, output = _solve_unsolvable(tmp_path / "free", "--set", "model.budget.calls=10000")
+    assert code == 0 and "rejected after 3 attempt(s)" in output, output
+
+    library = Library.create(tmp_path / "lib", SEED)
+    digest = library.digest()
+    code, output = _solve_unsolvable(tmp_path, "--set", "model.budget.calls=1", "--mode", "normal")
+    assert code == 3, output
+    assert "rejected after 1 attempt(s)" in output and "memory changed: nothing" in output
+    (run,) = (tmp_path / "runs").glob("lab-solve-*")
+    info = json.loads((run / "run.json").read_text())
+    assert info["status"] == "stopped: budget" and info["error"].startswith("calls: ")
+    assert info["spent"]["calls"] == len(_calls(run)) >= 1
+    assert library.digest() == digest  # a stopped solve learns nothing
+    assert not list((library.root / "episodes").glob("*-user-task"))

@@ -54,6 +54,13 @@ def test_an_unknown_condition_and_a_bad_price_table_are_user_errors(tmp_path: Pa
     (tmp_path / "prices.yaml").write_text("gpt: {input: 1}\n")
     result = runner.invoke(app, [*base, "--prices", str(tmp_path / "prices.yaml")])
     assert result.exit_code == 2 and "gpt.output" in result.output
+    (tmp_path / "prices.yaml").write_text("scripted: {input: 1, output: 2}\n")
+    both = ["--prices", str(tmp_path / "prices.yaml"), "--set", "model.price.input=3"]
+    result = runner.invoke(app, [*base, *both, "--runs", str(tmp_path / "runs")])
+    assert result.exit_code == 2 and "the price table (--prices) gives model.price" in " ".join(
+        result.output.split()
+    )
+    assert not (tmp_path / "runs").exists()
 
 
 def test_an_unknown_suite_is_a_user_error(tmp_path: Path) -> None:

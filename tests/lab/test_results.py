@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
-from simulacra.lab.prices import Price, PriceError, load_prices, price_for
+from simulacra.lab.prices import PriceError, load_prices, price_for
 from simulacra.lab.results import interaction, report_html, summary, write_results
+from simulacra.llm.budget import Price
 
 
 def _row(
@@ -72,12 +73,12 @@ def test_the_report_escapes_names_and_labels_the_scripted_model(tmp_path: Path) 
     assert (tmp_path / "results.csv").read_text().splitlines()[0].startswith("suite,condition")
 
 
-def test_a_price_table_gives_dollars_per_million_tokens(tmp_path: Path) -> None:
+def test_a_price_table_gives_a_models_price_per_million_tokens(tmp_path: Path) -> None:
     path = tmp_path / "prices.yaml"
-    path.write_text("deepseek-chat: {input: 0.27, output: 1.10}\n")
+    path.write_text("deepseek-chat: {input: 0.27, cached_input: 0.07, output: 1.10}\n")
     price = price_for(load_prices(path), "openai:deepseek-chat")
-    assert price == Price(input=0.27, output=1.10)
-    assert price.dollars(1_000_000, 500_000) == pytest.approx(0.27 + 0.55)
+    assert price == Price(input=0.27, cached_input=0.07, output=1.10)  # the model.price
+    assert price.cost(1_000_000, 400_000, 500_000) == pytest.approx(0.6 * 0.27 + 0.4 * 0.07 + 0.55)
     assert price_for(None, "scripted") is None
 
 

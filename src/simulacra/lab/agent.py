@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import shutil
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,7 +32,7 @@ from simulacra.lab.retrieval import Candidate, Entry, Kind, MetadataIndex
 from simulacra.lab.tasks import SuiteTask, Task, place_files
 from simulacra.lab.verifier import Verification, verify
 from simulacra.lab.views import act_view, critic_view, report_view, select_view, tail
-from simulacra.llm import LanguageModel, Request, chat
+from simulacra.llm import LanguageModel, Request, Tally, chat
 from simulacra.runlog.events import (
     EventSink,
     LabAttempt,
@@ -41,17 +41,6 @@ from simulacra.runlog.events import (
     ModelCall,
     Retrieval,
 )
-
-
-@dataclass
-class Budget:
-    calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-
-    @property
-    def tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
 
 
 @dataclass
@@ -67,11 +56,12 @@ class Episode:
     agreements: list[bool] = field(default_factory=list)
     verified: bool | None = None
     verification: Verification | None = None
-    budget: Budget = field(default_factory=Budget)
+    spent: Tally = field(default_factory=Tally)  # the episode's model calls and tokens
     wall_s: float = 0.0
     skills: list[Skill] = field(default_factory=list)
     report: Report = field(default_factory=REPORT_FALLBACK.model_copy)
     commands: list[CommandRecord] = field(default_factory=list)
+    stopped: str | None = None  # the budget limit reached before its last attempt, if any
 
 
 class LearningAgent:
@@ -100,8 +90,16 @@ class LearningAgent:
         self._index = None
 
     async def solve(
-        self, task: Task, episodes: Path, *, mode: str, suite_task: SuiteTask | None = None
+        self,
+        task: Task,
+        episodes: Path,
+        *,
+        mode: str,
+        suite_task: SuiteTask | None = None,
+        over_budget: Callable[[], str | None] | None = None,
     ) -> Episode:
+        """`over_budget` (which limit of a budget is reached, if any) is asked before every
+        outer attempt after the first; a limit reached ends the episode there (`stopped`)."""
         started = time.perf_counter()
         folder = new_episode(episodes, task.id, task.record())
         episode = Episode(task, folder, folder)
@@ -118,14 +116,12 @@ class LearningAgent:
                 recorder.note("the task's files")
             _copy_skills(self.library, skills, attempt.folder)
             recorder.note("the skills loaded")
-            inner = await self._act(
-                task, attempt, recorder, skills, pages, feedback, episode.budget
-            )
+            inner = await self._act(task, attempt, recorder, skills, pages, feedback, episode.spent)
             episode.commands = attempt.final_commands()
-            episode.report = await self._report(task, attempt, episode.budget)
+            episode.report = await self._report(task, attempt, episode.spent)
             recorder.note("the report")
             check = check_attempt(attempt.folder, task.required_outputs, given=task.given())
-            critic = await self._critic(task, attempt, episode.report, episode.budget)
+            critic = await self._critic(task, attempt, episode.report, episode.spent)
             accepted = check.passed and (critic is None or critic.decision is Decision.accept)
             agree = None if critic is None else check.passed == (critic.decision is Decision.accept)
             if agree is not None:
@@ -146,6 +142,9 @@ class LearningAgent:
             episode.accepted = accepted
             episode.self_reported = episode.report.success
             if accepted:
+                break
+            episode.stopped = over_budget() if over_budget and number < outer else None
+            if episode.stopped is not None:
                 break
             # The next attempt gets the verdicts, not this attempt's raw debugging.
             feedback = [f"{f.check}: {f.message}" for f in check.findings]
@@ -169,8 +168,8 @@ class LearningAgent:
                 accepted=episode.accepted,
                 self_reported=episode.self_reported,
                 verified=episode.verified,
-                calls=episode.budget.calls,
-                tokens=episode.budget.tokens,
+                calls=episode.spent.calls,
+                tokens=episode.spent.tokens,
                 wall_s=round(episode.wall_s, 3),
                 folder=str(folder),
                 skills=[s.meta.name for s in skills],
@@ -212,7 +211,7 @@ class LearningAgent:
         if not candidates:
             return [], []
         metadata = {e.name: e.text for e in self.index().entries}
-        choice = await self.ask(SELECT, select_view(task, candidates, metadata), episode.budget)
+        choice = await self.ask(SELECT, select_view(task, candidates, metadata), episode.spent)
         offered = {c.entry.name: c.entry.kind for c in candidates}
         chosen = [n for n in dict.fromkeys(choice.load) if n in offered]
         skills = [s for n in chosen if offered[n] == "skill" and (s := self.library.skill(n))]
@@ -233,14 +232,14 @@ class LearningAgent:
         skills: Sequence[Skill],
         pages: Sequence[Page],
         feedback: Sequence[str],
-        budget: Budget,
+        spent: Tally,
     ) -> int:
         tries = self.config.inner_tries if self.condition.framework else 1
         failed: list[CommandRecord] = []
         for inner in range(1, tries + 1):
             present = [p for p, _ in attempt.outputs()]
             view = act_view(task, present, skills, pages, feedback, failed, _tails(attempt, failed))
-            plan = await self.ask(ACT, view, budget)
+            plan = await self.ask(ACT, view, spent)
             failed = self._run(task, attempt, recorder, plan, inner)
             if not failed:
                 return inner
@@ -278,24 +277,25 @@ class LearningAgent:
             return [recorder.empty(inner)]
         return []
 
-    async def _report(self, task: Task, attempt: Attempt, budget: Budget) -> Report:
+    async def _report(self, task: Task, attempt: Attempt, spent: Tally) -> Report:
         commands = attempt.final_commands()
         view = report_view(task, commands, attempt.outputs(), _tails(attempt, commands))
-        report = await self.ask(REPORT, view, budget)
+        report = await self.ask(REPORT, view, spent)
         attempt.write_report(report)
         return report
 
     async def _critic(
-        self, task: Task, attempt: Attempt, report: Report, budget: Budget
+        self, task: Task, attempt: Attempt, report: Report, spent: Tally
     ) -> CriticVerdict | None:
         if not self.condition.framework:
             return None
         commands = attempt.final_commands()
         view = critic_view(task, commands, attempt.outputs(), report, _tails(attempt, commands))
-        return await self.ask(CRITIC, view, budget)
+        return await self.ask(CRITIC, view, spent)
 
-    async def ask(self, prompt: Prompt[M], user: str, budget: Budget) -> M:
-        """One call; the prompt's fallback when the model gives no valid answer."""
+    async def ask(self, prompt: Prompt[M], user: str, spent: Tally | None = None) -> M:
+        """One call, counted in `spent` (an episode's); the prompt's fallback when the model
+        gives no valid answer."""
         self._calls += 1
         request = Request(
             chat(prompt.system, user),
@@ -308,9 +308,8 @@ class LearningAgent:
         )
         completion = await self.model.complete(request)
         usage = completion.usage
-        budget.calls += 1
-        budget.prompt_tokens += usage.prompt_tokens
-        budget.completion_tokens += usage.completion_tokens
+        if spent is not None:
+            spent.add(completion)
         self.sink.emit(
             ModelCall(
                 purpose=prompt.purpose,

@@ -21,10 +21,10 @@ from simulacra.lab.agent import LearningAgent
 from simulacra.lab.config import LabConfig, condition
 from simulacra.lab.library import SEED, Library
 from simulacra.lab.loop import agent_for, solve_frozen, started_event
-from simulacra.lab.prices import Price
 from simulacra.lab.results import write_results
 from simulacra.lab.tasks import SuiteTask, load_suite, suite_path
 from simulacra.llm import Gateway
+from simulacra.llm.budget import Price
 from simulacra.llm.config import ModelConfig
 from simulacra.runlog import RunDir
 from simulacra.runlog.events import RunEnded
@@ -47,9 +47,12 @@ def run_bench(
     config: LabConfig,
     runs: Path,
     progress: Progress | None = None,
-    price: Price | None = None,
     limits: ModelConfig | None = None,
 ) -> RunDir:
+    """`limits.price` prices every task and `limits.budget` (its dollars at that price) stops
+    the bench."""
+    limits = limits or ModelConfig()  # no budget: nothing to watch, no price: no dollars
+    price = limits.price
     chosen = [condition(name) for name in conditions]
     loaded = {str(s): load_suite(s) for s in suites}
     memory = describe(library)
@@ -71,7 +74,7 @@ def run_bench(
     writer.emit(started_event(model, "lab-bench", config, extra))
     rows: list[dict[str, Any]] = []
     seed_library: Library | None = None
-    meter = Meter(run, limits or ModelConfig(), model)  # no budget: nothing to watch
+    meter = Meter(run, limits, model)
     over_budget = meter.watch()
     tasks = len(chosen) * sum(len(t) for t in loaded.values())
     stopped: BudgetStopped | None = None
@@ -125,8 +128,12 @@ def _row(
     task = suite_task.task
     folder = out / "episodes" / Path(suite).name / condition_name
     episode = asyncio.run(solve_frozen(agent, task, folder, suite_task=suite_task))
-    budget = episode.budget
-    cost = price.dollars(budget.prompt_tokens, budget.completion_tokens) if price else None
+    spent = episode.spent
+    cost = (
+        price.cost(spent.prompt_tokens, spent.cached_prompt_tokens, spent.completion_tokens)
+        if price
+        else None
+    )
     agreements = episode.agreements
     return {
         "suite": Path(suite).name,
@@ -138,10 +145,10 @@ def _row(
         "self_reported": episode.self_reported,
         "accepted": episode.accepted,
         "attempts": episode.attempts,
-        "calls": budget.calls,
-        "prompt_tokens": budget.prompt_tokens,
-        "completion_tokens": budget.completion_tokens,
-        "tokens": budget.tokens,
+        "calls": spent.calls,
+        "prompt_tokens": spent.prompt_tokens,
+        "completion_tokens": spent.completion_tokens,
+        "tokens": spent.tokens,
         "cost_usd": None if cost is None else round(cost, 6),
         "wall_s": round(episode.wall_s, 3),
         "agreement": round(sum(agreements) / len(agreements), 3) if agreements else None,

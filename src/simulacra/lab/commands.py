@@ -138,7 +138,15 @@ def solve(
     runs: RunsOption = Path("runs"),
     category: Annotated[Category, typer.Option()] = Category.simulation,
     tier: Annotated[int, typer.Option(min=1, max=4)] = 2,
-    set_: Annotated[list[str] | None, typer.Option("--set", help="an input: name=value")] = None,
+    set_: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--set",
+            help="an input: name=value; or a model budget or price (model.budget.calls=40, "
+            "model.price.input=0.15), checked before every outer attempt after the first "
+            "(exit 3)",
+        ),
+    ] = None,
     mode: Annotated[
         Mode, typer.Option(help="test: memory frozen; normal: memory learns from the task")
     ] = Mode.test,
@@ -147,11 +155,17 @@ def solve(
     candidates: CandidatesOption = 10,
     lint_every: LintOption = 10,
 ) -> None:
-    """Solve one task, in test mode (memory is read, never changed) or normal mode."""
+    """Solve one task, in test mode (memory is read, never changed) or normal mode; within
+    `--set model.budget...`, checked between outer attempts."""
+    from simulacra.core.budget import BudgetStopped, Meter, stop
+    from simulacra.lab.config import model_limits
     from simulacra.lab.loop import agent_for, solve_frozen, solve_normal
     from simulacra.runlog import RunDir
 
-    inputs = dict(item.split("=", 1) for item in set_ or [] if "=" in item)
+    sets = set_ or []
+    budget_sets = [item for item in sets if item.startswith("model.")]
+    limits = model_limits(model, budget_sets)
+    inputs = dict(item.split("=", 1) for item in sets if "=" in item and item not in budget_sets)
     task = Task(
         id="user-task",
         tier=tier,
@@ -172,19 +186,33 @@ def solve(
         runs, "lab-solve", seed=0, model=lm.name, config=config.model_dump(mode="json")
     )
     changed: list[str] = []
-    with run.writer() as writer:
+    meter = Meter(run, limits, lm)
+    stopped: BudgetStopped | None = None
+    writer = run.writer()
+    try:
         agent = agent_for(lib, lm, config, writer, "full")
+        watch = meter.watch()
         if mode is Mode.normal:
-            episode, changed = asyncio.run(solve_normal(agent, task))
+            episode, changed = asyncio.run(solve_normal(agent, task, over_budget=watch))
         else:
-            episode = asyncio.run(solve_frozen(agent, task, run.path / "episodes"))
-    run.set_status("completed")
+            episode = asyncio.run(
+                solve_frozen(agent, task, run.path / "episodes", over_budget=watch)
+            )
+        if episode.stopped is not None:  # stop closes the log
+            stopped = stop(run, writer, meter, episode.stopped, "simulacra lab solve again")
+    finally:
+        if not writer.closed:
+            writer.close()
+    if stopped is None:
+        run.set_status("completed")
     console.print(
         f"{'accepted' if episode.accepted else 'rejected'} after {episode.attempts} attempt(s)"
     )
     console.print(f"episode: {episode.folder}")
     if mode is Mode.normal:
         console.print(f"memory changed: {', '.join(changed) or 'nothing'}")
+    if stopped is not None:
+        raise stopped
 
 
 @lab_app.command()
@@ -200,7 +228,10 @@ def bench(
     runs: RunsOption = Path("runs"),
     prices: Annotated[
         Path | None,
-        typer.Option(help="a YAML price table, US$ per million tokens: NAME: {input, output}"),
+        typer.Option(
+            help="a YAML price table, US$ per million tokens: NAME: {input, cached_input, "
+            "output}; the model's entry is its model.price"
+        ),
     ] = None,
     inner_tries: InnerOption = 5,
     outer_attempts: OuterOption = 3,
@@ -214,13 +245,13 @@ def bench(
     from simulacra.lab.prices import load_prices, price_for
     from simulacra.lab.results import summary
 
-    limits = model_limits(model, set_ or [])
+    price_table = load_prices(prices) if prices else None
     lib = _library(library)
     lm = _model(model)
-    price = price_for(load_prices(prices) if prices else None, lm.name)
+    limits = model_limits(model, set_ or [], price_for(price_table, lm.name))
     config = _config(inner_tries=inner_tries, outer_attempts=outer_attempts, candidates=candidates)
     run = run_bench(
-        suites, condition or list(CONDITIONS), lib, lm, config, runs, console.print, price, limits
+        suites, condition or list(CONDITIONS), lib, lm, config, runs, console.print, limits
     )
     rows = json.loads((run.path / "results.json").read_text())
     for suite, conditions in summary(rows).items():

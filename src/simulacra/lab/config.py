@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from simulacra.embed import EmbedderKind
 from simulacra.errors import UserError
 from simulacra.lab.sandbox import SandboxLimits
+from simulacra.llm.budget import Price
 from simulacra.llm.config import ModelConfig
 
 
@@ -79,10 +80,13 @@ class LimitsError(UserError):
 LIMITS = ("budget", "price")  # what a lab --set may set: model.budget.* and model.price.*
 
 
-def model_limits(spec: str, sets: Sequence[str]) -> ModelConfig:
+def model_limits(spec: str, sets: Sequence[str], price: Price | None = None) -> ModelConfig:
     """The model section a lab run obeys: its spec, and the `model.budget` and `model.price`
-    that `--set model.budget.calls=40` (values read as YAML) gives."""
+    that `--set model.budget.calls=40` (values read as YAML) gives; `price` (a price table's,
+    `bench --prices`) is its `model.price` where given."""
     raw: dict[str, Any] = {"spec": spec}
+    if price is not None:
+        raw["price"] = price.model_dump()
     for item in sets:
         key, sep, value = item.partition("=")
         parts = key.strip().split(".")
@@ -91,6 +95,8 @@ def model_limits(spec: str, sets: Sequence[str]) -> ModelConfig:
                 f'--set "{item}": the lab takes model.budget.NAME=VALUE and '
                 "model.price.NAME=VALUE only"
             )
+        if price is not None and parts[1] == "price":
+            raise LimitsError(f'--set "{item}": the price table (--prices) gives model.price')
         raw.setdefault(parts[1], {})[parts[2]] = yaml.safe_load(value)
     try:
         return ModelConfig.model_validate(raw)

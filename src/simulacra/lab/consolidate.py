@@ -6,7 +6,7 @@ its name must be new or revise the same skill, every change is one commit and on
 
 from __future__ import annotations
 
-from simulacra.lab.agent import Budget, Episode, LearningAgent
+from simulacra.lab.agent import Episode, LearningAgent
 from simulacra.lab.episode import Attempt
 from simulacra.lab.front import PageMeta, SkillMeta
 from simulacra.lab.library import Library
@@ -37,7 +37,7 @@ async def consolidate(
         library.skills(),
         [p.name for p in library.pages()],
     )
-    answer = await agent.ask(CONSOLIDATE, view, Budget())
+    answer = await agent.ask(CONSOLIDATE, view)
     changed = []
     source = str(episode.folder.relative_to(library.root))
     if answer.skill is not None and answer.action.value in ("new_skill", "both"):

@@ -23,7 +23,7 @@ import yaml
 from simulacra.core.budget import BudgetStopped, Meter, logged_tally, stop
 from simulacra.embed import EmbedderConfig, build_embedder
 from simulacra.errors import UserError
-from simulacra.lab.agent import Budget, Episode, LearningAgent
+from simulacra.lab.agent import Episode, LearningAgent
 from simulacra.lab.config import LabConfig, condition
 from simulacra.lab.consolidate import consolidate
 from simulacra.lab.library import Library
@@ -161,12 +161,16 @@ async def solve_normal(
     agent: LearningAgent, task: Task, **kwargs: Any
 ) -> tuple[Episode, list[str]]:
     """Solve a user's task in normal mode: the episode joins the library, and what it proved
-    becomes memory as in learning. Returns the episode and the names memory changed."""
+    becomes memory as in learning (not after its budget stopped it). Returns the episode and
+    the names memory changed."""
     library = agent.library
     if library is None:
         raise FrozenMemoryError("normal mode needs a library to learn into")
     library.discard_uncommitted()
     episode = await agent.solve(task, library.root / "episodes", mode="normal", **kwargs)
+    if episode.stopped is not None:  # stopped by its budget: no more calls, memory unchanged
+        library.discard_uncommitted()
+        return episode, []
     changed = await learn_from(agent, library, episode, agent.config, agent.sink)
     return episode, changed
 
@@ -203,7 +207,7 @@ async def _propose(agent: LearningAgent, library: Library, number: int) -> Task:
     coverage, recent = _history(library)
     skills = [s.meta.name for s in library.skills()]
     view = curriculum_view(coverage, recent, skills)
-    proposed = await agent.ask(CURRICULUM, view, Budget())
+    proposed = await agent.ask(CURRICULUM, view)
     return Task(
         id=f"learn-{number:03d}-{proposed.category.value}",
         tier=proposed.tier,

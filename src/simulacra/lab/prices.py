@@ -1,12 +1,12 @@
-"""Dollars per task, from a price table: what a served model charges per million tokens.
-
-A price table is a YAML mapping of model names to prices, in US dollars per million tokens:
+"""A price table: what served models charge, each entry a `model.price` (US dollars per
+million input, cached input and output tokens).
 
 ```yaml
-deepseek-chat: {input: 0.27, output: 1.10}
+deepseek-chat: {input: 0.27, cached_input: 0.07, output: 1.10}
 ```
 A model is looked up by its name as the lab logs it (`openai:deepseek-chat`) or by the name
-it is served under (`deepseek-chat`). The source reports median cost per task the same way.
+it is served under (`deepseek-chat`); the price found is the bench's `model.price`, for its
+dollars per task (the source reports median cost per task) and its budget's dollars alike.
 """
 
 from __future__ import annotations
@@ -14,23 +14,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, RootModel, ValidationError
+from pydantic import RootModel, ValidationError
 
 from simulacra.errors import UserError
+from simulacra.llm.budget import Price
 
 
 class PriceError(UserError):
     """A price table that does not load, or one without the model's price."""
-
-
-class Price(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    input: float = Field(ge=0, description="US dollars per million prompt tokens")
-    output: float = Field(ge=0, description="US dollars per million completion tokens")
-
-    def dollars(self, prompt_tokens: int, completion_tokens: int) -> float:
-        return (prompt_tokens * self.input + completion_tokens * self.output) / 1e6
 
 
 class PriceTable(RootModel[dict[str, Price]]):

@@ -20,6 +20,10 @@ class Tally:
     retries: int = 0
     fallbacks: int = 0
 
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
     def add(self, completion: Completion) -> None:
         self.calls += 1
         self.prompt_tokens += completion.usage.prompt_tokens

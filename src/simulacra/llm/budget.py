@@ -80,7 +80,7 @@ def spent(tally: Tally, price: Price | None, wall_s: float) -> Spent:
         dollars = price.cost(
             tally.prompt_tokens, tally.cached_prompt_tokens, tally.completion_tokens
         )
-    return Spent(tally.calls, tally.prompt_tokens + tally.completion_tokens, dollars, wall_s / 3600)
+    return Spent(tally.calls, tally.tokens, dollars, wall_s / 3600)
 
 
 def reached(budget: Budget, spend: Spent) -> str | None:
