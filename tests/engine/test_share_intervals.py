@@ -3,10 +3,14 @@ effective sample size, which is Student's t where the share is far from 0 and th
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from simulacra.experiments import load_scenario
+from simulacra.experiments.kinds import binding_of
 from simulacra.experiments.stats import figure_ci, mean_ci, share_ci
 
 
@@ -49,3 +53,13 @@ def test_a_share_s_interval_holds_its_mean_and_stays_in_range(
     assert ci.low is not None and ci.high is not None
     assert 0 <= ci.low <= ci.mean + 1e-9 * scale
     assert ci.mean - 1e-9 * scale <= ci.high <= scale
+
+
+def test_the_town_s_count_of_aware_agents_is_no_share() -> None:
+    # aware_final counts agents: runs where 0 and 1 are aware are a mean of 0.5 agents with
+    # Student's interval (past 1 agent), not a share clamped inside [0, 1].
+    scenario = load_scenario(Path(__file__).parents[2] / "scenarios" / "town.yaml")
+    shares = binding_of(scenario).share_scales()
+    assert "fallback_rate" in shares
+    ci = figure_ci("aware_final", [0.0, 1.0], shares)
+    assert ci == mean_ci([0.0, 1.0]) and ci.high > 1

@@ -96,7 +96,7 @@ def _summary(replay: Replay, metrics: Mapping[str, Any] | None) -> str:
 _COMMON_UNITS = {
     "calls_per_agent_tick": "model calls per agent per tick",
     "fallback_rate": "share of model calls (0 to 1)",
-    "aware_final": "share of agents (0 to 1)",
+    "aware_final": "agents aware at the last interview",
     "off_final": "agents who know the fact is called off",
 }
 

@@ -30,8 +30,9 @@ class Measures:
         return {}
 
     def share_scales(self) -> dict[str, float]:
-        """The world's shares and every run's: the fallback rate and the share aware."""
-        return {**self.shares, "fallback_rate": 1.0, "aware_final": 1.0}
+        """The world's shares and every run's: the fallback rate. (`aware_final` counts agents,
+        so a run where 0 or 1 is aware must not get a share's interval.)"""
+        return {**self.shares, "fallback_rate": 1.0}
 
     def signature_groups(self) -> dict[str, tuple[str, ...]]:
         """The world's signature, and what every run adds: the model's fallbacks and calls."""
