@@ -2,8 +2,10 @@
 its own viewer beside this one from the step where the two part, held at this page's step
 by this page's scrubber; the other branch's agent text stays text."""
 
+import posixpath
 from pathlib import Path
 from typing import Any
+from urllib.parse import urljoin, urlsplit
 
 import pytest
 from playwright.sync_api import expect
@@ -12,6 +14,7 @@ from tests.engine.test_conformance import SCENARIOS, SHIPPED, small
 
 from simulacra.experiments import fork, load_scenario, run
 from simulacra.report import build_outputs
+from simulacra.report.serve import serve_run
 from simulacra.runlog import read_events
 
 pytestmark = NEEDS_CHROMIUM
@@ -89,3 +92,31 @@ def test_the_parent_shows_a_child_beside_it_and_its_agent_text_stays_text(
     assert "leave town" not in page.locator("#now-list").inner_text()  # not the parent's
     assert page.title() != "owned"
     page.close()
+
+
+def test_served_by_simulacra_view_the_tree_and_the_side_frame_open_the_family_pages(
+    family: tuple[Path, Path, Path], browser: Any
+) -> None:
+    # `simulacra view PARENT` serves the parent's pages; its tree links to the forks' pages,
+    # which the server gives at the paths those links name, and nothing else of theirs.
+    parent, child, _ = family
+    server, url = serve_run(parent)
+    try:
+        page = browser.new_page(viewport={"width": 1400, "height": 860})
+        page.goto(url)
+        page.locator(f'button.side-by-side[data-name="{child.name}"]').click()
+        side = page.frame_locator("#side iframe")
+        page.locator("#step-forward").click()
+        expect(side.locator("#now-list li.note").last).to_contain_text("I leave town <img src=x")
+        link = page.locator(f'nav#family a:text-is("{child.name}")').get_attribute("href")
+        page.goto(urljoin(url, link))
+        assert page.locator("nav#family strong").inner_text() == child.name
+        base = url.removesuffix("viewer.html")
+        events = urljoin(
+            base, posixpath.join(posixpath.dirname(urlsplit(page.url).path), "events.jsonl")
+        )
+        assert page.request.get(events).status == 404  # the fork's log stays unreachable
+        page.close()
+    finally:
+        server.shutdown()
+        server.server_close()

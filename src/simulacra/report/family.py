@@ -113,6 +113,25 @@ def tree_html(run: Path, page: str, *, side_by_side: bool = False) -> str:
     return f'<ul class="family-tree">{_node(root, here, page, side_by_side)}</ul>'
 
 
+def family_pages(run: Path, page: str) -> dict[str, Path]:
+    """Every other run of `run`'s family that has its `page`, by the link to it that `run`'s
+    own pages carry (relative to them): what `simulacra view` serves beside the run's pages,
+    so that the tree's links and the side-by-side frames open there too."""
+    here = run.resolve()
+    found: dict[str, Path] = {}
+    todo = [lineage(run)[-1]]
+    while todo:
+        node = todo.pop()
+        todo += children(node)
+        if node.resolve() != here and (node / page).is_file():
+            found[_link(node, here, page)] = (node / page).resolve()
+    return found
+
+
+def _link(node: Path, here: Path, page: str) -> str:
+    return os.path.relpath(node / page, here)
+
+
 def parts_at(run: Path, other: Path) -> int:
     """The first step at which two runs of one family may differ: the earliest fork point
     on the way from their nearest common ancestor to either."""
@@ -137,7 +156,7 @@ def _node(node: Path, here: Path, page: str, side_by_side: bool) -> str:
         said = f" (step {point.step}, {point.at}: {changes}" + (
             f"; replicate {replicate})" if replicate else ")"
         )
-    link = os.path.relpath(node / page, here)
+    link = _link(node, here, page)
     name = escape(node.name)
     label = (
         f'<strong aria-current="page">{name}</strong>'

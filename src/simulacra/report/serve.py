@@ -2,7 +2,9 @@
 
 Both pages are self-contained (inline script, styles and images), so they are all there is
 to serve: no listing, and no other file of the run (memories, configuration, checkpoints,
-the log) is reachable, nor a page that is a link leading out of the run. Live (`--live`, a
+the log) is reachable. The one way out of the run is its family (a parent, forks): the
+viewer's tree links to their pages and shows them side by side in a frame, so those pages
+are served at the paths the links name, and nothing else of theirs. Live (`--live`, a
 run still being written), the viewer is rendered from the log as it stands and polls
 /replay.json, the one file it loads, for what the run wrote since. A request must name
 the host 127.0.0.1 or localhost, so a site whose name is rebound to 127.0.0.1 cannot read a
@@ -14,6 +16,7 @@ anything else is refused a POST: the viewer is read-only.
 from __future__ import annotations
 
 import errno
+import posixpath
 import re
 import threading
 from functools import partial
@@ -24,6 +27,7 @@ from urllib.parse import urlsplit
 
 from simulacra.errors import UserError
 from simulacra.report.console_api import CALLS, PAGE, ConsoleSite, answer_call, page_token
+from simulacra.report.family import family_pages
 from simulacra.report.live import LiveReplay
 from simulacra.report.outputs import build_outputs
 from simulacra.report.viewer_page import LIVE_DATA, render_viewer
@@ -111,7 +115,7 @@ class _PageHandler(BaseHTTPRequestHandler):
             shown = render_viewer(self.live.replay(), live=True, family=self.live.family())
             body = shown.encode("utf-8")
         else:
-            page = self._page(path.removeprefix("/"))
+            page = self._page(path.removeprefix("/")) or self._family_page(path)
             if page is None:
                 self._plain(404, self._missing(path))
                 return
@@ -121,8 +125,9 @@ class _PageHandler(BaseHTTPRequestHandler):
         self.send_response(200)
         self.send_header("Content-Type", "text/html; charset=utf-8")
         self.send_header("Content-Length", str(len(body)))
-        # frame-ancestors works only in a header, not in the page's own meta tag.
-        self.send_header("Content-Security-Policy", f"{csp}; frame-ancestors 'none'")
+        # frame-ancestors works only in a header, not in the page's own meta tag: only this
+        # server's own pages may frame a page (the side-by-side mode), no other site.
+        self.send_header("Content-Security-Policy", f"{csp}; frame-ancestors 'self'")
         self.end_headers()
         if send_body:
             self.wfile.write(body)
@@ -155,6 +160,15 @@ class _PageHandler(BaseHTTPRequestHandler):
         if not resolved.is_relative_to(self.run) or not resolved.is_file():
             return None
         return resolved
+
+    def _family_page(self, path: str) -> Path | None:
+        """A page of another run of the family, at the path its link from this run's pages
+        resolves to (the link is relative to /viewer.html)."""
+        for page in PAGES:
+            for link, found in family_pages(self.run, page).items():
+                if posixpath.normpath(posixpath.join("/", link)) == path:
+                    return found
+        return None
 
     def _plain(self, status: int, text: str) -> None:
         body = text.encode()
