@@ -8,6 +8,8 @@ go to the test's artifacts (`SIMULACRA_ARTIFACTS`, else its temporary folder).""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +39,22 @@ def _status(page: Any, text: str) -> None:
         arg=text,
         timeout=WAIT_MS,
     )
+
+
+@contextmanager
+def _paused(browser: Any, console: ConsoleRun) -> Iterator[tuple[Any, list[str]]]:
+    """The console's page, opened paused before step 1, and the page's errors; the page and
+    the console are closed after."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto(console.served.url)
+        _status(page, "paused before step 1")
+        yield page, errors
+    finally:
+        page.close()
+        console.close()
 
 
 def test_a_person_pauses_a_town_sends_a_thought_visits_and_is_answered(
@@ -130,12 +148,7 @@ def test_a_person_pauses_a_grid_adds_a_fire_moves_one_and_sees_it_drawn(
     browser: Any, tmp_path: Path
 ) -> None:
     console = ConsoleRun(load_scenario(SCENARIOS / "hazard.yaml", small("hazard", tmp_path)))
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    try:
-        page.goto(console.served.url)
-        _status(page, "paused before step 1")
+    with _paused(browser, console) as (page, errors):
         assert "the grid world takes: event" in page.inner_text("#console-note")
         assert page.is_hidden("#console-visitor") and page.is_hidden("#console-place-row")
         page.fill("#console-who", "teacher")
@@ -171,9 +184,6 @@ def test_a_person_pauses_a_grid_adds_a_fire_moves_one_and_sees_it_drawn(
         page.screenshot(path=str(_shots(tmp_path) / "console-hazard-fire.png"), full_page=True)
         page.click("#console-resume")
         _status(page, "the run has ended")
-    finally:
-        page.close()
-        console.close()
     assert not errors
     done = console.finish()
     assert isinstance(done, RunDir)
@@ -190,12 +200,7 @@ def test_a_person_pauses_a_commute_before_the_strike_and_announces_it(
     browser: Any, tmp_path: Path
 ) -> None:
     console = ConsoleRun(load_scenario(SCENARIOS / "commute.yaml", small("commute", tmp_path)))
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    try:
-        page.goto(console.served.url)
-        _status(page, "paused before step 1")
+    with _paused(browser, console) as (page, errors):
         page.fill("#console-who", "teacher")
         for step in (2, 3):  # the small commute's strike is on days 3 and 4
             page.click("#console-step")
@@ -211,9 +216,6 @@ def test_a_person_pauses_a_commute_before_the_strike_and_announces_it(
         page.screenshot(path=str(_shots(tmp_path) / "console-commute.png"), full_page=True)
         page.click("#console-resume")
         _status(page, "the run has ended")
-    finally:
-        page.close()
-        console.close()
     assert not errors
     done = console.finish()
     assert isinstance(done, RunDir)
@@ -232,10 +234,7 @@ def test_a_world_without_interventions_is_stepped_and_says_so(
     kind: str, world: str, browser: Any, tmp_path: Path
 ) -> None:
     console = ConsoleRun(load_scenario(SCENARIOS / f"{kind}.yaml", small(kind, tmp_path)))
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    try:
-        page.goto(console.served.url)
-        _status(page, "paused before step 1")
+    with _paused(browser, console) as (page, _):
         note = page.inner_text("#console-note")
         assert f"the {world} world takes no interventions" in note
         assert page.is_disabled("#console-send") and page.is_hidden("#console-visitor")
@@ -244,9 +243,6 @@ def test_a_world_without_interventions_is_stepped_and_says_so(
         page.screenshot(path=str(_shots(tmp_path) / f"console-{kind}.png"), full_page=True)
         page.click("#console-resume")
         _status(page, "the run has ended")
-    finally:
-        page.close()
-        console.close()
     done = console.finish()
     assert isinstance(done, RunDir)
     steps = [e.data["action"] for e in read_events(done.events_path, {"console"})]
