@@ -4,7 +4,7 @@ on (the source checked its answers against the memory stream)."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 from simulacra.core import InterviewAnswer

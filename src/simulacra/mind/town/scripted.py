@@ -115,12 +115,12 @@ def _interview(request: Request) -> dict[str, Any]:
     memories, _, question = prompt.partition("Interviewer:")
     question = question.split("\n", 1)[0]
     closed = request.output is not None and "choice" in request.output.model_fields
-    known = _KNOW.search(question) if closed else None
-    if known is not None:
-        return _knows(known.group(1).strip(), memories)
     sources = offered(request, "from_whom")
     if closed and sources:
         return _heard(memories, sources, offered(request, "choice"))
+    known = _KNOW.search(question) if closed else None
+    if known is not None:
+        return _knows(known.group(1).strip(), memories)
     cited = [(i, text) for i, text in _CITED.findall(memories)]
     news = _party(memories)
     if "party" in question.lower() or "event" in question.lower():
@@ -158,9 +158,7 @@ def _heard(memories: str, sources: list[str], choices: list[str]) -> dict[str, A
     `sources` who says so in it (else the last source: nobody)."""
     news = _party(memories)
     told = [line for line in memories.splitlines() if _PARTY.search(line)]
-    teller = next(
-        (s for s in sources[:-1] if any(f"{s}: " in line for line in told)), sources[-1]
-    )
+    teller = next((s for s in sources[:-1] if any(f"{s}: " in line for line in told)), sources[-1])
     if news is None:
         return {"choice": choices[-1], "from_whom": sources[-1], "answer": "No.", "memory_ids": []}
     cited = [i for i, text in _CITED.findall(memories) if "party" in text.lower()]
