@@ -9,8 +9,10 @@ import json
 from datetime import datetime
 from pathlib import Path
 
+import pytest
+
 from simulacra.core import InterviewAnswer
-from simulacra.experiments import load_scenario, run
+from simulacra.experiments import ScenarioError, load_scenario, run
 from simulacra.experiments.facts import NOBODY, AwareTest, aware_test
 from simulacra.experiments.measures import diffusion
 from simulacra.llm import Request, ScriptedModel, load_model
@@ -110,3 +112,9 @@ def test_a_run_asks_each_agent_its_others_by_name_and_logs_choice_and_source(
     assert all(a.data["source"] in names for a in answers)  # the first offered: another
     (row,) = json.loads((done.path / "metrics.json").read_text())["diffusion"]
     assert set(row["claims"]) == {a.agent for a in answers}
+
+
+def test_a_closed_question_without_the_facts_words_is_refused_naming_the_field() -> None:
+    with pytest.raises(ScenarioError) as refused:
+        load_scenario(TOWN, ["interviews.aware_when=[]"])
+    assert "interviews.closed" in str(refused.value) and "aware_when" in str(refused.value)
