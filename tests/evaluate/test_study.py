@@ -105,7 +105,8 @@ def test_the_scripted_host_knows_of_her_own_party(evaluated: dict[str, Any]) -> 
     first = evaluated["diffusion"]["party"][0]
     assert "party" in first["answers"]["marta_okafor"].lower()
     assert "not sure how to answer" not in first["answers"]["marta_okafor"]
-    assert first["verdicts"]["marta_okafor"] == {"by_words": True, "judged": True}
+    # Her thought is a record of what she saw or heard: the memory stream bears it out.
+    assert first["verdicts"]["marta_okafor"] == {"by_words": True, "judged": True, "heard": True}
 
 
 def test_a_correction_invalidates_the_party_and_the_viewer_shows_it(town_run: RunDir) -> None:

@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
+import json
 import re
-from datetime import timedelta
+from datetime import datetime, timedelta
+
+import pytest
+import yaml
 
 from simulacra.core import Observation
-from simulacra.llm import Request, ScriptedModel
+from simulacra.embed import default_embedder
+from simulacra.experiments import load_scenario
+from simulacra.experiments.facts import aware_test
+from simulacra.llm import Request, ScriptedModel, load_model
+from simulacra.memory import MemoryStream
 from simulacra.mind import Ablation
-from simulacra.mind.town import converse
+from simulacra.mind.town import Agent, Persona, converse
 from simulacra.mind.town.scripted import sociable
 from simulacra.runlog import EventWriter, read_events
 
 from .conftest import KLAUS, MONDAY, MakeAgent
+from .test_answers_do_not_loop import MEMORIES, SCENARIOS
 from .test_converse import _party_chat
 
 NOON = MONDAY + timedelta(hours=12)
@@ -160,3 +169,24 @@ async def test_the_scripted_interviewee_answers_from_many_party_memories_without
     reply = await isabella.interview("Do you know of any party?", NOON + timedelta(hours=1))
     assert not reply.fallback and reply.answer.startswith("Yes: ")
     assert 1 <= len(reply.memory_ids) <= 3
+
+
+@pytest.mark.slow
+async def test_the_embedded_model_answers_a_closed_question_with_a_choice_and_a_source() -> None:
+    # Sam at 16:00 of a real demo day, asked as the town asks: one call.
+    town = load_scenario(SCENARIOS / "town.yaml")
+    assert town.interviews is not None and town.interviews.closed
+    model = load_model("embedded", timeout_s=300, repetition=town.model.repetition)
+    raw = yaml.safe_load((SCENARIOS / "town" / "personas.yaml").read_text())["personas"]
+    personas = {p.id: p for p in (Persona.model_validate(r) for r in raw)}
+    now = datetime(2024, 2, 14, 16, 0)
+    memory = MemoryStream("sam_whitaker", default_embedder(town.memory.embedder.kind))
+    for record in json.loads(MEMORIES.read_text())["agents"]["sam_whitaker"]:
+        if (made := datetime.fromisoformat(record["at"])) <= now:
+            await memory.add(record["kind"], record["text"], made, record["importance"])
+    names = {p.id: p.name for p in personas.values()}
+    choices, sources = aware_test(town, town.interviews.aware_when, names).asks("sam_whitaker")
+    sam = Agent(personas["sam_whitaker"], memory, model)
+    answer = await sam.interview(town.interviews.question, now, choices, sources)
+    assert not answer.fallback, answer
+    assert answer.choice in choices and answer.source in sources and answer.answer

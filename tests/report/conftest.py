@@ -363,6 +363,10 @@ def write_town_run(path: Path, *, with_metrics: bool = True) -> Path:
                     "answers": {"ada": "yes", "bo": "yes", "cy": f"no {SCRIPT_PAYLOAD}"},
                     "owner": "ada",
                     "heard_from": {"bo": "ada"},
+                    "claims": {
+                        "bo": {"choice": "yes", "from_whom": "Ada Lin", "confirmed": True},
+                        "cy": {"choice": "yes", "from_whom": "Bo Diaz", "confirmed": False},
+                    },
                 },
             ],
             "attendance": {

@@ -143,5 +143,8 @@ def test_the_towns_first_section_says_what_happened_and_with_which_model(town_ru
     assert "Ada Lin and Bo Diaz: the party (2 turns)" in story
     assert "<th>knew at 08:00 (1 of 3)</th><td>Ada Lin</td>" in story
     # The news' owner is named as its source, not as judged by her answer ("yes").
-    assert "(2 of 3)</th><td>Ada Lin (its source), Bo Diaz (from Ada Lin)</td>" in story
+    # Beside the teller the log shows, what Bo's closed answer claims and whether its memories
+    # bear that out; Cy's claim is not shown, for Cy is not aware.
+    said = "Bo Diaz (from Ada Lin; says from Ada Lin, confirmed by its memories)"
+    assert f"(2 of 3)</th><td>Ada Lin (its source), {said}</td>" in story
     assert "<th>came to Juniper Cafe</th><td>Ada Lin, Bo Diaz</td>" in story

@@ -4,11 +4,11 @@ on (the source checked its answers against the memory stream)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from datetime import datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
-from simulacra.experiments.facts import aware_test
+from simulacra.core import InterviewAnswer
+from simulacra.experiments.facts import AwareTest, aware_test
 from simulacra.experiments.load import load_scenario
 from simulacra.experiments.scenario import Scenario
 
@@ -18,23 +18,27 @@ HEARD = "Conversation with Marta Okafor: I'm hosting a Valentine's party at Hobb
 ANSWER = "Marta's Valentine's party at Hobbs Cafe at 17:00."
 
 
-def _test() -> tuple[Scenario, Callable[[str, str, datetime, Sequence[str]], bool]]:
-    scenario = load_scenario(TOWN)
+def _test() -> tuple[Scenario, AwareTest]:
+    scenario = load_scenario(TOWN, ["interviews.closed=false"])
     assert scenario.interviews is not None
     return scenario, aware_test(scenario, scenario.interviews.aware_when, NAMES)
+
+
+def _said(answer: str, *evidence: str) -> InterviewAnswer:
+    return InterviewAnswer("Any party?", answer, (), False, evidence=evidence)
 
 
 def test_the_host_is_aware_from_her_thought_whatever_she_answers() -> None:
     scenario, aware = _test()
     thought = scenario.when(scenario.interventions[0].at)
-    assert aware("marta_okafor", "yes", thought + timedelta(hours=1), ())
-    assert not aware("marta_okafor", "yes", thought - timedelta(minutes=10), ())
+    assert aware("marta_okafor", _said("yes"), thought + timedelta(hours=1))
+    assert not aware("marta_okafor", _said("yes"), thought - timedelta(minutes=10))
 
 
 def test_another_is_aware_when_the_answer_and_what_it_heard_both_state_the_fact() -> None:
     scenario, aware = _test()
     later = scenario.when(scenario.interviews.times[2])  # type: ignore[union-attr]
-    assert aware("theo_park", ANSWER, later, ("Theo saw rain.", HEARD))
-    assert not aware("theo_park", ANSWER, later, ())  # the words alone: guessed or invented
-    assert not aware("theo_park", ANSWER, later, ("Theo saw rain.",))
-    assert not aware("theo_park", "yes", later, (HEARD,))  # heard, but the answer says nothing
+    assert aware("theo_park", _said(ANSWER, "Theo saw rain.", HEARD), later)
+    assert not aware("theo_park", _said(ANSWER), later)  # the words alone: guessed or invented
+    assert not aware("theo_park", _said(ANSWER, "Theo saw rain."), later)
+    assert not aware("theo_park", _said("yes", HEARD), later)  # heard, but the answer says nothing

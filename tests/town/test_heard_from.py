@@ -4,9 +4,9 @@ has no teller. An answer counts only with the memories it rests on: what the age
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime
 
+from simulacra.core import InterviewAnswer
 from simulacra.experiments.facts import knows_by_words
 from simulacra.experiments.measures import diffusion
 from simulacra.runlog import Event
@@ -29,11 +29,18 @@ def _kept(seq: int, t: str, agent: str, record: str, kind: str, text: str) -> Ev
     return Event(seq, t, 0.0, "memory.add", agent, {"id": record, "kind": kind, "text": text})
 
 
-def _aware(agent: str, answer: str, now: datetime, evidence: Sequence[str]) -> bool:
-    if agent == "marta":  # the owner: aware from the start
-        return True
-    heard = any(knows_by_words(text, WORDS, agent) for text in evidence)
-    return heard and knows_by_words(answer, WORDS, agent)
+class _Aware:
+    def __call__(self, agent: str, answer: InterviewAnswer, now: datetime) -> bool:
+        if agent == "marta":  # the owner: aware from the start
+            return True
+        heard = any(knows_by_words(text, WORDS, agent) for text in answer.evidence)
+        return heard and knows_by_words(answer.answer, WORDS, agent)
+
+    def confirms(self, answer: InterviewAnswer) -> bool:
+        return False  # these answers are open: they name no source
+
+
+_aware = _Aware()
 
 
 def _told(text: str, speaker: str) -> bool:

@@ -63,14 +63,20 @@ class InterviewAnswer:
     # what an awareness test checks the answer against, as the source checked its
     # interviews against the memory stream.
     evidence: tuple[str, ...] = ()
+    source: str | None = None  # whom a closed question's answer says it heard it from
 
 
 @runtime_checkable
 class Interviewee(Protocol):
     async def interview(
-        self, question: str, now: datetime, choices: Sequence[str] = ()
+        self,
+        question: str,
+        now: datetime,
+        choices: Sequence[str] = (),
+        sources: Sequence[str] = (),
     ) -> InterviewAnswer:
-        """Answer from memory, naming the records used; with `choices`, pick one of them."""
+        """Answer from memory, naming the records used; with `choices`, pick one of them,
+        and with `sources` (names), name the one it heard it from."""
         ...
 
 

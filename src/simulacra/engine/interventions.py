@@ -8,7 +8,7 @@ from the log's `console` events before the checkpoint restores that).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol
@@ -16,6 +16,7 @@ from typing import Any, Literal, Protocol
 from simulacra.core import (
     Correctable,
     Intervenable,
+    InterviewAnswer,
     Interviewee,
     Mind,
     Resolution,
@@ -47,9 +48,15 @@ class Intervention:
     contradicts: tuple[tuple[str, ...], ...] = ()
 
 
-# Whether an agent's answer at a time counts as aware: (agent, answer, now, evidence) -> bool,
-# `evidence` being the texts of what it saw or heard that the answer rests on.
-AwareTest = Callable[[str, str, datetime, Sequence[str]], bool]
+class AwareTest(Protocol):
+    """How an interview is asked and judged: the choices and sources of a closed question put
+    to an agent (both empty: the question is open), and whether its answer at a time counts
+    as aware (the answer's `evidence` being the texts of what it saw or heard that it rests
+    on)."""
+
+    def asks(self, agent: str) -> tuple[tuple[str, ...], tuple[str, ...]]: ...
+
+    def __call__(self, agent: str, answer: InterviewAnswer, now: datetime) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -57,7 +64,8 @@ class InterviewPlan:
     """`question` put to every agent at each of `times`. An answer counts as aware when, for
     every group of words in `aware_when`, it and one of its evidence's texts contain at least
     one (whole words, any case), or as `aware` says where the caller gives that test (the run
-    pipeline's knows who owns the fact and what each agent is called)."""
+    pipeline's knows who owns the fact and what each agent is called, and whether the
+    question is closed)."""
 
     times: tuple[datetime, ...]
     question: str
@@ -148,30 +156,40 @@ class Interventions:
                 continue
             self.asked.append(i)
             minds = [m for m in engine.minds.values() if isinstance(m, Interviewee)]
+            test = plan.aware or WordsTest(plan.aware_when)
             answers = await engine.router.gather(
-                [((m.id,), _asker(m, plan.question, now)) for m in minds]
+                [((m.id,), _asker(m, plan.question, now, *test.asks(m.id))) for m in minds]
             )
             if plan.aware_when:
-                test = plan.aware or _words_test(plan.aware_when)
                 aware = [
                     m.id
                     for m, answer in zip(minds, answers, strict=True)
-                    if test(m.id, answer.answer, now, answer.evidence)
+                    if test(m.id, answer, now)
                 ]
                 engine.router.writer.emit(
                     Measured(name="aware", value=len(aware), agents=aware), t=now
                 )
 
 
-def _words_test(groups: Sequence[Sequence[str]]) -> AwareTest:
-    def test(_: str, said: str, __: datetime, evidence: Sequence[str]) -> bool:
-        return mentions_all(said, groups) and any(mentions_all(e, groups) for e in evidence)
+@dataclass(frozen=True)
+class WordsTest:
+    """The open question's test by words alone: the answer and one of its evidence's texts
+    hold a word of every group."""
 
-    return test
+    groups: Sequence[Sequence[str]]
+
+    def asks(self, agent: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        return (), ()
+
+    def __call__(self, agent: str, answer: InterviewAnswer, now: datetime) -> bool:
+        said = mentions_all(answer.answer, self.groups)
+        return said and any(mentions_all(e, self.groups) for e in answer.evidence)
 
 
-def _asker(mind: Interviewee, question: str, now: datetime) -> Any:
-    return lambda: mind.interview(question, now)
+def _asker(
+    mind: Interviewee, question: str, now: datetime, choices: Sequence[str], sources: Sequence[str]
+) -> Any:
+    return lambda: mind.interview(question, now, choices, sources)
 
 
 def _hearers(engine: Host, item: Intervention) -> list[tuple[str, Correctable]]:

@@ -7,8 +7,9 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
+from simulacra.core import InterviewAnswer
 from simulacra.memory import WITNESSED
 from simulacra.runlog import Event
 
@@ -97,10 +98,19 @@ def fallbacks(spent: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+class Judge(Protocol):
+    """Whether an agent's interview answer at a time counts as aware, and whether the memory
+    stream bears out whom a closed answer names as its source (experiments.facts.AwareTest)."""
+
+    def __call__(self, agent: str, answer: InterviewAnswer, now: datetime) -> bool: ...
+
+    def confirms(self, answer: InterviewAnswer) -> bool: ...
+
+
 def diffusion(
     events: Sequence[Event],
     question: str,
-    aware: Callable[[str, str, datetime, Sequence[str]], bool],
+    aware: Judge,
     told: Callable[[str, str], bool] | None = None,
     owner: str | None = None,
     off: Callable[[str], bool] | None = None,
@@ -112,16 +122,15 @@ def diffusion(
     that states the fact (`told(text, speaker)`); the fact's `owner` (named in the row where
     it counts, for it is aware by the fact's planting whatever it answers), and one aware
     before anyone told it, have no teller. Given `off` (an answer -> it says the fact is
-    called off), each row also counts those as `off`."""
-    by_time: defaultdict[str, dict[str, str]] = defaultdict(dict)
-    rests_on: dict[tuple[str, str], list[str]] = {}  # (time, agent) -> its answer's memories
+    called off), each row also counts those as `off`. Closed answers are also listed as
+    `claims`: each agent's choice, whom it says it heard it from, and whether its memories
+    confirm that (`aware.confirms`)."""
+    by_time: defaultdict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
     witnessed: dict[str, str] = {}  # record id -> text, of what an agent saw or heard
     heard: list[tuple[datetime, str, list[str]]] = []  # (when, speaker, listeners)
     for event in events:
         if event.kind == "interview" and event.data.get("question") == question:
-            key = (event.t or "", event.agent or "-")
-            by_time[key[0]][key[1]] = str(event.data.get("answer", ""))
-            rests_on[key] = [str(i) for i in event.data.get("memory_ids", [])]
+            by_time[event.t or ""][event.agent or "-"] = event.data
         elif event.kind == "memory.add" and event.data.get("kind") in WITNESSED:
             witnessed[str(event.data.get("id"))] = str(event.data.get("text", ""))
         elif event.kind == "conversation" and told is not None and event.t:
@@ -132,24 +141,35 @@ def diffusion(
                     when = datetime.fromisoformat(event.t)
                     heard.append((when, speaker, [p for p in people if p != speaker]))
 
-    def evidence(t: str, agent: str) -> list[str]:
-        return [witnessed[i] for i in rests_on.get((t, agent), []) if i in witnessed]
+    def answer_of(data: dict[str, Any]) -> InterviewAnswer:
+        ids = tuple(str(i) for i in data.get("memory_ids", []))
+        evidence = tuple(witnessed[i] for i in ids if i in witnessed)
+        said, choice, source = str(data.get("answer", "")), data.get("choice"), data.get("source")
+        return InterviewAnswer(question, said, ids, False, choice, evidence, source)
 
     found = []
     first: dict[str, str | None] = {}  # each agent's teller as of the first time it knew
-    for t, answers in sorted(by_time.items()):
+    for t, data in sorted(by_time.items()):
         when = datetime.fromisoformat(t)
-        knew = [a for a, text in answers.items() if aware(a, text, when, evidence(t, a))]
+        answers = {a: answer_of(d) for a, d in data.items()}
+        knew = [a for a, answer in answers.items() if aware(a, answer, when)]
         for agent in knew:
             if agent == owner:
                 first[agent] = None
             elif agent not in first:  # who knew before anyone told them stays so
                 first[agent] = next((s for at, s, to in heard if at <= when and agent in to), None)
         sources = {a: s for a in knew if (s := first[a]) is not None}
-        row = {"t": t, "aware": len(knew), "agents": knew, "answers": answers}
+        said = {a: answer.answer for a, answer in answers.items()}
+        row = {"t": t, "aware": len(knew), "agents": knew, "answers": said}
         row |= {"owner": owner} if owner in knew else {}  # aware by planting, not by answer
+        claims = {
+            a: {"choice": x.choice, "from_whom": x.source, "confirmed": aware.confirms(x)}
+            for a, x in answers.items()
+            if x.source is not None
+        }
+        row |= {"claims": claims} if claims else {}
         if off is not None:
-            row["off"] = sum(1 for text in answers.values() if off(text))
+            row["off"] = sum(1 for text in said.values() if off(text))
         found.append(row | ({"heard_from": sources} if told is not None else {}))
     return found
 

@@ -201,12 +201,27 @@ class InterviewsConfig(_Strict):
     """`question` put to every agent at each of `times`; an answer counts as aware when, for
     every group of words in `aware_when`, it contains one of them (whole words, any case),
     unless it also holds every group of `off_when`: then it knows the fact is called off
-    ("the party is cancelled"), counted apart as `off`, never as aware."""
+    ("the party is cancelled"), counted apart as `off`, never as aware. `closed`: the question
+    is asked closed instead (docs/town.md): the agent picks yes or no, and whom it heard it
+    from among the run's other agents (or nobody); yes counts as aware when one of the
+    memories it rests on, that it saw or heard, holds the fact's words."""
 
     times: list[Moment] = Field(min_length=1)
     question: str = Field(min_length=1)
     aware_when: list[list[str]] = Field(default_factory=list)
     off_when: list[list[str]] = Field(default_factory=list)
+    closed: bool = Field(
+        default=False, description="ask yes or no and from whom, judged against the memories"
+    )
+
+    @model_validator(mode="after")
+    def _closed_needs_words(self) -> InterviewsConfig:
+        if self.closed and not self.aware_when:
+            raise ValueError(
+                "interviews.closed: a closed question is judged by the fact's words; "
+                "give interviews.aware_when"
+            )
+        return self
 
 
 class OutputConfig(_Strict):

@@ -13,7 +13,10 @@ play does what the same run does without interviews.
 A mind that plans also sees its plan for the day (the latest day plan or replan it holds);
 under an ablation without planning the plan is withheld, as retrieval withholds plan records.
 A closed question (`choices`, such as yes and no) gets an output model whose `choice` field is
-an enum of exactly those choices, so that even a small model answers one of them.
+an enum of exactly those choices, so that even a small model answers one of them; given
+`sources` too (the names of the others in the run, and "nobody"), a `from_whom` field names
+whom it heard it from. The decision comes first, the short answer after it: a small model
+that cannot write an answer carrying what it knows can still make the choice.
 """
 
 from __future__ import annotations
@@ -59,9 +62,12 @@ INTERVIEW_SYSTEM = (
 CLOSED_SYSTEM = (
     "You play a character of a simulation who is being interviewed. Using only the "
     "character's description and memories, pick the choice that is true for the character "
-    "({choices}) and answer in the first person in one sentence. Reply in JSON with the "
-    "choice, the answer and the ids (in square brackets below) of the memories it relies on."
+    "({choices}){source} and answer in the first person in one sentence. Reply in JSON with "
+    "the choice, {fields}the answer and the ids (in square brackets below) of the memories "
+    "it relies on."
 )
+SOURCE = ", say from whom the character heard it ({sources})"
+CLOSED_ANSWER_CHARS = 160  # one sentence: the choice carries the decision
 
 INTERVIEW_USER = """{plan}{name}'s memories:
 {memories}
@@ -70,14 +76,35 @@ Interviewer: {question}
 {name}:"""
 
 
+def _enum(name: str, values: Sequence[str]) -> type[StrEnum]:
+    members = {f"c{i}": v for i, v in enumerate(values)}
+    enum: type[StrEnum] = StrEnum(name, members)  # type: ignore[misc]
+    return enum
+
+
 @cache
-def closed_output(choices: tuple[str, ...]) -> type[InterviewOutput]:
-    """An interview output model whose `choice` must be one of `choices`."""
-    enum = StrEnum("Choice", {f"c{i}": c for i, c in enumerate(choices)})  # type: ignore[misc]
-    model: type[InterviewOutput] = create_model(
-        "ClosedInterviewOutput", __base__=InterviewOutput, choice=(enum, ...)
+def closed_output(choices: tuple[str, ...], sources: tuple[str, ...] = ()) -> type[BaseModel]:
+    """An interview output model whose `choice` must be one of `choices` and, given `sources`,
+    whose `from_whom` must be one of them; the answer and its memories follow."""
+    fields: dict[str, Any] = {"choice": (_enum("Choice", choices), ...)}
+    if sources:
+        fields["from_whom"] = (_enum("Source", sources), ...)
+    fields["answer"] = (Annotated[str, MaxChars(CLOSED_ANSWER_CHARS)], ...)
+    fields["memory_ids"] = (
+        list[Annotated[str, MaxChars(24)]],
+        Field(default=[], max_length=MEMORY_IDS),
     )
+    model: type[BaseModel] = create_model("ClosedInterviewOutput", **fields)
     return model
+
+
+def _system(choices: tuple[str, ...], sources: tuple[str, ...]) -> str:
+    if not choices:
+        return INTERVIEW_SYSTEM
+    source = SOURCE.format(sources=", ".join(sources)) if sources else ""
+    return CLOSED_SYSTEM.format(
+        choices=" or ".join(choices), source=source, fields="from_whom, " if sources else ""
+    )
 
 
 def day_plan(ctx: MindContext[Any], now: datetime) -> MemoryRecord | None:
@@ -92,12 +119,16 @@ def day_plan(ctx: MindContext[Any], now: datetime) -> MemoryRecord | None:
 
 
 async def interview(
-    ctx: MindContext[Any], question: str, now: datetime, choices: Sequence[str] = ()
+    ctx: MindContext[Any],
+    question: str,
+    now: datetime,
+    choices: Sequence[str] = (),
+    sources: Sequence[str] = (),
 ) -> InterviewAnswer:
     plan = day_plan(ctx, now)
-    closed = tuple(choices)
-    output = closed_output(closed) if closed else InterviewOutput
-    system = CLOSED_SYSTEM.format(choices=" or ".join(closed)) if closed else INTERVIEW_SYSTEM
+    closed, named = tuple(choices), tuple(sources) if choices else ()
+    output = closed_output(closed, named) if closed else InterviewOutput
+    system = _system(closed, named)
     fields = {
         "plan": f"{plan.text}\n\n" if plan else "",
         "name": ctx.persona.name,
@@ -109,9 +140,12 @@ async def interview(
     # The plan is shown once, above the memories (it titles itself: "<name>'s plan for ...").
     found = [r for r in recalled if plan is None or r.record.id != plan.id]
     user = INTERVIEW_USER.format(memories=memory_lines(found, with_ids=True), **fields)
-    # A closed question's fallback takes the last choice (for yes or no: no).
+    # A closed question's fallback takes the last choice (for yes or no: no) and the last
+    # source (nobody).
     fallback = output.model_validate(
-        {**FALLBACK.model_dump(), **({"choice": closed[-1]} if closed else {})}
+        FALLBACK.model_dump()
+        | ({"choice": closed[-1]} if closed else {})
+        | ({"from_whom": named[-1]} if named else {})
     )
     answer = await ctx.ask(
         "interview.answer",
@@ -123,13 +157,16 @@ async def interview(
         max_tokens=ANSWER_TOKENS,
         probe=True,
     )
+    value = answer.value.model_dump(mode="json")
     shown = [r.record.id for r in found] + ([plan.id] if plan else [])
-    cited = [i for i in dict.fromkeys(answer.value.memory_ids) if i in shown]
+    cited = [i for i in dict.fromkeys(value["memory_ids"]) if i in shown]
     ids = tuple(cited or shown)
     witnessed = {r.record.id: r.record.text for r in found if r.record.kind in WITNESSED}
     evidence = tuple(witnessed[i] for i in ids if i in witnessed)
-    text = answer.value.answer.strip() or FALLBACK.answer
-    choice = str(getattr(answer.value, "choice", "")) or None
-    logged = Interviewed(question=question, answer=text, memory_ids=list(ids), choice=choice)
+    text = str(value["answer"]).strip() or FALLBACK.answer
+    choice, source = value.get("choice"), value.get("from_whom")
+    logged = Interviewed(
+        question=question, answer=text, memory_ids=list(ids), choice=choice, source=source
+    )
     ctx.emit(logged, now)
-    return InterviewAnswer(question, text, ids, answer.fallback, choice, evidence)
+    return InterviewAnswer(question, text, ids, answer.fallback, choice, evidence, source)

@@ -7,7 +7,9 @@ moment, then each probe time after it; the fact's owner counts as aware from the
 holds the fact, as the source's curve starts at its host. Each other agent's answer is judged
 against the fact itself by the judge model (`mind.judge.judge_aware`), through the gateway;
 the keyword test is its declared fallback, and the scripted model's stand-in (it answers
-with the fallback). eval.json names the method.
+with the fallback). eval.json names the method. As in the run's interviews, an answer judged
+aware counts only where one of the records it rests on that the agent saw or heard holds the
+fact's words (`heard`): the source checked its interviews against the memory stream.
 """
 
 from __future__ import annotations
@@ -119,10 +121,16 @@ def emergent(
                     )
                 for name in asked:
                     fact = bank.facts[name]
-                    said = asyncio.run(answers_to(minds, fact.question, t, steps.advance))
+                    replies = asyncio.run(answers_to(minds, fact.question, t, steps.advance))
+                    said = {a: r.answer for a, r in replies.items()}
                     verdicts, fell = asyncio.run(
                         judged(judge, fact, planted[name], cast.names, said, f"{name}|{t}")
                     )
+                    for agent, reply in replies.items():  # checked against the memory stream
+                        who = cast.names.get(agent, agent)
+                        verdicts[agent]["heard"] = any(
+                            knows_by_words(e, fact.aware_when, who) for e in reply.evidence
+                        )
                     fallbacks += fell
                     diffusion[name].append(_point(t, n, said, verdicts, planted[name]))
     metrics_path = run_dir.path / "metrics.json"
@@ -152,7 +160,7 @@ def _point(
     planted: Planting | None,
 ) -> dict[str, Any]:
     owner = planted.owner if planted is not None and planted.at <= t else None
-    aware = [a for a in said if a == owner or verdicts[a]["judged"]]
+    aware = [a for a in said if a == owner or (verdicts[a]["judged"] and verdicts[a]["heard"])]
     return {
         "t": t.isoformat(),
         "aware": len(aware),

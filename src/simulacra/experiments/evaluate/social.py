@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from simulacra.core import Interviewee, mentions_all
+from simulacra.core import InterviewAnswer, Interviewee, mentions_all
 from simulacra.experiments.questions import Fact
 from simulacra.runlog import Event
 
@@ -66,13 +66,13 @@ async def acquaintances(
 
 async def answers_to(
     minds: Mapping[str, Interviewee], question: str, at: datetime, step: Callable[[], None]
-) -> dict[str, str]:
+) -> dict[str, InterviewAnswer]:
     """Every agent's answer to `question` at `at`, keyed by agent."""
 
-    async def one(agent: str) -> tuple[str, str]:
+    async def one(agent: str) -> tuple[str, InterviewAnswer]:
         reply = await minds[agent].interview(question, at)
         step()
-        return agent, reply.answer
+        return agent, reply
 
     return dict(await asyncio.gather(*(one(a) for a in minds)))
 

@@ -331,13 +331,17 @@ class CommuterAgent:
     # --- interviews and checkpoints -------------------------------------------------------
 
     async def interview(
-        self, question: str, now: datetime, choices: Sequence[str] = ()
+        self,
+        question: str,
+        now: datetime,
+        choices: Sequence[str] = (),
+        sources: Sequence[str] = (),
     ) -> InterviewAnswer:
         who = CommuterIdentity(self.id, self.profile.label, self.identity)
         ctx = MindContext(
             who, self.memory, self.model, Ablation.FULL, self.sink, self.seed, prompts.SYSTEM
         )
-        return await interview(ctx, question, now, choices)
+        return await interview(ctx, question, now, choices, sources)
 
     def state(self) -> dict[str, Any]:
         return {

@@ -93,7 +93,11 @@ class ElFarolAgent:
         return Action(value.choice.value, DESCRIPTIONS[value.choice])
 
     async def interview(
-        self, question: str, now: datetime, choices: Sequence[str] = ()
+        self,
+        question: str,
+        now: datetime,
+        choices: Sequence[str] = (),
+        sources: Sequence[str] = (),
     ) -> InterviewAnswer:
         if self.memory is None:
             raise ValueError(
@@ -109,7 +113,7 @@ class ElFarolAgent:
             self.seed,
             INTERVIEW_SYSTEM,
         )
-        return await interview(ctx, question, now, choices)
+        return await interview(ctx, question, now, choices, sources)
 
     def state(self) -> dict[str, Any]:
         return {}

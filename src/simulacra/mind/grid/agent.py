@@ -157,7 +157,11 @@ class GridAgent:
         return value
 
     async def interview(
-        self, question: str, now: datetime, choices: Sequence[str] = ()
+        self,
+        question: str,
+        now: datetime,
+        choices: Sequence[str] = (),
+        sources: Sequence[str] = (),
     ) -> InterviewAnswer:
         if not isinstance(self.memory, StreamRecall):
             raise ValueError(
@@ -173,7 +177,7 @@ class GridAgent:
             self.seed,
             GRID_SYSTEM,
         )
-        return await interview(ctx, question, now, choices)
+        return await interview(ctx, question, now, choices, sources)
 
     def state(self) -> dict[str, Any]:
         return {

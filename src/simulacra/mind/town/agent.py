@@ -217,9 +217,13 @@ class Agent:
         return await self.memory.reflect_if_due(now)
 
     async def interview(
-        self, question: str, now: datetime, choices: Sequence[str] = ()
+        self,
+        question: str,
+        now: datetime,
+        choices: Sequence[str] = (),
+        sources: Sequence[str] = (),
     ) -> InterviewAnswer:
-        return await interview(self.ctx, question, now, choices)
+        return await interview(self.ctx, question, now, choices, sources)
 
     async def summarize_day(self, now: datetime) -> str:
         return await self.planner.summarize_day(now)

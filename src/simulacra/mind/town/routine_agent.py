@@ -148,18 +148,34 @@ class RoutineAgent:
         if self.sink is not None:
             self.sink.emit(held, t=now, agent=None)
 
-    async def interview(self, question: str, now: datetime) -> InterviewAnswer:
-        """The latest news it holds, in its words; it does not weigh the question."""
+    async def interview(
+        self,
+        question: str,
+        now: datetime,
+        choices: Sequence[str] = (),
+        sources: Sequence[str] = (),
+    ) -> InterviewAnswer:
+        """The latest news it holds, in its words; it does not weigh the question. Asked a
+        closed question, it picks the first choice when it holds news (else the last) and
+        names the origin of its latest news where `sources` holds it (else the last)."""
         latest = self.news()[-ANSWERED:]
         if latest:
             answer = " ".join(f"{n.told_by(self.persona.name)}" for n in latest)
         else:
             answer = "I have not heard of anything."
         ids = tuple(n.record for n in latest)
-        self._emit(Interviewed(question=question, answer=answer, memory_ids=list(ids)), now)
+        choice = (choices[0] if latest else choices[-1]) if choices else None
+        source = None
+        if choices and sources:
+            origin = latest[-1].origin if latest else None
+            source = origin if origin in sources else sources[-1]
+        said = Interviewed(
+            question=question, answer=answer, memory_ids=list(ids), choice=choice, source=source
+        )
+        self._emit(said, now)
         # Its news are what it heard (observation records), so each is evidence.
         evidence = tuple(self.memory.get(i).text for i in ids)
-        return InterviewAnswer(question, answer, ids, False, evidence=evidence)
+        return InterviewAnswer(question, answer, ids, False, choice, evidence, source)
 
     def _emit(self, payload: Any, now: datetime) -> None:
         if self.sink is not None:

@@ -115,6 +115,9 @@ def _interview(request: Request) -> dict[str, Any]:
     memories, _, question = prompt.partition("Interviewer:")
     question = question.split("\n", 1)[0]
     closed = request.output is not None and "choice" in request.output.model_fields
+    sources = offered(request, "from_whom")
+    if closed and sources:
+        return _heard(memories, sources, offered(request, "choice"))
     known = _KNOW.search(question) if closed else None
     if known is not None:
         return _knows(known.group(1).strip(), memories)
@@ -148,6 +151,23 @@ def _knows(name: str, memories: str) -> dict[str, Any]:
     if name.lower() in lowered or f"knows {slug}:" in lowered:
         return {"choice": "yes", "answer": f"Yes, I know {name}.", "memory_ids": []}
     return {"choice": "no", "answer": f"No, I do not know {name}.", "memory_ids": []}
+
+
+def _heard(memories: str, sources: list[str], choices: list[str]) -> dict[str, Any]:
+    """A closed question about a party: yes when a memory tells of one, from the first of
+    `sources` who says so in it (else the last source: nobody)."""
+    news = _party(memories)
+    told = [line for line in memories.splitlines() if _PARTY.search(line)]
+    teller = next((s for s in sources[:-1] if any(f"{s}: " in line for line in told)), sources[-1])
+    if news is None:
+        return {"choice": choices[-1], "from_whom": sources[-1], "answer": "No.", "memory_ids": []}
+    cited = [i for i, text in _CITED.findall(memories) if "party" in text.lower()]
+    return {
+        "choice": choices[0],
+        "from_whom": teller,
+        "answer": f"Yes: {news}."[:150],
+        "memory_ids": cited[:MEMORY_IDS],
+    }
 
 
 def _rank(request: Request) -> dict[str, Any]:

@@ -150,7 +150,7 @@ class ConversationHeld(Payload):
 @dataclass(frozen=True, kw_only=True)
 class Interviewed(Payload):
     """An interview question, the answer, the memory records it used, and for a closed
-    question the choice made."""
+    question the choice made and, where it asks, whom the agent says it heard it from."""
 
     KIND = "interview"
     AGENT = "id"
@@ -159,6 +159,7 @@ class Interviewed(Payload):
     memory_ids: list[str]
     purpose: str = "interview"
     choice: str | None = None
+    source: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -4,7 +4,7 @@ report's own."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from html import escape
 from typing import Any
 
@@ -55,12 +55,12 @@ def _story(replay: Replay, metrics: Metrics) -> str:
     ]
     rows.append((f"conversations ({len(talks)})", "<br>".join(talks) or "none"))
     for row in as_rows(metrics.get("diffusion")):
-        heard = as_mapping(row.get("heard_from"))
+        heard, claims = as_mapping(row.get("heard_from")), as_mapping(row.get("claims"))
         knew = [
             f"{name(a)} (its source)"
             if a == row.get("owner")
-            else f"{name(a)} (from {name(heard[a])})"
-            if a in heard
+            else f"{name(a)} ({_from(name, heard.get(a), as_mapping(claims.get(a)))})"
+            if a in heard or a in claims
             else name(a)
             for a in as_list(row.get("agents"))
         ]
@@ -76,6 +76,16 @@ def _story(replay: Replay, metrics: Metrics) -> str:
         rows.append((f"came to {where}", guests))
     cells = "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows)
     return section("What happened", f'<table class="pairs">{cells}</table>', "story")
+
+
+def _from(name: Callable[[object], str], teller: object, claim: Mapping[str, Any]) -> str:
+    """Whom an aware agent heard it from: the conversation's teller, and what a closed answer
+    claims, with whether its memories confirm the claim."""
+    said = [f"from {name(teller)}"] if teller is not None else []
+    if claim:
+        check = "confirmed by its memories" if claim.get("confirmed") else "not in its memories"
+        said.append(f"says from {escape(str(claim.get('from_whom')))}, {check}")
+    return "; ".join(said)
 
 
 def _diffusion(replay: Replay, metrics: Metrics) -> str:
