@@ -177,8 +177,9 @@ class Engine:
         await self.answer(resolution.addresses, now)
 
     async def answer(self, addresses: Sequence[Address], now: datetime) -> None:
-        """Each addressed agent answers the one who spoke to it (a visitor), one at a time in
-        the order said: a second line to the same agent follows its first answer."""
+        """Each addressed agent answers the one who spoke to it (a visitor), or speaks to them
+        first, one at a time in the order said: a second line to the same agent follows its
+        first answer."""
         for address in addresses:
             mind = self.minds[address.agent]
             if not isinstance(mind, Answerer):

@@ -116,9 +116,9 @@ class TownWorld:
         if phase == ACT.name:
             partner = self._talking.get(agent)
             here = self.agents[agent]
-            if partner is None or self.agents[partner].place != here.place or here.trip:
+            name = self._here(partner, here.place) if partner is not None else None
+            if partner is None or name is None or here.trip:
                 return Observation(agent, here.place)
-            name = self.agents[partner].name
             return Observation(
                 agent, here.place, facts={"talking_with": partner, "partner_name": name}
             )
@@ -128,7 +128,7 @@ class TownWorld:
 
     def resolve(self, phase: str, actions: Mapping[str, Action], tick: Tick) -> Resolution:
         if phase == DECIDE.name:
-            return Resolution(encounters=self._pair(actions))
+            return Resolution(encounters=self._pair(actions), addresses=self._approach(actions))
         if phase == ACT.name:
             return Resolution(outcomes={a: self._act(a, action) for a, action in actions.items()})
         return Resolution()
@@ -188,6 +188,23 @@ class TownWorld:
             pairs.append(Encounter(a, b, action.description))
         return pairs
 
+    def _approach(self, actions: Mapping[str, Action]) -> list[Address]:
+        """Each agent that asked to talk to a visitor at its place, when free: it speaks
+        first (an address without a line), and the visitor may answer in a later tick."""
+        found = []
+        for a, action in actions.items():
+            visitor = self.visitors.get(str(action.target))
+            me = self.agents[a]
+            if action.kind != "talk" or visitor is None or a in self._talking:
+                continue
+            if me.trip is not None or visitor.place != me.place:
+                continue
+            self._talking[a] = visitor.id
+            found.append(
+                Address(a, visitor.id, visitor.name, visitor.description, "", action.description)
+            )
+        return found
+
     def _act(self, agent: str, action: Action) -> Outcome:
         """Apply; a rejected action is carried on where the agent is, without its place or
         object. A repeat of the agent's last logged action is not logged again, unless the
@@ -230,7 +247,8 @@ class TownWorld:
             )
         others = [(i, w) for i, w in self.agents.present(me.place) if i != agent_id]
         texts = [f"{w.name} is at {w.place} ({w.area}): {w.action}" for _, w in others]
-        texts += [v.seen() for v in self.visitors.at(me.place)]
+        visiting = self.visitors.at(me.place)
+        texts += [v.seen() for v in visiting]
         for name in self._things_at[me.place]:
             key = (me.place, name)
             state = self.objects[key]
@@ -246,7 +264,8 @@ class TownWorld:
             {
                 "area": me.area,
                 "objects": [t.name for a in spec.areas for t in a.objects],
-                "names": {i: w.name for i, w in others},
+                "names": {i: w.name for i, w in others} | {v.id: v.name for v in visiting},
+                "visitors": [v.id for v in visiting],
                 "events": list(self._news.get(me.place, [])),
             },
         )
@@ -259,7 +278,7 @@ class TownWorld:
         me = self.agents[agent_id]
         if action.kind == "talk":
             other = str(action.args.get("with", ""))
-            if other not in self.agents or self.agents[other].place != me.place:
+            if self._here(other, me.place) is None:
                 return Outcome(False, f"{other or 'nobody'} is not at {me.place} to talk with")
             self.agents[agent_id] = replace(me, action=action.description)
             return Outcome(True)
@@ -373,6 +392,13 @@ class TownWorld:
         return Outcome(True)
 
     # --- inside -------------------------------------------------------------------------
+
+    def _here(self, who: str, place: str) -> str | None:
+        """The name of the agent or visitor `who` at `place`, or None."""
+        agent, visitor = self.agents.get(who), self.visitors.get(who)
+        if agent is not None and agent.place == place:
+            return agent.name
+        return visitor.name if visitor is not None and visitor.place == place else None
 
     def _place_rect(self, place: str) -> Rect:
         spec = self.town.place(place)
