@@ -79,9 +79,14 @@ def test_console_actions_are_logged_answered_and_reproduced(tmp_path: Path) -> N
     try:
         first = _play(console, scenario)
         done = console.finish()
+        # What the visitor said is read back from the log (a reloaded page's chat).
+        status, said = console.call("/console/said")
     finally:
         console.close()
     assert isinstance(done, RunDir), done
+    assert status == 200 and said == [
+        {"name": "Vera", "to": first, "text": "Good morning! Is the cafe open?", "step": 1}
+    ]
     events = list(read_events(done.events_path))
     actions = [e for e in events if e.kind == "console"]
     assert [(a.data["who"], a.data["action"], a.data["step"]) for a in actions] == [
