@@ -246,3 +246,42 @@ def test_a_world_that_takes_no_interventions_says_so_and_still_steps(
     finally:
         console.close()
     assert isinstance(console.finish(), RunDir)
+
+
+def test_an_action_received_mid_tick_survives_a_kill_before_the_tick_ends(
+    tmp_path: Path,
+) -> None:
+    """The run goes down at the end of tick 3, before the boundary that would take what was
+    sent during it: the action is on file already, and the resumed run fires it before tick
+    4, as the run with it scheduled at 07:30 does."""
+    scenario = _town(tmp_path / "cut")
+    second = TOWN.roster(scenario)[1]
+    thought = {"type": "thought", "agents": [second], "text": "I should visit the library"}
+    holder: list[ConsoleRun] = []
+
+    def stop(progress: Progress) -> None:
+        if progress.step == 3:
+            holder[0].act(action="intervene", who="teacher", intervention=thought)
+            raise RuntimeError("the machine went down")
+
+    console = ConsoleRun(scenario, on_progress=stop)
+    holder.append(console)
+    try:
+        console.paused_at(1)
+        console.act(action="resume", who="teacher")
+        stopped = console.finish()
+    finally:
+        console.close()
+    assert isinstance(stopped, RuntimeError)
+    (path,) = (tmp_path / "cut").iterdir()
+    logged = [e.data for e in read_events(path / "events.jsonl", {"console"})]
+    assert logged[-1]["step"] == 4 and logged[-1]["intervention"]["text"] == thought["text"]
+    resumed = resume(path, progress=False)
+    fired = [e for e in read_events(resumed.events_path, {"intervention"}) if e.agent == second]
+    assert [e.data["text"] for e in fired] == [thought["text"]]
+    # The log keeps it past the checkpoint it was cut back to: a second kill loses nothing.
+    again = [e.data for e in read_events(resumed.events_path, {"console"})]
+    assert again[-1] == logged[-1]
+    config = _town(tmp_path / "planned").model_dump(mode="json")
+    config["interventions"] = [*config["interventions"], {**thought, "at": "07:30"}]
+    assert same(resumed, run(load_scenario(config), progress=False))

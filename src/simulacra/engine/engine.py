@@ -109,6 +109,15 @@ class Engine:
         self.writer.emit(_state(0, self.world.frame()), t=self.clock.now)
 
     async def run(self) -> None:
+        if self.control is not None:
+            self.control.attach(self)
+        try:
+            await self._run()
+        finally:
+            if self.control is not None:
+                self.control.finish()  # what a console sends now would never be taken
+
+    async def _run(self) -> None:
         while not self.clock.done:
             if self.control is not None:
                 await self.control.boundary(self)
@@ -229,11 +238,12 @@ class Engine:
             step=self.clock.index, offset=offset, path=self.checkpoints.folder.name
         )
         self.writer.emit(saved, t=self.clock.now)
+        end, digest = self.writer.mark()  # a console's thread may write between two calls
         self.checkpoints.save(
             {
                 "step": self.clock.index,
-                "offset": self.writer.flush(),
-                "digest": self.writer.digest(),
+                "offset": end,
+                "digest": digest,
                 "rng": rng_state(self.rng.getstate()),
                 "world": self.world.snapshot(),
                 "minds": {i: m.state() for i, m in self.minds.items()},

@@ -106,6 +106,27 @@ def recorded(log: Path) -> list[dict[str, Any]]:
     ]
 
 
+def cut_off(log: Path, end: int) -> list[tuple[ConsoleAction, str | None]]:
+    """The `console` events past byte `end` of the log, with their times: a resume cuts the
+    log back to its checkpoint and logs these again, so a second kill loses none either."""
+    if not log.is_file():
+        return []
+    kept = sum(1 for _ in read_events(log, {CONSOLE}, end=end))
+    return [
+        (
+            ConsoleAction(
+                who=e.data["who"],
+                action=e.data["action"],
+                step=e.data["step"],
+                intervention=e.data.get("intervention"),
+                speed=e.data.get("speed"),
+            ),
+            e.t,
+        )
+        for e in list(read_events(log, {CONSOLE}))[kept:]
+    ]
+
+
 def recorded_interventions(scenario: Scenario, log: Path) -> list[Intervention]:
     """What `recorded` holds, as the engine's interventions (a resumed run adds them back)."""
     return [

@@ -37,7 +37,11 @@ from simulacra.engine import (
     console_progress,
 )
 from simulacra.errors import Interrupted, UserError, explain_os_error
-from simulacra.experiments.console_actions import intervention_of, recorded_interventions
+from simulacra.experiments.console_actions import (
+    cut_off,
+    intervention_of,
+    recorded_interventions,
+)
 from simulacra.experiments.facts import aware_test, knows_by_words, knows_off, planting
 from simulacra.experiments.heap import fewer_collections
 from simulacra.experiments.kinds import Cast, Services, binding_of
@@ -164,6 +168,7 @@ def resume(
         # A live console's interventions, all of them: one sent after the checkpoint fires
         # again when the run gets there, though its lines of the log are cut off below.
         sent = recorded_interventions(scenario, run_dir.events_path)
+        again = cut_off(run_dir.events_path, state["offset"] if state else 0)
         if model is None:
             cache_in_run(gateway, scenario, run_dir)
         gateway.ledger = Ledger()
@@ -184,6 +189,8 @@ def resume(
         except BaseException as exc:
             run_dir.record_failure(writer, exc)
             _raise_stopped(run_dir, exc)
+        for action, at in again:  # logged again, as sent: the cut log lost them
+            writer.emit(action, t=at)
         _tell(opened, session)
         return _play(session, progress, on_progress)
     finally:
