@@ -207,6 +207,13 @@ def test_a_change_the_run_cannot_take_is_refused_before_it_is_queued(tmp_path: P
                 },
                 "has not joined",
             ),
+            (
+                {
+                    "action": "intervene",
+                    "intervention": {"type": "thought", "agents": ["marta_okafor"], "text": ""},
+                },
+                "intervention.text: expected at least 1 character",  # the console's words
+            ),
             ({"action": "visitor", "do": "join", "name": "Vera", "place": "Atlantis"}, "place"),
             ({"action": "speed", "ticks_per_s": -1}, "above 0"),
             ({"action": "explode"}, "action"),

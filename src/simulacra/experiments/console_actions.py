@@ -76,7 +76,8 @@ def compose(scenario: Scenario, raw: Mapping[str, Any], now: datetime) -> Interv
     try:
         item = InterventionConfig.model_validate({**raw, "at": now})
     except ValidationError as exc:
-        raise Refused("; ".join(explained(exc.errors(), InterventionConfig))) from None
+        found = explained(exc.errors(), InterventionConfig, prefix="intervention")
+        raise Refused("; ".join(found)) from None
     if item.type not in types_taken(scenario):
         raise Refused(f"type: {_takes_none(scenario, item.type)}")
     problems = cross_check(scenario.model_copy(update={"interventions": [item]}))
