@@ -113,6 +113,14 @@ def test_a_person_pauses_a_town_sends_a_thought_visits_and_is_answered(
         assert HOSTILE in note.inner_text()  # shown as the words it is
         assert page.evaluate("document.querySelectorAll('script').length") == 3
         page.screenshot(path=str(_shots(tmp_path) / "console-town.png"), full_page=True)
+        # A reload rebuilds the chat from the run's log: the visitor's line, then the reply.
+        page.reload()
+        _status(page, "paused before step 2")
+        page.wait_for_selector("#visitor-chat li.reply", timeout=WAIT_MS)
+        chat = page.inner_text("#visitor-chat").splitlines()
+        assert chat[0].startswith("Vera:") and chat[0].endswith("Is the cafe open?"), chat
+        assert chat[1].startswith(persona.name + ":"), chat
+        page.fill("#console-who", "teacher")
         page.click("#console-resume")
         _status(page, "the run has ended")
         assert page.is_disabled("#console-send")

@@ -79,9 +79,14 @@ def test_console_actions_are_logged_answered_and_reproduced(tmp_path: Path) -> N
     try:
         first = _play(console, scenario)
         done = console.finish()
+        # What the visitor said is read back from the log (a reloaded page's chat).
+        status, said = console.call("/console/said")
     finally:
         console.close()
     assert isinstance(done, RunDir), done
+    assert status == 200 and said == [
+        {"name": "Vera", "to": first, "text": "Good morning! Is the cafe open?", "step": 1}
+    ]
     events = list(read_events(done.events_path))
     actions = [e for e in events if e.kind == "console"]
     assert [(a.data["who"], a.data["action"], a.data["step"]) for a in actions] == [
@@ -202,6 +207,13 @@ def test_a_change_the_run_cannot_take_is_refused_before_it_is_queued(tmp_path: P
                 },
                 "has not joined",
             ),
+            (
+                {
+                    "action": "intervene",
+                    "intervention": {"type": "thought", "agents": ["marta_okafor"], "text": ""},
+                },
+                "intervention.text: expected at least 1 character",  # the console's words
+            ),
             ({"action": "visitor", "do": "join", "name": "Vera", "place": "Atlantis"}, "place"),
             ({"action": "speed", "ticks_per_s": -1}, "above 0"),
             ({"action": "explode"}, "action"),
@@ -241,3 +253,42 @@ def test_a_world_that_takes_no_interventions_says_so_and_still_steps(
     finally:
         console.close()
     assert isinstance(console.finish(), RunDir)
+
+
+def test_an_action_received_mid_tick_survives_a_kill_before_the_tick_ends(
+    tmp_path: Path,
+) -> None:
+    """The run goes down at the end of tick 3, before the boundary that would take what was
+    sent during it: the action is on file already, and the resumed run fires it before tick
+    4, as the run with it scheduled at 07:30 does."""
+    scenario = _town(tmp_path / "cut")
+    second = TOWN.roster(scenario)[1]
+    thought = {"type": "thought", "agents": [second], "text": "I should visit the library"}
+    holder: list[ConsoleRun] = []
+
+    def stop(progress: Progress) -> None:
+        if progress.step == 3:
+            holder[0].act(action="intervene", who="teacher", intervention=thought)
+            raise RuntimeError("the machine went down")
+
+    console = ConsoleRun(scenario, on_progress=stop)
+    holder.append(console)
+    try:
+        console.paused_at(1)
+        console.act(action="resume", who="teacher")
+        stopped = console.finish()
+    finally:
+        console.close()
+    assert isinstance(stopped, RuntimeError)
+    (path,) = (tmp_path / "cut").iterdir()
+    logged = [e.data for e in read_events(path / "events.jsonl", {"console"})]
+    assert logged[-1]["step"] == 4 and logged[-1]["intervention"]["text"] == thought["text"]
+    resumed = resume(path, progress=False)
+    fired = [e for e in read_events(resumed.events_path, {"intervention"}) if e.agent == second]
+    assert [e.data["text"] for e in fired] == [thought["text"]]
+    # The log keeps it past the checkpoint it was cut back to: a second kill loses nothing.
+    again = [e.data for e in read_events(resumed.events_path, {"console"})]
+    assert again[-1] == logged[-1]
+    config = _town(tmp_path / "planned").model_dump(mode="json")
+    config["interventions"] = [*config["interventions"], {**thought, "at": "07:30"}]
+    assert same(resumed, run(load_scenario(config), progress=False))

@@ -1,5 +1,6 @@
-"""The engine's Control on its own: commands are taken at a boundary, in order, and logged;
-a paused run waits, a step lets one tick through, a speed limit holds ticks apart."""
+"""The engine's Control on its own: commands are logged as they come, for the tick they are
+due before, and taken at that boundary, in order; a paused run waits, a step lets one tick
+through, a speed limit holds ticks apart."""
 
 from __future__ import annotations
 
@@ -55,6 +56,7 @@ def _written(item: Intervention) -> dict[str, Any]:
 
 
 async def _ticks(control: Control, engine: _Engine, count: int) -> None:
+    control.attach(engine)  # type: ignore[arg-type]
     for _ in range(count):
         await control.boundary(engine)  # type: ignore[arg-type]
         engine.step += 1
@@ -93,3 +95,24 @@ async def test_a_speed_limit_holds_ticks_apart_and_a_finished_run_takes_nothing(
     control.finish()
     with pytest.raises(RuntimeError, match="ended"):
         control.pause("teacher")
+
+
+async def test_a_command_sent_while_a_tick_runs_is_logged_at_once_for_the_next() -> None:
+    control, engine = Control(_written), _Engine()
+    control.send("early", Intervention(START, "thought", "before the run", ("marta",)))
+    assert not engine.writer.events  # the engine has not started: logged when it does
+    control.attach(engine)  # type: ignore[arg-type]
+    assert [d["step"] for _, d in engine.writer.events] == [1]
+    await control.boundary(engine)  # type: ignore[arg-type]
+    # Tick 1 runs: what comes now is on file before it ends, due before tick 2, at its time.
+    control.send("teacher", Intervention(START, "thought", "mid-tick", ("marta",)))
+    writes = engine.writer.writes
+    kind, data = engine.writer.events[-1]
+    assert (kind, data["who"], data["step"]) == ("console", "teacher", 2)
+    assert data["intervention"]["at"] == (START + timedelta(minutes=10)).isoformat()
+    assert writes >= 1 and control.status().queued == 1
+    engine.step = 2
+    await control.boundary(engine)  # type: ignore[arg-type]
+    early, late = engine.interventions.items
+    assert (early.at, late.at) == (START, START + timedelta(minutes=10))
+    assert len(engine.writer.events) == 2  # taken, not logged again

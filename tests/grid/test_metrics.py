@@ -128,3 +128,25 @@ def test_a_message_heard_by_two_is_two_deliveries_of_one_message() -> None:
     assert metrics["deliveries_per_step"] == [2] and metrics["senders_per_step"] == [1]
     headline = metrics["headline"]
     assert (headline["message_deliveries"], headline["messages_heard"]) == (2, 1)
+
+
+def test_moves_are_measured_from_where_a_moved_fire_was_at_each_step() -> None:
+    # a sees fire1 at (0, 0) and steps away from it at step 1; at step 2 the fire is moved
+    # to (6, 0), and a steps away from it again: two moves away, none towards (measured from
+    # the fire's last cell, the first move would count as towards it).
+    def moved(step: int, positions: dict[str, list[int]], x: int) -> Event:
+        event = world(step, positions, {"fire1": ["a"]})
+        fire = {"name": "fire1", "start_step": 1, "x": x, "y": 0, "intensity": 0.8}
+        event.data["fires"] = [{**fire, "radius": 9.0}]
+        return event
+
+    metrics = grid_metrics(
+        [
+            Event(0, None, 0.0, "run", None, {"world": LAYOUT.to_dict()}),
+            world(0, {"a": [2, 0]}, {}),
+            moved(1, {"a": [3, 0]}, 0),
+            moved(2, {"a": [2, 0]}, 6),
+        ]
+    )
+    summary = metrics["movement"]["summary"]
+    assert (summary["away_from_fire"], summary["towards_fire"]) == (2, 0)

@@ -48,7 +48,8 @@ class Talker(Protocol):
 class Answerer(Protocol):
     async def answer(self, address: Address, now: datetime) -> None:
         """Answer `address` (a line someone who is no mind of the run said to
-        this one) through one's own dialogue, and remember the exchange."""
+        this one) through one's own dialogue, and remember the exchange; an address without
+        a line is this one speaking to them first."""
         ...
 
 

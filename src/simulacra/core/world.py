@@ -72,19 +72,21 @@ class Encounter:
 class Address:
     """Someone who is no mind of the run (a person's visitor) said `line` to `agent`; the
     engine has the agent answer. `speaker` is their id, `name` and `description` what the
-    agent sees of them."""
+    agent sees of them. An empty `line`: `agent` chose to talk to them, and speaks first,
+    about `topic`."""
 
     agent: str
     speaker: str
     name: str
     description: str
     line: str
+    topic: str = ""
 
 
 @dataclass(frozen=True)
 class Resolution:
     """What a phase's actions came to: an outcome per acting agent, world events to log,
-    conversations to hold, and lines said to agents by someone outside the run's minds."""
+    conversations to hold, and lines between agents and someone outside the run's minds."""
 
     outcomes: Mapping[str, Outcome] = field(default_factory=dict)
     events: Sequence[WorldEvent] = ()

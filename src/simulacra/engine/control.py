@@ -1,11 +1,16 @@
 """A run's live control (`simulacra run --console`): pause and resume at tick boundaries, one
 tick at a time, a speed limit, and interventions sent while it runs.
 
-The console's server answers in its own thread; it only queues commands here. The engine takes
-them at the next tick boundary, in the order they came, logs each as a `console` event (who,
-what, before which step), and fires a queued intervention in that tick through the path a
-scheduled one takes: it joins the run's interventions, due at the tick's time, so a checkpoint
-counts it fired and the run's config with it scheduled writes the same log.
+The console's server answers in its own thread; it queues commands here, and logs each at once
+as a `console` event (who, what, before which step), so that one received mid-tick survives a
+kill before the tick ends: a resumed run reads it back. The engine takes them at the next tick
+boundary, in the order they came, and fires a queued intervention in that tick through the path
+a scheduled one takes: it joins the run's interventions, due at the tick's time, so a
+checkpoint counts it fired and the run's config with it scheduled writes the same log.
+
+Which tick a command is due before is decided under one lock with the boundary that takes it:
+one received while the run waits at a boundary is due before that tick, one received while a
+tick runs before the next.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Any, Literal, Protocol
 
 from simulacra.core import Tick
@@ -59,6 +65,8 @@ class Control:
         self._written = written
         self._lock = threading.Lock()
         self._queue: list[tuple[str, Command | Intervention, float | None]] = []
+        self._engine: Controlled | None = None  # once the engine runs: its log is written
+        self._due: tuple[int, datetime] | None = None  # the step (and time) a command is for
         self._paused = paused
         self._speed: float | None = None
         self._steps = 0  # ticks to run before pausing again
@@ -101,59 +109,83 @@ class Control:
 
     # --- from the engine --------------------------------------------------------------------
 
+    def attach(self, engine: Controlled) -> None:
+        """The engine is about to run: log what was sent before it did."""
+        tick = engine.tick
+        with self._lock:
+            self._engine, self._due = engine, (tick.step, tick.now)
+            waiting, self._queue = self._queue, []
+            for who, what, speed in waiting:
+                self._log(who, what, speed)
+
     async def boundary(self, engine: Controlled) -> None:
         """Before a tick: take the queued commands; wait while paused, or for the speed limit."""
+        tick = engine.tick
+        with self._lock:
+            self._step, self._due = tick.step, (tick.step, tick.now)
         while True:
-            self._take(engine)
             with self._lock:
-                self._step = engine.tick.step
-                if not self._paused or self._steps > 0:
+                taken, self._queue = self._queue, []
+                for _, what, speed in taken:
+                    if not isinstance(what, Intervention):
+                        self._apply(what, speed)
+                go = not self._paused or self._steps > 0
+                if go:
                     self._steps = max(self._steps - 1, 0)
                     self._waiting = False
-                    speed = self._speed
-                    break
-                first = not self._waiting
-                self._waiting = True
+                    limit = self._speed
+                    # From now on a command is for the tick after this one.
+                    self._due = (tick.step + 1, tick.next)
+                else:
+                    first = not self._waiting
+                    self._waiting = True
+            for _, what, _ in taken:
+                if isinstance(what, Intervention):
+                    engine.interventions.add(what)
+            if go:
+                break
             if first:  # the log up to here reaches the file, for the viewer of a paused run
                 engine.writer.write()
             await asyncio.sleep(WAIT_S)
-        if speed is not None:
-            wait = self._last + 1 / speed - time.monotonic()
+        if limit is not None:
+            wait = self._last + 1 / limit - time.monotonic()
             if wait > 0:
                 await asyncio.sleep(wait)
         self._last = time.monotonic()
 
-    def _take(self, engine: Controlled) -> None:
-        with self._lock:
-            taken, self._queue = self._queue, []
-        tick = engine.tick
-        for who, what, speed in taken:
-            if isinstance(what, Intervention):
-                item = replace(what, at=tick.now)
-                engine.interventions.add(item)
-                action = ConsoleAction(
-                    who=who, action=item.type, step=tick.step, intervention=self._written(item)
-                )
-            else:
-                self._apply(what, speed)
-                action = ConsoleAction(who=who, action=what, step=tick.step, speed=speed)
-            engine.writer.emit(action, t=tick.now)
-        if taken:
-            engine.writer.write()  # a paused run's log shows what the console did at once
+    def _log(self, who: str, what: Command | Intervention, speed: float | None) -> None:
+        """Log a command as the tick it is due before takes it (called under the lock, once
+        the engine runs), and queue it; an intervention is set to fire at that tick."""
+        assert self._engine is not None and self._due is not None
+        step, at = self._due
+        if isinstance(what, Intervention):
+            what = replace(what, at=at)
+            action = ConsoleAction(
+                who=who, action=what.type, step=step, intervention=self._written(what)
+            )
+        else:
+            action = ConsoleAction(who=who, action=what, step=step, speed=speed)
+        writer = self._engine.writer
+        writer.emit(action, t=at)
+        writer.write()  # on file before the console answers: a kill now loses nothing
+        self._queue.append((who, what, speed))
 
     def _apply(self, command: Command, speed: float | None) -> None:
-        with self._lock:
-            if command == "pause":
-                self._paused, self._steps = True, 0
-            elif command == "resume":
-                self._paused, self._steps = False, 0
-            elif command == "step":
-                self._paused, self._steps = True, self._steps + 1
-            else:
-                self._speed = speed
+        """(Under the lock.)"""
+        if command == "pause":
+            self._paused, self._steps = True, 0
+        elif command == "resume":
+            self._paused, self._steps = False, 0
+        elif command == "step":
+            self._paused, self._steps = True, self._steps + 1
+        else:
+            self._speed = speed
 
     def _put(self, who: str, command: Command | Intervention, speed: float | None = None) -> None:
         with self._lock:
             if self._finished:
                 raise RuntimeError("the run has ended; the console is read-only now")
-            self._queue.append((who, command, speed))
+            if self._engine is None:  # logged when the engine starts (attach)
+                self._queue.append((who, command, speed))
+            else:
+                self._log(who, command, speed)

@@ -109,6 +109,15 @@ class Engine:
         self.writer.emit(_state(0, self.world.frame()), t=self.clock.now)
 
     async def run(self) -> None:
+        if self.control is not None:
+            self.control.attach(self)
+        try:
+            await self._run()
+        finally:
+            if self.control is not None:
+                self.control.finish()  # what a console sends now would never be taken
+
+    async def _run(self) -> None:
         while not self.clock.done:
             if self.control is not None:
                 await self.control.boundary(self)
@@ -177,8 +186,9 @@ class Engine:
         await self.answer(resolution.addresses, now)
 
     async def answer(self, addresses: Sequence[Address], now: datetime) -> None:
-        """Each addressed agent answers the one who spoke to it (a visitor), one at a time in
-        the order said: a second line to the same agent follows its first answer."""
+        """Each addressed agent answers the one who spoke to it (a visitor), or speaks to them
+        first, one at a time in the order said: a second line to the same agent follows its
+        first answer."""
         for address in addresses:
             mind = self.minds[address.agent]
             if not isinstance(mind, Answerer):
@@ -228,11 +238,12 @@ class Engine:
             step=self.clock.index, offset=offset, path=self.checkpoints.folder.name
         )
         self.writer.emit(saved, t=self.clock.now)
+        end, digest = self.writer.mark()  # a console's thread may write between two calls
         self.checkpoints.save(
             {
                 "step": self.clock.index,
-                "offset": self.writer.flush(),
-                "digest": self.writer.digest(),
+                "offset": end,
+                "digest": digest,
                 "rng": rng_state(self.rng.getstate()),
                 "world": self.world.snapshot(),
                 "minds": {i: m.state() for i, m in self.minds.items()},

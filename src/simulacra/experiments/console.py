@@ -18,12 +18,18 @@ from typing import Any
 
 from simulacra.engine import Control, ProgressHook
 from simulacra.errors import UserError
-from simulacra.experiments.console_actions import Refused, compose, types_taken, written
+from simulacra.experiments.console_actions import (
+    CONSOLE,
+    Refused,
+    compose,
+    types_taken,
+    written,
+)
 from simulacra.experiments.kinds import binding_of
 from simulacra.experiments.load import load_scenario
 from simulacra.experiments.scenario import Scenario
 from simulacra.llm import Gateway
-from simulacra.runlog import RunDir
+from simulacra.runlog import RunDir, read_events
 
 MAX_WHO = 40
 CONSOLE_FILE = "console.url"
@@ -39,6 +45,7 @@ class ConsoleBackend:
         self._first = scenario.clock.calendar().times()[0]  # a time any check accepts
         self._visitors: set[str] = set()
         self._lock = threading.Lock()
+        self.log: Path | None = None  # the run's events.jsonl, once it is open
 
     def choices(self) -> dict[str, Any]:
         """What the console offers to compose with, in the world's own words."""
@@ -67,6 +74,27 @@ class ConsoleBackend:
             "queued": s.queued,
             "finished": s.finished,
         }
+
+    def said(self) -> list[dict[str, Any]]:
+        """What visitors said (`name`, `to`, `text`, and the `step` it was said before), in
+        order, from the run's `console` events: a reloaded page, or a resumed run's, shows
+        its chat again."""
+        if self.log is None or not self.log.is_file():
+            return []
+        found = []
+        for event in read_events(self.log, {CONSOLE}):
+            sent = event.data.get("intervention") or {}
+            change = sent.get("change") or {}
+            if "visitor" in change and "to" in change:
+                found.append(
+                    {
+                        "name": change["visitor"],
+                        "to": change["to"],
+                        "text": sent.get("text", ""),
+                        "step": event.data["step"],
+                    }
+                )
+        return found
 
     def act(self, who: str, body: Mapping[str, Any]) -> str:
         """Take one action (`action`: pause, resume, step, speed, intervene, visitor); Refused
@@ -182,9 +210,11 @@ def run_console(
     if scenario is None:
         scenario = load_scenario(RunDir.open(str(resume)).config())
     control = Control(written, paused=paused)
-    site = ConsoleSite(ConsoleBackend(scenario, control))
+    backend = ConsoleBackend(scenario, control)
+    site = ConsoleSite(backend)
 
     def opened(run: RunDir) -> None:
+        backend.log = run.events_path
         served.server, _ = serve_run(run.path, port=port, live=True, console=site)
         served.url = site.url(served.server.server_address[1])
         # The address holds the token: readable by this user alone, gone when serving stops.

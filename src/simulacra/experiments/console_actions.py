@@ -76,7 +76,8 @@ def compose(scenario: Scenario, raw: Mapping[str, Any], now: datetime) -> Interv
     try:
         item = InterventionConfig.model_validate({**raw, "at": now})
     except ValidationError as exc:
-        raise Refused("; ".join(explained(exc.errors(), InterventionConfig))) from None
+        found = explained(exc.errors(), InterventionConfig, prefix="intervention")
+        raise Refused("; ".join(found)) from None
     if item.type not in types_taken(scenario):
         raise Refused(f"type: {_takes_none(scenario, item.type)}")
     problems = cross_check(scenario.model_copy(update={"interventions": [item]}))
@@ -103,6 +104,27 @@ def recorded(log: Path) -> list[dict[str, Any]]:
         dict(e.data["intervention"])
         for e in read_events(log, {CONSOLE})
         if e.data.get("intervention") is not None
+    ]
+
+
+def cut_off(log: Path, end: int) -> list[tuple[ConsoleAction, str | None]]:
+    """The `console` events past byte `end` of the log, with their times: a resume cuts the
+    log back to its checkpoint and logs these again, so a second kill loses none either."""
+    if not log.is_file():
+        return []
+    kept = sum(1 for _ in read_events(log, {CONSOLE}, end=end))
+    return [
+        (
+            ConsoleAction(
+                who=e.data["who"],
+                action=e.data["action"],
+                step=e.data["step"],
+                intervention=e.data.get("intervention"),
+                speed=e.data.get("speed"),
+            ),
+            e.t,
+        )
+        for e in list(read_events(log, {CONSOLE}))[kept:]
     ]
 
 

@@ -28,7 +28,8 @@ from simulacra.engine import Engine, ProgressHook
 from simulacra.engine.checkpoint import copy_database
 from simulacra.experiments.fork_plan import STATE, ForkError, Plan, plan
 from simulacra.experiments.models import cache_in_run, load_run_model
-from simulacra.experiments.pipeline import MEMORY_DB, _open, _play
+from simulacra.experiments.pipeline import _play
+from simulacra.experiments.session import MEMORY_DB, open_session
 from simulacra.llm import Gateway, Ledger, SqliteCache
 from simulacra.llm.cache import LayeredCache
 from simulacra.llm.replay import ReplayBackend, logged_model
@@ -103,7 +104,7 @@ def branch(
         # The replayed steps' events are numbered as the parent numbered them.
         writer = EventWriter(run_dir.events_path, first_seq=made.start_seq)
         state = _restored(made, run_dir)
-        session = _open(run_dir, scenario, before, writer, state)
+        session = open_session(run_dir, scenario, before, writer, state)
         try:
             if scenario.world != made.owner_scenario.world:
                 _own_header(made, run_dir, session.cast.world.layout())

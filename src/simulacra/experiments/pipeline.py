@@ -16,7 +16,6 @@ import os
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -24,37 +23,30 @@ import yaml
 
 from simulacra.core.budget import WALL, Meter, resume_overrides, stop
 from simulacra.engine import (
-    Checkpoints,
     Clock,
     Control,
-    Engine,
-    EventRouter,
-    Intervention,
-    Interventions,
-    InterviewPlan,
     Progress,
     ProgressHook,
     console_progress,
 )
 from simulacra.errors import Interrupted, UserError, explain_os_error
-from simulacra.experiments.console_actions import intervention_of, recorded_interventions
-from simulacra.experiments.facts import aware_test, knows_by_words, knows_off, planting
+from simulacra.experiments.console_actions import (
+    cut_off,
+    recorded_interventions,
+)
 from simulacra.experiments.heap import fewer_collections
-from simulacra.experiments.kinds import Cast, Services, binding_of
+from simulacra.experiments.kinds import Cast
 from simulacra.experiments.load import load_scenario
-from simulacra.experiments.measures import MemoryTally, budget, diffusion, fallbacks
 from simulacra.experiments.models import cache_in_run, load_run_model
+from simulacra.experiments.run_metrics import measure
 from simulacra.experiments.scenario import Scenario
+from simulacra.experiments.session import MEMORY_DB, Session, checkpoints_of, open_session
 from simulacra.llm import Gateway, Ledger
 from simulacra.llm.budget import BudgetReached
-from simulacra.memory import WITNESSED
-from simulacra.runlog import Event, EventWriter, RunDir, RunLock, fork_point, history
-from simulacra.runlog.events import Measured, RunEnded, RunStarted
+from simulacra.runlog import EventWriter, RunDir, RunLock, fork_point
+from simulacra.runlog.events import Measured, RunEnded
 
 log = logging.getLogger(__name__)
-
-MEMORY_DB = "memory.sqlite"
-CHECKPOINT = "checkpoint"
 
 
 class RunFailed(UserError):
@@ -114,7 +106,7 @@ def run(
             cache_in_run(gateway, scenario, run_dir)
         gateway.ledger = Ledger()
         writer = run_dir.writer()
-        session = _open(run_dir, scenario, gateway, writer, None, control)
+        session = open_session(run_dir, scenario, gateway, writer, None, control)
     except BaseException:  # a start that fails leaves nothing behind
         if writer is not None:
             writer.abandon()
@@ -153,7 +145,7 @@ def resume(
             config = scenario.model_dump(mode="json")
             run_dir.config_path.write_text(yaml.safe_dump(config, sort_keys=False), "utf-8")
         gateway = model if model is not None else load_run_model(scenario)
-        checkpoints = _checkpoints(run_dir)
+        checkpoints = checkpoints_of(run_dir)
         state = checkpoints.load(run_dir.events_path)
         for skipped in checkpoints.skipped:
             log.warning(
@@ -164,6 +156,7 @@ def resume(
         # A live console's interventions, all of them: one sent after the checkpoint fires
         # again when the run gets there, though its lines of the log are cut off below.
         sent = recorded_interventions(scenario, run_dir.events_path)
+        again = cut_off(run_dir.events_path, state["offset"] if state else 0)
         if model is None:
             cache_in_run(gateway, scenario, run_dir)
         gateway.ledger = Ledger()
@@ -180,10 +173,12 @@ def resume(
         run_dir.set_status("running", pid=os.getpid(), resumed=resumed)
         writer = run_dir.writer(truncate_at=state["offset"] if state else None)
         try:
-            session = _open(run_dir, scenario, gateway, writer, state, control, sent)
+            session = open_session(run_dir, scenario, gateway, writer, state, control, sent)
         except BaseException as exc:
             run_dir.record_failure(writer, exc)
             _raise_stopped(run_dir, exc)
+        for action, at in again:  # logged again, as sent: the cut log lost them
+            writer.emit(action, t=at)
         _tell(opened, session)
         return _play(session, progress, on_progress)
     finally:
@@ -193,76 +188,7 @@ def resume(
 # --- inside ----------------------------------------------------------------------------------
 
 
-@dataclass
-class _Session:
-    """A run ready to play: its directory, scenario, model, log, cast, clock and engine."""
-
-    run_dir: RunDir
-    scenario: Scenario
-    model: Gateway
-    writer: EventWriter
-    cast: Cast
-    clock: Clock
-    engine: Engine
-
-
-def _checkpoints(run_dir: RunDir, cast: Cast | None = None, every: int = 0) -> Checkpoints:
-    return Checkpoints(
-        run_dir.path / CHECKPOINT,
-        run_dir.path / MEMORY_DB,
-        cast.flush if cast is not None else None,
-        every,
-    )
-
-
-def _open(
-    run_dir: RunDir,
-    scenario: Scenario,
-    model: Gateway,
-    writer: EventWriter,
-    state: dict[str, Any] | None,
-    control: Control | None = None,
-    sent: Sequence[Intervention] = (),
-) -> _Session:
-    """Build the world and its minds and set the engine at the start or at `state`; `sent`
-    are the interventions a console sent before a resume (read back from the log)."""
-    kind = binding_of(scenario)
-    cast: Cast | None = None
-    try:
-        if state is not None:
-            _checkpoints(run_dir).restore_memory(state)
-        router = EventRouter(writer, kind.roster(scenario))
-        services = Services(model, router, run_dir.path / MEMORY_DB, scenario, run_dir.path)
-        cast = kind.build(scenario, services)
-        clock = Clock(scenario.clock.calendar())
-        interventions = _interventions(scenario, _cast_names(kind.agents_info(cast)))
-        for item in sent:
-            interventions.add(item)
-        engine = Engine(
-            cast.world,
-            cast.minds,
-            model=model,
-            router=router,
-            clock=clock,
-            seed=scenario.seed,
-            interventions=interventions,
-            checkpoints=_checkpoints(run_dir, cast, scenario.clock.checkpoint_every),
-            checkpoint_every=scenario.clock.checkpoint_every,
-            control=control,
-        )
-        if state is None:
-            writer.emit(_start(scenario, cast, model, clock), t=clock.now)
-            engine.start()
-        else:
-            engine.restore(state)
-    except BaseException:
-        if cast is not None:
-            cast.close()
-        raise
-    return _Session(run_dir, scenario, model, writer, cast, clock, engine)
-
-
-def _tell(opened: Callable[[RunDir], None] | None, session: _Session) -> None:
+def _tell(opened: Callable[[RunDir], None] | None, session: Session) -> None:
     """Tell `opened` the run is set to play (a console starts serving it); a fault there
     marks the run failed, as one in the run would."""
     if opened is None:
@@ -275,7 +201,7 @@ def _tell(opened: Callable[[RunDir], None] | None, session: _Session) -> None:
         _raise_stopped(session.run_dir, exc)
 
 
-def _play(session: _Session, progress: bool, on_progress: ProgressHook | None) -> RunDir:
+def _play(session: Session, progress: bool, on_progress: ProgressHook | None) -> RunDir:
     """Drive the engine to the end and write what is read back from the log; on any failure
     mark the run failed (or interrupted) before raising."""
     run_dir, scenario, writer, clock = (
@@ -294,7 +220,7 @@ def _play(session: _Session, progress: bool, on_progress: ProgressHook | None) -
                 asyncio.run(session.engine.run())
         session.cast.close()
         cast = None
-        metrics = _measure(run_dir, scenario, writer, clock)
+        metrics = measure(run_dir, scenario, writer, clock)
         (run_dir.path / "metrics.json").write_text(
             json.dumps(metrics, indent=2, ensure_ascii=False), encoding="utf-8"
         )
@@ -363,120 +289,6 @@ def _check_fallbacks(run_dir: RunDir, scenario: Scenario, metrics: dict[str, Any
         "model.max_fallback_rate",
         run_dir,
     )
-
-
-def _start(scenario: Scenario, cast: Cast, model: Gateway, clock: Clock) -> RunStarted:
-    calendar = clock.calendar
-    kind = binding_of(scenario)
-    return RunStarted(
-        scenario=scenario.name,
-        seed=scenario.seed,
-        model=model.name,
-        world=cast.world.layout(),
-        agents=kind.agents_info(cast),
-        clock={
-            "start": calendar.start.isoformat(),
-            "end": calendar.end.isoformat(),
-            "tick_minutes": calendar.tick.total_seconds() / 60,
-            "ticks": clock.ticks,
-        },
-        ablation=kind.ablation(scenario),
-        mind=kind.mind(scenario),
-    )
-
-
-def _measure(
-    run_dir: RunDir, scenario: Scenario, writer: EventWriter, clock: Clock
-) -> dict[str, Any]:
-    """Read the measures back from the log; `summary` holds the headline ones."""
-    writer.flush()
-    kind = binding_of(scenario)
-    agents = len(kind.roster(scenario))
-    # One pass over the log (a 1,000-agent day writes 170 MB): the calls are summed as they
-    # are read (a 10,000-agent month logs 490,000 of them); what the measures read is kept
-    # (the embodied world's read the calls too).
-    wanted = {"run", "interview"} | kind.reads
-    plan = scenario.interviews
-    # An interview's answer is judged against what it rests on: the records of what its agent
-    # saw or heard.
-    evidence = plan is not None and bool(plan.aware_when)
-    events: list[Event] = []
-    memory = MemoryTally()
-    models: set[str] = set()  # what answered, by the name each call logged
-
-    def calls() -> Iterator[Event]:
-        read = {"llm.call", "memory.add", "reflection"} | wanted
-        for event in history(run_dir.path, read):  # a fork's: its parent's prefix too
-            if event.kind in wanted:
-                events.append(event)
-            if event.kind == "llm.call":
-                models.add(str(event.data.get("model", "")))
-                yield event
-            else:
-                memory.add(event)
-                if evidence and event.kind == "memory.add" and event.data["kind"] in WITNESSED:
-                    events.append(event)
-
-    spent = budget(calls(), agents, clock.ticks, clock.calendar.tick)
-    days = len({t.date() for t in clock.calendar.times()})
-    metrics: dict[str, Any] = {
-        "budget": spent,
-        "fallbacks": fallbacks(spent),
-        "models": sorted(models - {""}),
-        "memory": memory.result(agents * days),
-    }
-    if plan is not None and plan.aware_when:
-        names = _names(events)
-        test = aware_test(scenario, plan.aware_when, names, plan.off_when)
-        groups, off = plan.aware_when, plan.off_when
-
-        def told(text: str, speaker: str) -> bool:
-            return knows_by_words(text, groups, names.get(speaker, speaker))
-
-        def said_off(text: str) -> bool:
-            return knows_off(text, off)
-
-        planted = planting(scenario, groups, names)
-        owner = planted.owner if planted is not None else None
-        metrics["diffusion"] = diffusion(
-            events, plan.question, test, told, owner, said_off if off else None
-        )
-    metrics |= kind.measures(events, scenario)
-    summary = kind.headline(metrics)
-    if metrics.get("diffusion"):
-        last = metrics["diffusion"][-1]
-        summary["aware_final"] = float(last["aware"])
-        if "off" in last:  # who knows the fact is called off: apart from the aware
-            summary["off_final"] = float(last["off"])
-    summary["calls_per_agent_tick"] = spent["calls_per_agent_tick"]
-    summary["fallback_rate"] = metrics["fallbacks"]["rate"]
-    metrics["summary"] = summary
-    return metrics
-
-
-def _names(events: list[Event]) -> dict[str, str]:
-    """Each agent's name, from the run's first event."""
-    start = next((e for e in events if e.kind == "run"), None)
-    return _cast_names(start.data.get("agents", {}) if start is not None else {})
-
-
-def _cast_names(agents: dict[str, dict[str, Any]]) -> dict[str, str]:
-    return {a: str(info.get("name") or a) for a, info in agents.items()}
-
-
-def _interventions(scenario: Scenario, names: dict[str, str]) -> Interventions:
-    items = [intervention_of(scenario, item) for item in scenario.interventions]
-    plan = scenario.interviews
-    interviews = None
-    if plan is not None:
-        groups = tuple(tuple(group) for group in plan.aware_when)
-        interviews = InterviewPlan(
-            tuple(scenario.when(t) for t in plan.times),
-            plan.question,
-            groups,
-            aware_test(scenario, groups, names, plan.off_when) if groups else None,
-        )
-    return Interventions(items, interviews)
 
 
 def _build_outputs(run_dir: RunDir, scenario: Scenario) -> None:

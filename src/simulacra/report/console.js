@@ -18,8 +18,10 @@
   const visitorId = (name) => "visitor:" + name.trim().toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
   let names = {};  // agent id -> name, from the replay
   let choices = null;
-  let visitor = null;  // { name, id } once joined from this page
-  const said = [];  // what the visitor said from this page: { step, text, to }
+  let replay = null;  // the run as last read
+  // What visitors said from the console, read back from the run's log (a reloaded page
+  // shows its chat again): { name, to, text, step }.
+  let said = [];
 
   async function call(path, body) {
     const init = { headers: { "X-Console-Token": token }, cache: "no-store" };
@@ -157,7 +159,7 @@
   async function come(what) {
     const name = $("visitor-name").value.trim();
     const body = { action: "visitor", do: what, name, place: $("visitor-place").value, description: $("visitor-description").value.trim() };
-    if (await act(body)) visitor = { name, id: visitorId(name) };
+    await act(body);
   }
   $("visitor-join").addEventListener("click", () => come("join"));
   $("visitor-move").addEventListener("click", () => come("move"));
@@ -165,18 +167,32 @@
     const text = $("visitor-line").value.trim();
     const to = $("visitor-to").value;
     if (await act({ action: "visitor", do: "say", name: $("visitor-name").value.trim(), to, text })) {
-      said.push({ text, to });
       $("visitor-line").value = "";
-      chat(null);
+      await heard();
     }
   });
-  function chat(replay) {
-    const list = $("visitor-chat");
-    const lines = said.map((s) => ({ who: visitor ? visitor.name : "you", text: s.text, to: s.to, mine: true }));
-    if (replay && visitor) {
-      replay.messages.filter((m) => m.to.includes(visitor.id)).forEach((m) => lines.push({ who: names[m.agent] || m.agent, text: m.text, reply: true }));
+  async function heard() {
+    try {
+      said = await call("console/said");
+    } catch (error) {
+      note(`the chat could not be read back: ${error.message}`, "refused");
     }
-    list.replaceChildren(...lines.map((l) => el("li", { class: l.reply ? "line reply" : "line" }, el("b", {}, l.who + ":"), l.text)));
+    chat();
+  }
+  function chat() {
+    // Each visitor's lines and what agents said to them, in the order of the run's ticks: a
+    // line said before step N shows in the frame of step N, before the answers in it.
+    const frames = replay ? replay.frames : [];
+    const frameOf = (step) => { const i = frames.findIndex((f) => f.step >= step); return i < 0 ? frames.length : i; };
+    const latest = frames.length ? frames[frames.length - 1].extras.visitors : null;
+    const last = Array.isArray(latest) ? latest : [];
+    const visitors = new Set([...said.map((s) => visitorId(s.name)), ...last.map((v) => v.id)]);
+    const lines = said.map((s, i) => ({ who: s.name, text: s.text, at: frameOf(s.step), then: 0, i }));
+    (replay ? replay.messages : []).forEach((m, i) => {
+      if (m.to.some((to) => visitors.has(to))) lines.push({ who: names[m.agent] || m.agent, text: m.text, at: m.frame, then: 1, i, reply: true });
+    });
+    lines.sort((a, b) => a.at - b.at || a.then - b.then || a.i - b.i);
+    $("visitor-chat").replaceChildren(...lines.map((l) => el("li", { class: l.reply ? "line reply" : "line" }, el("b", {}, l.who + ":"), l.text)));
   }
 
   // ---- following the run ------------------------------------------------------------------
@@ -197,9 +213,9 @@
       const answer = await fetch(document.body.dataset.live, { cache: "no-store", headers });
       if (answer.status === 200) {
         etag = answer.headers.get("ETag");
-        const replay = await answer.json();
+        replay = await answer.json();
         names = Object.fromEntries(Object.entries(replay.agents).map(([id, a]) => [id, a.name]));
-        chat(replay);
+        await heard();  // the log changed: what was said may have reached it
       }
     } catch (error) {
       $("console-status").textContent = `no answer from the console (${error.message}); still trying`;
@@ -212,9 +228,10 @@
   $("console-speed").addEventListener("change", () => act({ action: "speed", ticks_per_s: $("console-speed").value || null }));
   (async () => {
     try {
-      const replay = JSON.parse($("replay-data").textContent);
+      replay = JSON.parse($("replay-data").textContent);
       names = Object.fromEntries(Object.entries(replay.agents).map(([id, a]) => [id, a.name]));
       ready(await call("console/choices"));
+      await heard();
     } catch (error) {
       note(`the console could not load its choices: ${error.message}`, "refused");
     }

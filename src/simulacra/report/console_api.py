@@ -1,7 +1,9 @@
-"""The live console's requests, for serve.py: the console page and its three calls.
+"""The live console's requests, for serve.py: the console page and its four calls.
 
 - `GET /console.html?token=T`: the viewer with the console's panel (console.js);
 - `GET /console/choices`, `GET /console/status`: what the world offers, where the run stands;
+- `GET /console/said`: what visitors said from the console, read back from the run's log (so
+  a reloaded page shows its chat again);
 - `POST /console/act` (JSON): one action, queued for the next tick boundary.
 
 Safe by default: each console has a random token; every call carries it (header
@@ -24,7 +26,7 @@ from urllib.parse import parse_qs, urlsplit
 TOKEN_HEADER = "X-Console-Token"
 MAX_BODY = 16_384  # bytes of one action; a thought or a line is far shorter
 PAGE = "/console.html"
-CALLS = ("/console/choices", "/console/status", "/console/act")
+CALLS = ("/console/choices", "/console/status", "/console/act", "/console/said")
 
 
 class ConsoleBackend(Protocol):
@@ -34,6 +36,8 @@ class ConsoleBackend(Protocol):
     def choices(self) -> dict[str, Any]: ...
 
     def status(self) -> dict[str, Any]: ...
+
+    def said(self) -> list[dict[str, Any]]: ...
 
     def act(self, who: str, body: Mapping[str, Any]) -> str: ...
 
@@ -80,6 +84,8 @@ def answer_call(handler: BaseHTTPRequestHandler, site: ConsoleSite, path: str) -
         _json(handler, 200, backend.status())
     elif handler.command == "POST" and path == CALLS[2]:
         _act(handler, backend)
+    elif handler.command == "GET" and path == CALLS[3]:
+        _json(handler, 200, backend.said())
     else:
         _json(handler, 405, {"error": f"{handler.command} {path}: not a console call"})
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 import time
 from datetime import datetime
 from pathlib import Path
@@ -55,6 +56,7 @@ class EventWriter:
     the last checkpoint; a torn last line left by a kill mid-write is cut off when the
     log is reopened. A write the disk refuses part-way is undone before the error is raised,
     so the log still ends with a whole line. `digest()` is the digest of everything written.
+    Thread-safe: a live console logs what it receives from its own threads, mid-tick.
     """
 
     def __init__(
@@ -78,6 +80,7 @@ class EventWriter:
         assert hashed is not None  # the file was just cut to `size`
         self._hash = hashed
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+        self._lock = threading.RLock()
         self._buffer: list[bytes] = []
         self.seq = first_seq + lines  # a fork's log numbers on from its parent's prefix
         self.offset = size
@@ -90,27 +93,34 @@ class EventWriter:
         agent: str | None = None,
     ) -> None:
         at = stamp(t) if isinstance(t, datetime) else t
-        self._buffer.append(
-            event_line(self.seq, at, time.time(), payload.KIND, agent, payload.to_data())
-        )
-        self.seq += 1
+        data = payload.to_data()
+        with self._lock:
+            self._buffer.append(event_line(self.seq, at, time.time(), payload.KIND, agent, data))
+            self.seq += 1
 
     def write(self) -> int:
         """Append buffered events to the file, where readers (a live viewer) see them, without
         waiting for the disk; return the log's size in bytes afterwards."""
-        if self._buffer:
-            blob = b"".join(self._buffer)
-            self._buffer.clear()
-            self._write_all(blob)
-            self._hash.update(blob)
-            self.offset += len(blob)
-        return self.offset
+        with self._lock:
+            if self._buffer:
+                blob = b"".join(self._buffer)
+                self._buffer.clear()
+                self._write_all(blob)
+                self._hash.update(blob)
+                self.offset += len(blob)
+            return self.offset
 
     def flush(self) -> int:
         """Write buffered events durably; return the log's size in bytes afterwards."""
-        self.write()
-        os.fsync(self._fd)
-        return self.offset
+        return self.mark()[0]
+
+    def mark(self) -> tuple[int, str]:
+        """Write buffered events durably; the log's size in bytes and its digest, together
+        (a checkpoint's pair: no other thread's event falls between them)."""
+        with self._lock:
+            self.write()
+            os.fsync(self._fd)
+            return self.offset, self.digest()
 
     def _write_all(self, blob: bytes) -> None:
         # os.write may write less than it was given (a full disk, a file size limit): write
@@ -126,11 +136,12 @@ class EventWriter:
     def restart(self, first_seq: int) -> None:
         """Empty the log and number its events on from `first_seq`: a fork drops the steps it
         replayed to reach its fork point, which its parent's log already holds."""
-        self._buffer.clear()
-        os.ftruncate(self._fd, 0)
-        self._hash = hashlib.sha256()
-        self.offset = 0
-        self.seq = first_seq
+        with self._lock:
+            self._buffer.clear()
+            os.ftruncate(self._fd, 0)
+            self._hash = hashlib.sha256()
+            self.offset = 0
+            self.seq = first_seq
 
     @property
     def closed(self) -> bool:
@@ -138,7 +149,8 @@ class EventWriter:
 
     def digest(self) -> str:
         """The digest of the log as written so far (see `prefix_digest`)."""
-        return f"sha256:{self._hash.hexdigest()}"
+        with self._lock:
+            return f"sha256:{self._hash.hexdigest()}"
 
     def close(self) -> None:
         try:
@@ -148,10 +160,11 @@ class EventWriter:
 
     def abandon(self) -> None:
         """Close without writing what is still buffered (after the disk refused a write)."""
-        if self._fd >= 0:
-            self._buffer.clear()
-            os.close(self._fd)
-            self._fd = -1
+        with self._lock:
+            if self._fd >= 0:
+                self._buffer.clear()
+                os.close(self._fd)
+                self._fd = -1
 
     def __enter__(self) -> EventWriter:
         return self

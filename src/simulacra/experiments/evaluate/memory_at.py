@@ -17,8 +17,8 @@ from simulacra.core import Interviewee
 from simulacra.embed import Embedder
 from simulacra.engine import copy_database
 from simulacra.experiments.kinds import Services, binding_of
-from simulacra.experiments.pipeline import MEMORY_DB
 from simulacra.experiments.scenario import Scenario
+from simulacra.experiments.session import MEMORY_DB
 from simulacra.llm import Gateway
 from simulacra.memory.store import Store
 from simulacra.runlog import RunDir, history

@@ -5,7 +5,8 @@ The engine drives it through `decide`, once per phase of the town's tick: `plan`
 its first tick), `decide` (perceive, react, and the step to take now), `act`, `reflect` (when
 due) and `summarize` (the day, at its last tick). A "react" decision inserts a short
 reaction step here; "replan" rebuilds the rest of the day here; "talk" goes to the world,
-which pairs talkers, and the engine holds the conversation through `converse`.
+which pairs talkers, and the engine holds the conversation through `converse` (or, with a
+visitor, has this agent speak first through `answer`: visitor.py).
 
 Budget (one agent, one day of 10-minute ticks, every module on, the synthetic busy cafe day of
 tests/mind/test_budget.py, measured): 132 calls, 5.5 an hour: plan.daily 1, plan.hourly 6 (the
@@ -38,7 +39,13 @@ from simulacra.mind.town.plan import Planner
 from simulacra.mind.town.react import Reaction, decide
 from simulacra.mind.town.relation import Relations
 from simulacra.mind.town.schedule import PlanStep, Schedule
-from simulacra.mind.town.visitor import answer_visitor
+from simulacra.mind.town.visitor import (
+    answer_visitor,
+    opened_from,
+    opened_json,
+    speak_to_visitor,
+    unanswered,
+)
 from simulacra.runlog import EventSink
 
 REACTION_MINUTES = 10
@@ -84,17 +91,25 @@ class Agent:
         self.interruption: PlanStep | None = None
         self.yesterday: str | None = None
         self.relations = Relations()
+        # Conversations it opened with a visitor, by visitor, waiting a tick for the reply.
+        self.opened: dict[str, Conversation] = {}
 
     async def decide(self, phase: str, observation: Observation, now: datetime) -> Action | None:
         """One phase of the town's tick (see the module's docstring)."""
         if phase == "plan":
             await self.plan_day(now, self.yesterday)
         elif phase == "decide":
+            for opened in self.opened.values():  # the visitor let a tick pass without a word
+                unanswered(self, opened, now)
+            self.opened.clear()
             travelling = bool(observation.facts.get("travelling"))  # on the way, one sees nothing
             salient = [] if travelling else await self.perceive(now, observation)
             decision = None
             if salient:
-                decision = await self.react(now, salient, observation.nearby_agents)
+                # Visitors here are people to talk to as much as agents are.
+                visitors = observation.facts.get("visitors", [])
+                nearby = [*observation.nearby_agents, *visitors]
+                decision = await self.react(now, salient, nearby)
             await self.current_action(now)
             if decision is not None and decision.choice == "talk" and decision.target:
                 return Action("talk", decision.reason, target=decision.target)
@@ -145,7 +160,12 @@ class Agent:
         await converse(self, other, now, topic or None, CONVERSATION_TURNS)
 
     async def answer(self, address: Address, now: datetime) -> None:
-        await answer_visitor(self, address, now)
+        """A visitor's line answered (in the conversation this agent opened with them, if
+        it did), or, without a line, this agent speaking to them first."""
+        if not address.line:
+            self.opened[address.speaker] = await speak_to_visitor(self, address, now)
+            return
+        await answer_visitor(self, address, now, self.opened.pop(address.speaker, None))
 
     @property
     def unknown_places(self) -> int:
@@ -274,6 +294,7 @@ class Agent:
             "objects": list(self.objects),
             "yesterday": self.yesterday,
             "relations": self.relations.to_dict(),
+            "opened": opened_json(self.opened),
         }
 
     def restore(self, state: Mapping[str, Any]) -> None:
@@ -289,3 +310,4 @@ class Agent:
         self.objects = tuple(state.get("objects", ()))
         self.yesterday = state.get("yesterday")
         self.relations = Relations.from_dict(state.get("relations", {}))
+        self.opened = opened_from(state.get("opened", {}))

@@ -41,7 +41,8 @@ class Conversation:
     participants: tuple[str, str]
     topic: str
     turns: tuple[Utterance, ...]
-    ended_by: Literal["decision", "turn_limit", "repeated"]
+    # "unanswered": an agent spoke first to a visitor, who said nothing back (visitor.py)
+    ended_by: Literal["decision", "turn_limit", "repeated", "unanswered"]
 
     def transcript(self, names: dict[str, str]) -> str:
         return "\n".join(f"{names.get(u.speaker, u.speaker)}: {u.text}" for u in self.turns)

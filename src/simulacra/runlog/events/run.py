@@ -68,8 +68,9 @@ class InterventionFired(Payload):
 
 @dataclass(frozen=True, kw_only=True)
 class ConsoleAction(Payload):
-    """What a person did at a run's live console (`simulacra run --console`), logged at the
-    tick boundary where it took effect, before tick `step` runs: `who` did `action` (`pause`,
+    """What a person did at a run's live console (`simulacra run --console`), logged when the
+    console receives it, for the tick boundary where it takes effect, before tick `step`
+    runs (so one sent mid-tick survives a kill before the tick ends): `who` did `action` (`pause`,
     `resume`, `step`, `speed` with its ticks per second, or an intervention's type, with the
     `intervention` as a scenario writes it, fired in that tick like a scheduled one). Runs
     are compared without these events: pausing changes nothing, and what an intervention did

@@ -135,12 +135,14 @@ def grid_metrics(events: Iterable[Event]) -> dict[str, Any]:
             positions = {a: (int(x), int(y)) for a, (x, y) in event.data["positions"].items()}
             actions = {a: s.get("action") for a, s in event.data["agents"].items()}
             perceived = event.data.get("perceived", {})
-            frames.append(Frame(step, positions, actions, perceived))
+            if step > 0:
+                for placed in (f for f in event.data.get("fires", ()) if isinstance(f, dict)):
+                    layout = layout.with_fire(read(placed))  # moved or added by an intervention
+                    within.setdefault(placed["name"], [0] * len(steps))
+            fires = {f.name: f for f in layout.fires}  # where each is in this step
+            frames.append(Frame(step, positions, actions, perceived, fires))
             if step == 0:
                 continue
-            for placed in (f for f in event.data.get("fires", ()) if isinstance(f, dict)):
-                layout = layout.with_fire(read(placed))  # moved or added by an intervention
-                within.setdefault(placed["name"], [0] * len(steps))
             steps.append(step)
             inside_any: set[str] = set()
             for fire in layout.fires:

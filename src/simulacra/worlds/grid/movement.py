@@ -1,7 +1,8 @@
 """How agents move, step by step, read from the world's frames: the source's "movement
 preferences" and "action stability" (section 3.1).
 
-For each step (positions before it are the previous frame's, after it this frame's):
+For each step (positions before it are the previous frame's, after it this frame's, and each
+fire where it was in that step: an intervention may have moved it since):
 - `moved` and `stayed`: agents whose cell changed or did not (a refused move stays);
 - `towards_fire` and `away_from_fire`: of the agents that perceived a fire at the step's start,
   those that ended nearer to or farther from the nearest fire they perceived (a step along it
@@ -19,7 +20,7 @@ from itertools import pairwise
 from statistics import fmean
 from typing import Any
 
-from simulacra.worlds.grid.fires import Cell
+from simulacra.worlds.grid.fires import Cell, Fire
 from simulacra.worlds.grid.layout import Layout, euclidean
 
 
@@ -31,10 +32,11 @@ class Frame:
     positions: Mapping[str, Cell]
     actions: Mapping[str, str | None]
     perceived: Mapping[str, Sequence[str]]  # fire -> agents within its radius at the start
+    fires: Mapping[str, Fire]  # each fire by name, where it was in this step
 
 
 def step_movement(layout: Layout, before: Frame, after: Frame) -> dict[str, Any]:
-    fires = {f.name: f for f in layout.fires}
+    fires = after.fires
     row: dict[str, Any] = dict.fromkeys(
         ("moved", "stayed", "towards_fire", "away_from_fire", "entered_place", "left_place"), 0
     )

@@ -7,7 +7,8 @@ seeded order, each agent in at most one conversation a tick, and only agents at 
 place. In `act`, in the seeded order, each agent:
 - `do`: goes to `target` (a place; None means stay) and does `description`, optionally using
   `args["object"]` and setting it to `args["state"]`; `args["area"]` picks an area;
-- `talk`: stays and talks with `args["with"]` (an agent id).
+- `talk`: stays and talks with `args["with"]` (an agent's or a visitor's id).
+Who talks with whom, and what visitors do: talk.py.
 A fault (an unknown place, area or object, an object in use) is rejected with a reason, and
 the agent carries on with the activity where it is, without it.
 """
@@ -15,13 +16,12 @@ the agent carries on with the activity where it is, without it.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
 from simulacra.core import (
     Action,
-    Address,
     Encounter,
     Observation,
     Outcome,
@@ -34,7 +34,15 @@ from simulacra.worlds.town.layout import Rect, along, area_rects, static_layout
 from simulacra.worlds.town.map import TownMap
 from simulacra.worlds.town.presence import Roster
 from simulacra.worlds.town.roads import RoadGraph
-from simulacra.worlds.town.visitors import Visitors, visitor_id
+from simulacra.worlds.town.rules import area_for, problem, text_of
+from simulacra.worlds.town.talk import approached, here, paired, visited
+from simulacra.worlds.town.visitors import Visitors
+from simulacra.worlds.town.whereabouts import (
+    Trip,
+    Whereabouts,
+    whereabouts_from,
+    whereabouts_json,
+)
 
 PLAN, DECIDE, ACT = (
     Phase("plan"),
@@ -42,29 +50,6 @@ PLAN, DECIDE, ACT = (
     Phase("act", order="seeded"),
 )
 REFLECT, SUMMARIZE = Phase("reflect"), Phase("summarize")
-
-
-@dataclass(frozen=True)
-class Trip:
-    """An agent on the way: where from, where to, and what it will do on arrival."""
-
-    stops: tuple[str, ...]
-    departed: datetime
-    arrives: datetime
-    area: str
-    description: str
-    object: str | None
-    state: str | None
-
-
-@dataclass(frozen=True)
-class Whereabouts:
-    name: str
-    place: str
-    area: str
-    action: str = ""
-    object: str | None = None
-    trip: Trip | None = None
 
 
 class TownWorld:
@@ -115,12 +100,12 @@ class TownWorld:
     def observe(self, agent: str, phase: str, tick: Tick) -> Observation:
         if phase == ACT.name:
             partner = self._talking.get(agent)
-            here = self.agents[agent]
-            if partner is None or self.agents[partner].place != here.place or here.trip:
-                return Observation(agent, here.place)
-            name = self.agents[partner].name
+            me = self.agents[agent]
+            name = None if partner is None else here(partner, me.place, self.agents, self.visitors)
+            if partner is None or name is None or me.trip:
+                return Observation(agent, me.place)
             return Observation(
-                agent, here.place, facts={"talking_with": partner, "partner_name": name}
+                agent, me.place, facts={"talking_with": partner, "partner_name": name}
             )
         if phase == DECIDE.name:
             return self.look(agent)
@@ -128,7 +113,9 @@ class TownWorld:
 
     def resolve(self, phase: str, actions: Mapping[str, Action], tick: Tick) -> Resolution:
         if phase == DECIDE.name:
-            return Resolution(encounters=self._pair(actions))
+            pairs = paired(actions, self.agents, self._talking)
+            spoken = approached(actions, self.agents, self.visitors, self._talking)
+            return Resolution(encounters=pairs, addresses=spoken)
         if phase == ACT.name:
             return Resolution(outcomes={a: self._act(a, action) for a, action in actions.items()})
         return Resolution()
@@ -138,7 +125,10 @@ class TownWorld:
         "state", "text"}` changes an object's state, and everyone there notices `text`; a
         change naming a `visitor` is theirs (visitors.py)."""
         if "visitor" in change:
-            return self._visit(change)
+            heard, resolution = visited(change, self.agents, self.visitors)
+            if heard is not None:
+                self.announce(*heard)
+            return resolution
         if "conversation" in change:
             a, b = change["conversation"]
             if a in self._talking or b in self._talking:
@@ -151,42 +141,6 @@ class TownWorld:
             raise ValueError(outcome.reason)
         self.announce(place, str(change.get("text", "")))
         return Resolution()
-
-    def _visit(self, change: Mapping[str, Any]) -> Resolution:
-        """A visitor comes or moves (agents there notice `text`), or says `text` to an agent:
-        everyone there hears it, and the agent, if there, answers."""
-        text = str(change.get("text", ""))
-        if "place" in change:
-            self.announce(self.visitors.come(change).place, text)
-            return Resolution()
-        visitor = self.visitors.get(visitor_id(str(change["visitor"])))
-        if visitor is None:  # the console refuses this; a scenario may still write it
-            return Resolution()
-        agent = str(change["to"])
-        me = self.agents.get(agent)
-        to = me.name if me is not None else agent
-        self.announce(visitor.place, f'{visitor.name} says to {to}: "{text}"')
-        if me is None or me.trip is not None or me.place != visitor.place:
-            return Resolution()
-        said = Address(agent, visitor.id, visitor.name, visitor.description, text)
-        return Resolution(addresses=[said])
-
-    def _pair(self, actions: Mapping[str, Action]) -> list[Encounter]:
-        """Each agent that asked to talk, in the given order, with its target, when both are
-        free and at the same place."""
-        pairs = []
-        for a, action in actions.items():
-            b = action.target
-            if action.kind != "talk" or b is None or b not in self.agents:
-                continue
-            if a in self._talking or b in self._talking:
-                continue
-            there = self.agents[b]
-            if there.place != self.agents[a].place or there.trip is not None:
-                continue
-            self._talking[a], self._talking[b] = b, a
-            pairs.append(Encounter(a, b, action.description))
-        return pairs
 
     def _act(self, agent: str, action: Action) -> Outcome:
         """Apply; a rejected action is carried on where the agent is, without its place or
@@ -230,7 +184,8 @@ class TownWorld:
             )
         others = [(i, w) for i, w in self.agents.present(me.place) if i != agent_id]
         texts = [f"{w.name} is at {w.place} ({w.area}): {w.action}" for _, w in others]
-        texts += [v.seen() for v in self.visitors.at(me.place)]
+        visiting = self.visitors.at(me.place)
+        texts += [v.seen() for v in visiting]
         for name in self._things_at[me.place]:
             key = (me.place, name)
             state = self.objects[key]
@@ -246,7 +201,8 @@ class TownWorld:
             {
                 "area": me.area,
                 "objects": [t.name for a in spec.areas for t in a.objects],
-                "names": {i: w.name for i, w in others},
+                "names": {i: w.name for i, w in others} | {v.id: v.name for v in visiting},
+                "visitors": [v.id for v in visiting],
                 "events": list(self._news.get(me.place, [])),
             },
         )
@@ -259,25 +215,25 @@ class TownWorld:
         me = self.agents[agent_id]
         if action.kind == "talk":
             other = str(action.args.get("with", ""))
-            if other not in self.agents or self.agents[other].place != me.place:
+            if here(other, me.place, self.agents, self.visitors) is None:
                 return Outcome(False, f"{other or 'nobody'} is not at {me.place} to talk with")
             self.agents[agent_id] = replace(me, action=action.description)
             return Outcome(True)
         if action.kind != "do":
             return Outcome(False, f'unknown action kind "{action.kind}"; the town knows do, talk')
         place = action.target or (me.trip.stops[-1] if me.trip else me.place)
-        fault = self._check(place, action.args)
+        fault = problem(self.town, self.objects, place, action.args)
         if fault:
             return Outcome(False, fault)
         if me.trip is not None:
             # Someone on the way finishes the walk; a changed destination is taken up on arrival.
             return Outcome(True, facts={"on_the_way_to": me.trip.stops[-1]})
-        thing = _text(action.args.get("object"))
-        area = self._area_for(place, action.args, thing, me)
+        thing = text_of(action.args.get("object"))
+        area = area_for(self.town, self._area_of, place, action.args, thing, me)
         if place != me.place:
             return self._depart(agent_id, place, area, action, thing)
         return self._settle(
-            agent_id, area, action.description, thing, _text(action.args.get("state"))
+            agent_id, area, action.description, thing, text_of(action.args.get("state"))
         )
 
     def advance(self, tick: Tick) -> None:
@@ -298,7 +254,7 @@ class TownWorld:
     def snapshot(self) -> dict[str, Any]:
         return {
             "time": self.now.isoformat(),
-            "agents": {i: _whereabouts_json(w) for i, w in sorted(self.agents.items())},
+            "agents": {i: whereabouts_json(w) for i, w in sorted(self.agents.items())},
             "objects": [[p, o, s] for (p, o), s in sorted(self.objects.items())],
             "users": [[p, o, a] for (p, o), a in sorted(self._users.items())],
             "logged": dict(sorted(self._logged.items())),
@@ -307,7 +263,7 @@ class TownWorld:
 
     def restore(self, snapshot: Mapping[str, Any]) -> None:
         self.now = datetime.fromisoformat(snapshot["time"])
-        self.agents = Roster({i: _whereabouts_from(w) for i, w in snapshot["agents"].items()})
+        self.agents = Roster({i: whereabouts_from(w) for i, w in snapshot["agents"].items()})
         self.objects = {(p, o): s for p, o, s in snapshot["objects"]}
         self._users = {(p, o): a for p, o, a in snapshot["users"]}
         self._logged = {a: list(key) for a, key in snapshot.get("logged", {}).items()}
@@ -366,7 +322,7 @@ class TownWorld:
 
     def set_object(self, place: str, name: str, state: str) -> Outcome:
         """A world event from outside (an intervention): an object changes state on its own."""
-        fault = self._check(place, {"object": name})
+        fault = problem(self.town, self.objects, place, {"object": name})
         if fault:
             return Outcome(False, fault)
         self.objects[(place, name)] = state
@@ -378,31 +334,6 @@ class TownWorld:
         spec = self.town.place(place)
         assert spec is not None
         return Rect(spec.x, spec.y, spec.w, spec.h)
-
-    def _check(self, place: str, args: dict[str, Any]) -> str:
-        spec = self.town.place(place)
-        if spec is None:
-            return unknown("place", place, self.town.place_names)
-        area = _text(args.get("area"))
-        if area and spec.area(area) is None:
-            return unknown("area", area, [a.name for a in spec.areas]) + f" (at {place})"
-        thing = _text(args.get("object"))
-        if thing and (place, thing) not in self.objects:
-            there = [t.name for a in spec.areas for t in a.objects]
-            return unknown("object", thing, there) + f" (at {place})"
-        return ""
-
-    def _area_for(
-        self, place: str, args: dict[str, Any], thing: str | None, me: Whereabouts
-    ) -> str:
-        if thing:
-            return self._area_of[(place, thing)]
-        area = _text(args.get("area"))
-        if area:
-            return area
-        spec = self.town.place(place)
-        assert spec is not None
-        return me.area if place == me.place else spec.areas[0].name
 
     def _depart(
         self, agent_id: str, place: str, area: str, action: Action, thing: str | None
@@ -416,7 +347,7 @@ class TownWorld:
             area,
             action.description,
             thing,
-            _text(action.args.get("state")),
+            text_of(action.args.get("state")),
         )
         self.agents[agent_id] = replace(me, action=f"walking to {place}", trip=trip)
         return Outcome(True, facts={"travel_minutes": route.minutes, "route": list(route.stops)})
@@ -450,52 +381,3 @@ class TownWorld:
             me = replace(me, object=None)
             self.agents[agent_id] = me
         return me
-
-
-def _text(value: object) -> str | None:
-    return str(value) if value not in (None, "") else None
-
-
-def _whereabouts_json(w: Whereabouts) -> dict[str, Any]:
-    trip = None
-    if w.trip is not None:
-        t = w.trip
-        trip = {
-            "stops": list(t.stops),
-            "departed": t.departed.isoformat(),
-            "arrives": t.arrives.isoformat(),
-            "area": t.area,
-            "description": t.description,
-            "object": t.object,
-            "state": t.state,
-        }
-    return {
-        "name": w.name,
-        "place": w.place,
-        "area": w.area,
-        "action": w.action,
-        "object": w.object,
-        "trip": trip,
-    }
-
-
-def _whereabouts_from(raw: dict[str, Any]) -> Whereabouts:
-    trip = raw.get("trip")
-    return Whereabouts(
-        raw["name"],
-        raw["place"],
-        raw["area"],
-        raw["action"],
-        raw["object"],
-        None
-        if trip is None
-        else Trip(
-            tuple(trip["stops"]),
-            datetime.fromisoformat(trip["departed"]),
-            datetime.fromisoformat(trip["arrives"]),
-            trip["area"],
-            trip["description"],
-            trip["object"],
-            trip["state"],
-        ),
-    )
