@@ -157,10 +157,10 @@ def play_demo(
     bodies: list[dict[str, Any]] = []
     complete = EmbeddedBackend._complete
 
-    def recorded(backend: EmbeddedBackend, body: dict[str, Any]) -> Any:
+    def recorded(backend: EmbeddedBackend, instance: int, body: dict[str, Any]) -> Any:
         if len(bodies) < AGREEMENT:
             bodies.append(copy.deepcopy(body))
-        return complete(backend, body)
+        return complete(backend, instance, body)
 
     scenario = load_scenario(
         SCENARIO,
