@@ -19,9 +19,8 @@ def test_each_agent_keeps_its_own_slot_and_the_rest_share_one_without_the_cache(
 
 def test_one_slot_takes_every_call_with_its_cache() -> None:
     placement = Placement(parallel=1, instances=1)
-    assert {placement.slot(a, p, [5]) for a, p in (("ada", False), (None, False), ("ada", True))} == {
-        Slot(0, 0, True)
-    }
+    calls = (("ada", False), (None, False), ("ada", True))
+    assert {placement.slot(a, p, [5]) for a, p in calls} == {Slot(0, 0, True)}
     with pytest.raises(ValueError, match="one instance"):
         Placement(parallel=1, instances=2)
 
