@@ -11,11 +11,14 @@ directory with --demo-run, and its wall time set over the ideal those limits giv
 tokens it processed. The first AGREEMENT requests of the demo's first hour are replayed
 greedily on the default and the baseline: how many answers are the same, and how much of each
 the two share from its start (the re-encoding changes the weights by under half a Q8_0 step;
-its answers should stay near the shipped model's). Prints one JSON line.
+its answers should stay near the shipped model's). The demo's shape, 5 agents' calls at once
+and then 5 probes at once, is timed through the backend on 1 and on 2 model instances
+(`embedded?instances=N`), with the answers of both compared. Prints one JSON line.
 
     python bench/embedded.py                      # the default model, its baseline, the demo
     python bench/embedded.py --model gemma3-270m --no-demo
     python bench/embedded.py --no-demo --threads 2
+    python bench/embedded.py --no-demo --no-instances    # the speed beside the limits only
 """
 
 from __future__ import annotations
@@ -125,6 +128,58 @@ def speed(name: str, threads: int) -> dict[str, Any]:
     }
 
 
+def instances_throughput(name: str, agents: int = 5) -> dict[str, Any]:
+    """Wall time, CPU time and tokens/s of `agents` agent-shaped calls at once and then as
+    many probes at once, through the backend as a run uses it, on 1 and on 2 instances; and
+    whether both gave the same answers (they must)."""
+    import asyncio
+
+    from simulacra.llm import Request, chat, load_model
+
+    def request(i: int, probe: bool) -> Request:
+        task = f"{PROMPT_WORDS * 4}Call {i}: what does she do?"
+        return Request(
+            chat("You simulate one person. Answer briefly.", task),
+            max_tokens=GENERATED,
+            temperature=0.8,
+            seed=i,
+            agent=f"agent{i}",
+            probe=probe,
+        )
+
+    async def play(instances: int) -> tuple[dict[str, Any], list[str]]:
+        model = load_model(f"embedded:{name}?instances={instances}", concurrency=agents)
+        await model.complete(request(99, True))  # load the weights before timing
+        if instances > 1:
+            await asyncio.gather(*(model.complete(request(99, True)) for _ in range(2)))
+        figures: dict[str, Any] = {}
+        texts: list[str] = []
+        for kind, probe in (("agents", False), ("probes", True)):
+            started, cpu = time.perf_counter(), time.process_time()
+            done = await asyncio.gather(
+                *(model.complete(request(i + 10 * probe, probe)) for i in range(agents))
+            )
+            wall = time.perf_counter() - started
+            tokens = sum(c.usage.prompt_tokens + c.usage.completion_tokens for c in done)
+            figures[kind] = {
+                "wall_s": round(wall, 1),
+                "cpu_s": round(time.process_time() - cpu, 1),
+                "tokens_per_s": round(tokens / wall, 1),
+            }
+            texts += [c.text for c in done]
+        await model.aclose()
+        return figures, texts
+
+    one, one_texts = asyncio.run(play(1))
+    two, two_texts = asyncio.run(play(2))
+    return {
+        "instances_1": one,
+        "instances_2": two,
+        "speedup": {k: round(one[k]["wall_s"] / two[k]["wall_s"], 2) for k in one},
+        "same_answers": one_texts == two_texts,
+    }
+
+
 def _shared_start(a: str, b: str) -> int:
     """How many characters the two strings share from their start."""
     return next(
@@ -157,10 +212,10 @@ def play_demo(
     bodies: list[dict[str, Any]] = []
     complete = EmbeddedBackend._complete
 
-    def recorded(backend: EmbeddedBackend, body: dict[str, Any]) -> Any:
+    def recorded(backend: EmbeddedBackend, instance: int, body: dict[str, Any]) -> Any:
         if len(bodies) < AGREEMENT:
             bodies.append(copy.deepcopy(body))
-        return complete(backend, body)
+        return complete(backend, instance, body)
 
     scenario = load_scenario(
         SCENARIO,
@@ -226,6 +281,7 @@ def main() -> None:
     parser.add_argument("--model", default=None, help="a catalogue name (default: the default)")
     parser.add_argument("--no-demo", action="store_true", help="skip the demo")
     parser.add_argument("--demo-run", type=Path, help="read the demo from this run directory")
+    parser.add_argument("--no-instances", action="store_true", help="skip 1 against 2 instances")
     parser.add_argument("--threads", type=int, default=None, help="threads (default: a run's)")
     parser.add_argument("--rates", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -247,6 +303,8 @@ def main() -> None:
     result["default"] = figures = with_limits(speed(name, threads), rates)
     if args.model is None:
         result["baseline"] = with_limits(speed(BASELINE, threads), rates)
+    if not args.no_instances:
+        result["demo_shape_by_instances"] = instances_throughput(name)
     if args.demo_run is not None:
         events = next(args.demo_run.glob("**/events.jsonl"))
         result["demo"] = demo_figures(events, None, figures)

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated
+from typing import Annotated, Any
 
 import pytest
 from pydantic import BaseModel, Field
 
 from simulacra.llm import MaxChars, ModelSpecError, Request, chat, load_model, model_name
-from simulacra.llm.embedded import DEFAULT_GGUF, find_gguf
+from simulacra.llm.embedded import (
+    DEFAULT_GGUF,
+    EmbeddedBackend,
+    EmbeddedSettings,
+    default_instances,
+    find_gguf,
+)
 
 
 class Step(BaseModel):
@@ -80,20 +86,25 @@ async def test_the_embedded_model_gives_a_schema_valid_answer_off_the_event_loop
     assert ticks >= 3  # the loop kept running while the model loaded and answered
 
 
-def test_each_agent_keeps_its_own_slot_and_the_rest_share_one_without_the_cache() -> None:
-    backend = load_model("embedded?parallel=3").backend
-    agents = ("ada", "bob", "cy", "dee", "ada", "bob")
-    slots = [backend.slot(a) for a in agents]  # type: ignore[attr-defined]
-    assert slots == [(0, True), (1, True), (2, False), (2, False), (0, True), (1, True)]
-    assert backend.slot(None) == (2, False)  # type: ignore[attr-defined]
-    alone = load_model("embedded?parallel=1").backend
-    assert [alone.slot(a) for a in ("ada", None)] == [(0, True), (0, True)]  # type: ignore[attr-defined]
-
-
 def test_a_slot_for_every_call_in_flight_and_one_to_share() -> None:
     assert load_model("embedded", concurrency=5).backend.settings.parallel == 6  # type: ignore[attr-defined]
     assert load_model("embedded", concurrency=1).backend.settings.parallel == 1  # type: ignore[attr-defined]
     assert load_model("embedded", concurrency=64).backend.settings.parallel == 16  # type: ignore[attr-defined]
+
+
+def test_the_instances_default_to_the_cores_and_one_slot_keeps_one() -> None:
+    def settings(spec: str, **options: Any) -> EmbeddedSettings:
+        backend = load_model(spec, **options).backend
+        assert isinstance(backend, EmbeddedBackend)
+        return backend.settings
+
+    assert settings("embedded?instances=3").instances == 3
+    assert settings("embedded").instances == default_instances() >= 1
+    assert settings("embedded", concurrency=1).instances == 1
+    with pytest.raises(ModelSpecError, match="instances must be 1 with one slot"):
+        load_model("embedded?instances=2", concurrency=1)
+    with pytest.raises(ModelSpecError, match="instances must be at most"):
+        load_model("embedded?instances=99")
 
 
 @pytest.mark.slow

@@ -11,7 +11,7 @@ import asyncio
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from simulacra.errors import UserError
 from simulacra.llm.catalogue import DEFAULT_MODEL, CatalogueModel, catalogue_model, find_model
 from simulacra.llm.gateway import ModelFailure
+from simulacra.llm.slots import Placement
 from simulacra.llm.types import RawReply, Request, Usage, has_images
 
 # OpenMP's threads spin while they wait for work; on a busy machine a spinning thread holds a
@@ -46,18 +47,30 @@ class ImagesRefused(ModelFailure):
 # takes a core that llama.cpp's threads share, a token costs 50 times more (2 busy cores:
 # 2 threads 0.4 tokens/s, 1 thread 27 tokens/s).
 DEFAULT_THREADS = 1
+# Model instances, each its own llama.cpp server on its own threads, each running one call at a
+# time: a second instance uses a second core. How many there are changes no answer (see
+# EmbeddedBackend; tests/llm/test_instances.py).
+MAX_DEFAULT_INSTANCES = 2
 SLOT_CONTEXT = 2048  # tokens a slot holds: a prompt and its answer
+
+
+def default_instances(threads: int = DEFAULT_THREADS) -> int:
+    """As many instances as the cores this process may use hold `threads` each, at most
+    MAX_DEFAULT_INSTANCES: two instances on a 2-core machine, one on a single core."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, min(MAX_DEFAULT_INSTANCES, (cores or 1) // threads))
 
 
 @dataclass(frozen=True)
 class EmbeddedSettings:
-    """How the backend's model is loaded. `parallel` is the number of slots: each keeps the
-    KV cache of its last prompt; agents get a slot each while slots last, and the last slot
-    is shared by the rest (see EmbeddedBackend)."""
+    """How the backend's model is loaded. `parallel - 1` agents get a slot each, which keeps
+    the KV cache of its last prompt, dealt over `instances` model instances; each instance
+    adds a slot shared by the rest (slots.py). With `parallel` 1 the one slot is everyone's."""
 
     path: Path
     threads: int = DEFAULT_THREADS
     parallel: int = 2
+    instances: int = 1
     context_per_slot: int = SLOT_CONTEXT
     model: CatalogueModel | None = None  # makes `path` on first load when it is made here
 
@@ -124,7 +137,8 @@ def embedded_name(name: str = DEFAULT_MODEL) -> str:
 
 
 def load_server(settings: EmbeddedSettings) -> Any:
-    """The xllamacpp server for these settings (bench/embedded.py reads its timings)."""
+    """One model instance: an xllamacpp server with `settings.parallel` slots (the backend
+    loads `instances` of them; bench/embedded.py reads their timings)."""
     import xllamacpp
 
     path = settings.model.prepare() if settings.model is not None else settings.path
@@ -173,13 +187,15 @@ class EmbeddedBackend:
     A llama.cpp prompt processed after a cached prefix comes out slightly different from the
     same prompt processed whole, so what a slot held before changes an answer. The same seed
     gives the same answers only if each slot sees the same calls in the same order; hence:
-    each backend loads its own model (a new run starts from empty slots); an agent, in the
-    order agents first call, gets a slot of its own with `cache_prompt`, so its calls reuse
-    the prefix its last call left there (system message, persona); and the last slot is
-    shared by agents beyond those, by calls of no agent and by probes (interviews during a
-    run), without the prompt cache, so the order in which they reach it changes nothing.
-    With one slot there is nothing to share it with: calls take it one at a time, cache and
-    all.
+    each backend loads its own model instances (a new run starts from empty slots); an agent,
+    in the order agents first call, gets a slot of its own with `cache_prompt`, so its calls
+    reuse the prefix its last call left there (system message, persona); and each instance's
+    last slot is shared by agents beyond those, by calls of no agent and by probes
+    (interviews during a run), without the prompt cache, so the order in which they reach it
+    changes nothing (slots.Placement). Each instance runs one call at a time (a call decoded
+    in a batch with others comes out different), so an answer depends on its slot's history
+    alone, not on the instance count nor on which calls were in flight. xllamacpp releases
+    the GIL while it computes, so the instances run on as many cores at once.
 
     `in_process`: the gateway sets no wall-clock timeout on these calls. Generation stops at
     the request's max_tokens and a prompt cannot outgrow the slot's context, so a call always
@@ -194,32 +210,25 @@ class EmbeddedBackend:
         self.settings = settings
         self.name = name
         self.repetition = repetition or Repetition()
-        self._slots: dict[str, int] = {}
-        self._server: Any = None
+        self.placement = Placement(settings.parallel, settings.instances)
+        self._servers: list[Any] = [None] * settings.instances
+        self._busy = [0] * settings.instances  # calls each instance runs or queues (the loop's)
         self._loading = threading.Lock()
-        # Its own threads: waiting on the model must not starve asyncio's default executor.
-        self._executor = ThreadPoolExecutor(
-            max_workers=settings.parallel, thread_name_prefix="embedded-model"
-        )
+        # One worker an instance, so that it runs one call at a time: llama.cpp decodes the
+        # calls in flight on a server in one batch, and a call decoded beside others came out
+        # different from the same call alone (measured here: 3 agents' first calls together
+        # on one instance against 2 + 1 on two, another reply). Alone, a call's answer depends
+        # on its slot's history only, whatever runs on the other instances. Its own threads:
+        # waiting on the model must not starve asyncio's default executor.
+        self._workers = [
+            ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"embedded-model-{i}")
+            for i in range(settings.instances)
+        ]
 
     @property
     def context_tokens(self) -> int:
         """The window a prompt and its answer must fit: one slot's."""
         return self.settings.context_per_slot
-
-    def slot(self, agent: str | None, probe: bool = False) -> tuple[int, bool]:
-        """The slot an agent's calls go to, and whether they may reuse its prompt cache. A
-        probe goes to the shared slot, which keeps no cache (with one slot, nothing can keep
-        it apart: it takes the slot as any call does)."""
-        shared = self.settings.parallel - 1
-        if shared == 0:
-            return 0, True
-        if probe:
-            return shared, False
-        own = self._slots.get(agent) if agent is not None else None
-        if own is None and agent is not None and len(self._slots) < shared:
-            own = self._slots[agent] = len(self._slots)
-        return (shared, False) if own is None else (own, True)
 
     async def generate(
         self, request: Request, schema: dict[str, Any] | None, seed: int
@@ -231,36 +240,48 @@ class EmbeddedBackend:
                 "e.g. llama.cpp's server with a vision GGUF, vLLM or Ollama), or use a mind "
                 "that describes the view in words (embodied: agents.mind=caption)"
             )
-        slot, cached = self.slot(request.agent, request.probe)
+        slot = self.placement.slot(request.agent, request.probe, self._busy)
         body: dict[str, Any] = {
             "messages": [{"role": m.role, "content": m.text} for m in request.messages],
             "max_tokens": request.max_tokens,
             "temperature": request.temperature,
             "seed": seed,
-            "id_slot": slot,
-            "cache_prompt": cached,
+            "id_slot": slot.index,
+            "cache_prompt": slot.cached,
             **self.repetition.body(),
         }
         if schema is not None:
             body["grammar"] = compact_json_grammar(schema)
         loop = asyncio.get_running_loop()
-        reply = await loop.run_in_executor(self._executor, self._complete, body)
+        self._busy[slot.instance] += 1
+        try:
+            reply = await loop.run_in_executor(
+                self._workers[slot.instance], self._complete, slot.instance, body
+            )
+        finally:
+            self._busy[slot.instance] -= 1
         return _read_reply(reply)
 
-    def _complete(self, body: dict[str, Any]) -> Any:
-        with self._loading:  # loaded once, on the first call (a second and 100 MB)
-            if self._server is None:
-                self._server = load_server(self.settings)
-            server = self._server
+    def _complete(self, instance: int, body: dict[str, Any]) -> Any:
+        # Each instance is loaded on its first call (a second and 100 MB); one at a time, so
+        # that the default model's file is made once.
+        with self._loading:
+            if self._servers[instance] is None:
+                slots = self.placement.sizes[instance]
+                self._servers[instance] = load_server(
+                    replace(self.settings, parallel=slots, instances=1)
+                )
+            server = self._servers[instance]
         try:
             return server.handle_chat_completions(body)
         except ValueError as exc:  # xllamacpp raises for bad schemas and templates
             raise EmbeddedModelError(f"the embedded model refused the request: {exc}") from exc
 
     async def aclose(self) -> None:
-        """Release the model and its worker threads."""
-        self._executor.shutdown(wait=True)
-        self._server = None
+        """Release the model instances and their worker threads."""
+        for worker in self._workers:
+            worker.shutdown(wait=True)
+        self._servers = [None] * self.settings.instances
 
 
 def _read_reply(reply: Any) -> RawReply:

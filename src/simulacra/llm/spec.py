@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal, overload
 from urllib.parse import parse_qs
@@ -14,6 +15,7 @@ from simulacra.llm.embedded import (
     EmbeddedModelError,
     EmbeddedSettings,
     Repetition,
+    default_instances,
     embedded_name,
     resolve,
 )
@@ -44,8 +46,9 @@ OPTIONS = (
     "unreachable_after",
     "context_tokens",
 )
-_EMBEDDED_OPTIONS = ("threads", "parallel")
+_EMBEDDED_OPTIONS = ("threads", "parallel", "instances")
 MAX_SLOTS = 16  # each slot holds a 2,048-token context: 47 MB of KV cache for the 135M model
+MAX_INSTANCES = 8  # each loads its own compute buffers; more than the cores only waits
 
 
 class ModelSpecError(UserError, ValueError):
@@ -95,9 +98,8 @@ def _split(spec: str) -> tuple[str, str]:
 def _backend(spec: str, options: dict[str, Any], repetition: Repetition | None) -> Backend:
     kind, rest = _split(spec)
     if kind == "embedded":
-        # A slot for every call in flight and one shared (EmbeddedBackend), unless the spec
-        # says otherwise: calls that run together are decoded together (1.7 times the tokens
-        # a second of one call at a time, 5 calls on one thread, measured here).
+        # A slot for every call in flight, so that each agent keeps its prompt cache, and a
+        # shared one (EmbeddedBackend), unless the spec says otherwise.
         concurrency = int(options.get("concurrency", 8))
         slots = 1 if concurrency == 1 else min(concurrency + 1, MAX_SLOTS)
         name, settings = _embedded(spec, rest, slots)
@@ -115,8 +117,9 @@ def _backend(spec: str, options: dict[str, Any], repetition: Repetition | None) 
 
 
 def _embedded(spec: str, rest: str, slots: int | None = None) -> tuple[str, EmbeddedSettings]:
-    """`embedded[:<name>][?threads=N&parallel=N]`: the file is found now, loaded on first use.
-    `slots` is the number of slots (`parallel`) when the spec gives none."""
+    """`embedded[:<name>][?threads=N&parallel=N&instances=N]`: the file is found now, loaded
+    on first use. `slots` is the number of slots (`parallel`) when the spec gives none; the
+    instances default to default_instances() unless one slot must take every call."""
     base, _, query_text = rest.partition("?")
     query = parse_qs(query_text, keep_blank_values=True)
     unknown = sorted(set(query) - set(_EMBEDDED_OPTIONS))
@@ -137,7 +140,17 @@ def _embedded(spec: str, rest: str, slots: int | None = None) -> tuple[str, Embe
         raise ModelSpecError(f"model spec {spec!r}: {exc}") from exc
     if slots is not None:
         numbers.setdefault("parallel", slots)
-    return embedded_name(name), EmbeddedSettings(path, model=model, **numbers)
+    settings = EmbeddedSettings(path, model=model, **numbers)
+    if "instances" not in numbers and settings.parallel > 1:
+        settings = replace(settings, instances=default_instances(settings.threads))
+    if settings.parallel == 1 and settings.instances > 1:
+        raise ModelSpecError(
+            f"model spec {spec!r}: instances must be 1 with one slot (parallel=1, or a "
+            "concurrency of 1): that slot keeps its prompt cache for every call"
+        )
+    if settings.instances > MAX_INSTANCES:
+        raise ModelSpecError(f"model spec {spec!r}: instances must be at most {MAX_INSTANCES}")
+    return embedded_name(name), settings
 
 
 def model_name(spec: str) -> str:
