@@ -176,18 +176,18 @@ def test_models_install_refuses_an_unknown_name_with_the_catalogue() -> None:
     assert "smollm2-135m" in result.output
 
 
-def test_omp_threads_wait_passively_unless_the_user_chose() -> None:
+def test_omp_threads_spin_briefly_unless_the_user_chose() -> None:
     # Set before xllamacpp (and its libgomp) is imported, or it has no effect.
     code = (
-        "import os, sys; import simulacra.llm; "
-        "assert 'xllamacpp' not in sys.modules; print(os.environ['OMP_WAIT_POLICY'])"
+        "import os, sys; import simulacra.llm; assert 'xllamacpp' not in sys.modules; "
+        "print(os.environ.get('GOMP_SPINCOUNT'), os.environ.get('OMP_WAIT_POLICY'))"
     )
-    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
-    run = [sys.executable, "-c", code]
-    assert subprocess.run(run, env=env, capture_output=True, text=True).stdout.strip() == (
-        "passive"
-    )
-    chosen = {**env, "OMP_WAIT_POLICY": "active"}
-    assert subprocess.run(run, env=chosen, capture_output=True, text=True).stdout.strip() == (
-        "active"
-    )
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
+
+    def seen(**chosen: str) -> str:
+        run = [sys.executable, "-c", code]
+        return subprocess.run(run, env={**env, **chosen}, capture_output=True, text=True).stdout
+
+    assert seen().split() == ["2000", "None"]
+    assert seen(OMP_WAIT_POLICY="passive").split() == ["None", "passive"]
+    assert seen(GOMP_SPINCOUNT="10").split() == ["10", "None"]

@@ -1,6 +1,7 @@
-"""The number of embedded model instances changes no answer: agents' calls in flight together
-(each reusing its own slot's cache) and probes beside them give the same texts on one
-instance as on two, whichever calls share a batch and whichever shared slot takes a probe."""
+"""Neither the number of embedded model instances nor their threads changes an answer: agents'
+calls in flight together (each reusing its own slot's cache) and probes beside them give the
+same texts on one instance as on two, whichever calls share a batch and whichever shared slot
+takes a probe, and on one, two or three threads an instance."""
 
 from __future__ import annotations
 
@@ -16,11 +17,11 @@ AGENTS = ("ana", "ben", "cai")
 TOWN = "Willow Bend has a square, a flower stall, a library and Hobbs Cafe, open from seven. "
 
 
-def ask(agent: str, task: str, seed: int, probe: bool = False) -> Request:
-    persona = f"You are {agent}, who lives in Willow Bend. {TOWN * 3}"
+def ask(agent: str, task: str, seed: int, probe: bool = False, town: int = 3) -> Request:
+    persona = f"You are {agent}, who lives in Willow Bend. {TOWN * town}"
     return Request(
         chat(persona, task),
-        max_tokens=20,
+        max_tokens=20 + 2 * town,
         temperature=0.8,  # sampling shows the slightest change in the logits
         seed=seed,
         agent=agent,
@@ -29,14 +30,16 @@ def ask(agent: str, task: str, seed: int, probe: bool = False) -> Request:
     )
 
 
-async def play(instances: int) -> list[Completion]:
-    model = load_model(f"embedded?instances={instances}&parallel=4", concurrency=8)
+async def play(instances: int, threads: int = 1, town: int = 3) -> list[Completion]:
+    spec = f"embedded?instances={instances}&parallel=4&threads={threads}"
+    model = load_model(spec, concurrency=8)
     # Each agent's second call extends its first's prefix, read from its slot's cache.
+    first, noon, party = "What do you do first this morning?", "And at noon?", "A party today?"
     rounds = [
-        [ask(a, "What do you do first this morning?", i) for i, a in enumerate(AGENTS)],
+        [ask(a, first, i, town=town) for i, a in enumerate(AGENTS)],
         [
-            *(ask(a, "And what do you do at noon?", 10 + i) for i, a in enumerate(AGENTS)),
-            *(ask(a, "Do you know of a party today?", 20 + i, True) for i, a in enumerate(AGENTS)),
+            *(ask(a, noon, 10 + i, town=town) for i, a in enumerate(AGENTS)),
+            *(ask(a, party, 20 + i, True, town) for i, a in enumerate(AGENTS)),
         ],
     ]
     completions = []
@@ -54,3 +57,11 @@ async def test_one_instance_and_two_give_the_same_answers() -> None:
         again = completions[len(AGENTS) : 2 * len(AGENTS)]
         assert all(c.usage.cached_prompt_tokens > 0 for c in again)  # the cache was read
         assert all(c.usage.cached_prompt_tokens == 0 for c in completions[2 * len(AGENTS) :])
+
+
+async def test_one_two_and_three_threads_give_the_same_answers() -> None:
+    # Prompts of about 300 tokens: with flash attention on, llama.cpp splits a generated
+    # token's attention between threads once the cache holds 256 or more, and 2 threads then
+    # wrote other replies than 1 (under 100 tokens, the same).
+    one, two, three = [await play(1, threads, town=12) for threads in (1, 2, 3)]
+    assert [c.text for c in one] == [c.text for c in two] == [c.text for c in three]

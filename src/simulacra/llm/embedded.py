@@ -23,10 +23,16 @@ from simulacra.llm.gateway import ModelFailure
 from simulacra.llm.slots import Placement
 from simulacra.llm.types import RawReply, Request, Usage, has_images
 
-# OpenMP's threads spin while they wait for work; on a busy machine a spinning thread holds a
-# core another needs, and two threads fell from 56 to 3-25 tokens/s (passive: 52-55, measured
-# here). libgomp reads this when it loads, so it is set before xllamacpp is first imported.
-os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+# How long llama.cpp's OpenMP threads spin at a barrier before they sleep (libgomp reads it
+# when it loads, so before xllamacpp is first imported). A token of the 135M model passes
+# hundreds of barriers: sleeping at each (OMP_WAIT_POLICY=passive) halved two threads'
+# generation, 25 tokens/s against one thread's 33, while libgomp's default spin (about 3 ms)
+# holds a core that other work needs, and two threads beside one busy core fell to 3 tokens/s.
+# 2,000 spins (tens of microseconds) measured here, two threads: 50 tokens/s on a quiet
+# machine, 17 beside one busy core (passive 28), 20 beside two (passive 15). The user's own
+# OMP_WAIT_POLICY or GOMP_SPINCOUNT is kept. It changes the speed only, never an answer.
+if "OMP_WAIT_POLICY" not in os.environ:
+    os.environ.setdefault("GOMP_SPINCOUNT", "2000")
 
 DEFAULT_GGUF = catalogue_model(DEFAULT_MODEL).stem
 
@@ -40,13 +46,11 @@ class ImagesRefused(ModelFailure):
     the gateway passes it on instead of falling back."""
 
 
-# Threads that run the model unless a spec says `threads=N`: one on every machine, not a share
-# of its cores, because the thread count changes the answers (llama.cpp splits its sums by
-# thread: a run on 2 threads wrote another plan than on 1, measured here) and the same seed
-# should give the same run everywhere. One also keeps clear of spin-waits: when other work
-# takes a core that llama.cpp's threads share, a token costs 50 times more (2 busy cores:
-# 2 threads 0.4 tokens/s, 1 thread 27 tokens/s).
-DEFAULT_THREADS = 1
+# Threads that run each model instance unless a spec says `threads=N`. The thread count
+# changes no answer, since flash attention is off (load_server): 1 and 2 threads wrote the same
+# replies (tests/llm/test_threads.py). Two generate 1.6 times as fast as one on a quiet
+# machine (53 against 33 tokens/s) and process prompts 1.8 times as fast (483 against 263).
+DEFAULT_THREADS = 2
 # Model instances, each its own llama.cpp server on its own threads, each running one call at a
 # time: a second instance uses a second core. How many there are changes no answer (see
 # EmbeddedBackend; tests/llm/test_instances.py).
@@ -55,8 +59,8 @@ SLOT_CONTEXT = 2048  # tokens a slot holds: a prompt and its answer
 
 
 def default_instances(threads: int = DEFAULT_THREADS) -> int:
-    """As many instances as the cores this process may use hold `threads` each, at most
-    MAX_DEFAULT_INSTANCES: two instances on a 2-core machine, one on a single core."""
+    """As many instances as the cores this process may use hold `threads` each, at least one
+    and at most MAX_DEFAULT_INSTANCES: one instance of two threads on a 2-core machine."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return max(1, min(MAX_DEFAULT_INSTANCES, (cores or 1) // threads))
 
@@ -148,6 +152,10 @@ def load_server(settings: EmbeddedSettings) -> Any:
     params.n_ctx = settings.context_per_slot * settings.parallel
     params.cpuparams.n_threads = settings.threads
     params.cpuparams_batch.n_threads = settings.threads
+    # Off: on one token, llama.cpp's CPU flash attention splits the cached keys between the
+    # threads and adds up their parts, so the thread count changed the answers (2 threads wrote
+    # other replies than 1); without it each thread's rows are whole, and so are the answers.
+    params.flash_attn_type = 0
     params.verbosity = 0
     # No prompt cache in RAM across slots: which prompt it restores would depend on the order
     # in which slots finished, and a prompt resumed from another prefix comes out different.
