@@ -36,7 +36,7 @@ install: $(VENV)/.installed
 
 install-dev: $(VENV)/.installed-dev
 
-# demo plays scenarios/town.yaml's whole day (07:00-21:00, five agents, four interviews) on the
+# demo plays scenarios/town.yaml's whole day (07:00-21:00, five agents, three interviews) on the
 # embedded model; importance by rule (docs/town.md) spares the rating calls of every memory.
 DEMO_SET := --set memory.importance=rule
 

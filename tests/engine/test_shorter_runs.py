@@ -31,7 +31,7 @@ def test_a_three_hour_town_drops_its_later_interviews_and_the_party_window_in_on
     (said,) = warnings(caplog)
     assert said.endswith(
         "town.yaml: the run's last tick is tick 18, at 09:50, so these never happen and are "
-        "left out: interviews at 10:00, 13:00, 16:00, 19:00; world.attendance (17:00 to 18:30)"
+        "left out: interviews at 13:00, 16:00, 19:00; world.attendance (17:00 to 18:30)"
     )
     assert town.interviews is None
     assert isinstance(town.world, TownConfig) and town.world.attendance is None
@@ -44,7 +44,7 @@ def test_what_the_run_reaches_is_kept(caplog: pytest.LogCaptureFixture) -> None:
     (said,) = warnings(caplog)
     assert "interviews at 16:00, 19:00; world.attendance (17:00 to 18:30)" in said
     assert town.interviews is not None
-    assert town.interviews.times == [time(10), time(13)]
+    assert town.interviews.times == [time(13)]
 
 
 def test_a_full_length_scenario_warns_of_nothing(caplog: pytest.LogCaptureFixture) -> None:
@@ -95,7 +95,7 @@ def test_interventions_and_evaluation_times_after_the_end_are_named(
     with caplog.at_level(logging.WARNING):
         town = load_scenario(SCENARIOS / "town.yaml", extra)
     (said,) = warnings(caplog)
-    assert "left out: interventions[1] (thought at 12:00); interviews at 10:00" in said
+    assert "left out: interventions[1] (thought at 12:00); interviews at 13:00" in said
     assert "evaluation.at 20:00 (the run's end instead); evaluation.times 20:00" in said
     assert [i.at for i in town.interventions] == [time(7, 30)]
     assert town.evaluation.at is None and town.evaluation.times == [time(8)]
@@ -118,4 +118,4 @@ def test_the_command_line_prints_the_warning_once_after_warning(
     result = CliRunner().invoke(app, ["scenario", "check", path, "--set", "clock.duration=3h"])
     said = [line for line in result.output.splitlines() if line.startswith("warning: ")]
     assert result.exit_code == 0 and len(said) == 1, result.output
-    assert "interviews at 10:00, 13:00, 16:00, 19:00; world.attendance" in said[0]
+    assert "interviews at 13:00, 16:00, 19:00; world.attendance" in said[0]
