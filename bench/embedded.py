@@ -1,11 +1,12 @@
 """The embedded model's speed beside this machine's limits for a model of its size.
 
-The limits are one core's, measured in the same run: its multiply-add rate (a float32 GEMM on
-one OpenBLAS thread; a token's forward pass costs about 2 x parameters flops) bounds prompt
-processing, and its memory read rate over the model's bytes bounds generation too (every
-weight is read once a generated token). The model runs as a run runs it: one thread
-(embedded.DEFAULT_THREADS), a request the shape of the demo's average call (about 264 new
-prompt tokens and 67 generated), timed by llama.cpp itself; the shipped Q4_1 encoding runs
+The limits are those of the cores the model's threads take, from one core's rates measured in
+the same run, times those cores: its multiply-add rate (a float32 GEMM on one OpenBLAS thread;
+a token's forward pass costs about 2 x parameters flops) bounds prompt processing, and its
+memory read rate over the model's bytes bounds generation too (every weight is read once a
+generated token). The model runs as a run runs it: on embedded.DEFAULT_THREADS threads, a
+request the shape of the demo's average call (about 264 new prompt tokens and 67 generated),
+timed by llama.cpp itself; the shipped Q4_1 encoding runs
 beside the default as the baseline. The demo (`make demo`) is then played, or read from a run
 directory with --demo-run, and its wall time set over the ideal those limits give for the
 tokens it processed. The first AGREEMENT requests of the demo's first hour are replayed
@@ -17,7 +18,7 @@ and then 5 probes at once, is timed through the backend on 1 and on 2 model inst
 
     python bench/embedded.py                      # the default model, its baseline, the demo
     python bench/embedded.py --model gemma3-270m --no-demo
-    python bench/embedded.py --no-demo --threads 2
+    python bench/embedded.py --no-demo --threads 1
     python bench/embedded.py --no-demo --no-instances    # the speed beside the limits only
 """
 
@@ -187,10 +188,11 @@ def _shared_start(a: str, b: str) -> int:
     )
 
 
-def with_limits(figures: dict[str, Any], rates: dict[str, float]) -> dict[str, Any]:
-    """The model's limits on this machine and how far below them it runs."""
-    compute = rates["flops"] / (2 * figures["params"])
-    bandwidth = rates["read_bytes_per_s"] / figures["bytes"]
+def with_limits(figures: dict[str, Any], rates: dict[str, float], cores: int) -> dict[str, Any]:
+    """The model's limits on this machine, on the `cores` its threads run on (one core's rates
+    times the cores), and how far below them it runs."""
+    compute = cores * rates["flops"] / (2 * figures["params"])
+    bandwidth = cores * rates["read_bytes_per_s"] / figures["bytes"]
     prompt_limit, generation_limit = compute, min(compute, bandwidth)
     return {
         **figures,
@@ -293,16 +295,18 @@ def main() -> None:
 
     name = args.model or DEFAULT_MODEL
     threads = args.threads or DEFAULT_THREADS
+    cores = min(threads, len(os.sched_getaffinity(0)))
     load_before = os.getloadavg()
     rates = measure_limits()
     result: dict[str, Any] = {
-        "threads": threads,  # the limits are one core's whatever this is
+        "threads": threads,
+        "limit_cores": cores,  # the limits are these cores' (one core's rates times them)
         "one_core_gflops": round(rates["flops"] / 1e9, 1),
         "one_core_read_gb_per_s": round(rates["read_bytes_per_s"] / 1e9, 1),
     }
-    result["default"] = figures = with_limits(speed(name, threads), rates)
+    result["default"] = figures = with_limits(speed(name, threads), rates, cores)
     if args.model is None:
-        result["baseline"] = with_limits(speed(BASELINE, threads), rates)
+        result["baseline"] = with_limits(speed(BASELINE, threads), rates, cores)
     if not args.no_instances:
         result["demo_shape_by_instances"] = instances_throughput(name)
     if args.demo_run is not None:
