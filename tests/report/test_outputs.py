@@ -139,8 +139,9 @@ def test_the_towns_first_section_says_what_happened_and_with_which_model(town_ru
     story = page.split('<section id="story">', 1)[1].split("</section>", 1)[0]
     assert page.index('id="story"') < page.index('id="diffusion"')
     assert "<th>model</th><td>scripted</td>" in story
-    assert "<td>2 calls, 5% of the model's</td>" in story
+    assert "<td>2 calls, 5.1% of the model's</td>" in story
     assert "Ada Lin and Bo Diaz: the party (2 turns)" in story
+    assert "Cy Moreno and Ada Lin: paint (1 turn)" in story
     assert "<th>knew at 08:00 (1 of 3)</th><td>Ada Lin</td>" in story
     # The news' owner is named as its source, not as judged by her answer ("yes").
     # Beside the teller the log shows, what Bo's closed answer claims and whether its memories

@@ -31,6 +31,16 @@ def _town(replay: Replay, metrics: Metrics) -> list[str]:
     return [_story(replay, metrics), _diffusion(replay, metrics), _attendance(replay, metrics)]
 
 
+def _many(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def _percent(share: float) -> str:
+    """A share as a percentage, one decimal under 10% (so 0.5% is not read as 1%)."""
+    percent = 100 * share
+    return f"{percent:.1f}%" if percent < 10 else f"{percent:.0f}%"
+
+
 def _story(replay: Replay, metrics: Metrics) -> str:
     """What happened, at a glance: the model and its fallbacks, the conversations, who knew
     of the event at each interview and whom they heard it from, and who came."""
@@ -44,13 +54,13 @@ def _story(replay: Replay, metrics: Metrics) -> str:
         ("model", escape(", ".join(map(str, as_list(metrics.get("models")))) or replay.run.model)),
         (
             "fallbacks",
-            f"{int(number(fell.get('total')))} calls, "
-            f"{100 * number(fell.get('rate')):.0f}% of the model's",
+            f"{_many(int(number(fell.get('total'))), 'call')}, "
+            f"{_percent(number(fell.get('rate')))} of the model's",
         ),
     ]
     talks = [
         f"{escape((c.t or '')[11:16])} {' and '.join(name(p) for p in c.participants)}: "
-        f"{escape(c.topic)} ({c.turns} turns)"
+        f"{escape(c.topic)} ({_many(c.turns, 'turn')})"
         for c in replay.conversations
     ]
     rows.append((f"conversations ({len(talks)})", "<br>".join(talks) or "none"))
