@@ -291,11 +291,11 @@ def main() -> None:
         print(json.dumps(one_core_rates()))
         return
     from simulacra.llm.catalogue import DEFAULT_MODEL
-    from simulacra.llm.embedded import DEFAULT_THREADS
+    from simulacra.llm.embedded import DEFAULT_THREADS, usable_cores
 
     name = args.model or DEFAULT_MODEL
     threads = args.threads or DEFAULT_THREADS
-    cores = min(threads, len(os.sched_getaffinity(0)))
+    cores = min(threads, usable_cores())
     load_before = os.getloadavg()
     rates = measure_limits()
     result: dict[str, Any] = {

@@ -17,11 +17,13 @@ AGENTS = ("ana", "ben", "cai")
 TOWN = "Willow Bend has a square, a flower stall, a library and Hobbs Cafe, open from seven. "
 
 
-def ask(agent: str, task: str, seed: int, probe: bool = False, town: int = 3) -> Request:
+def ask(
+    agent: str, task: str, seed: int, probe: bool = False, town: int = 3, tokens: int = 20
+) -> Request:
     persona = f"You are {agent}, who lives in Willow Bend. {TOWN * town}"
     return Request(
         chat(persona, task),
-        max_tokens=20 + 2 * town,
+        max_tokens=tokens,
         temperature=0.8,  # sampling shows the slightest change in the logits
         seed=seed,
         agent=agent,
@@ -30,16 +32,18 @@ def ask(agent: str, task: str, seed: int, probe: bool = False, town: int = 3) ->
     )
 
 
-async def play(instances: int, threads: int = 1, town: int = 3) -> list[Completion]:
+async def play(
+    instances: int, threads: int = 1, town: int = 3, tokens: int = 20
+) -> list[Completion]:
     spec = f"embedded?instances={instances}&parallel=4&threads={threads}"
     model = load_model(spec, concurrency=8)
     # Each agent's second call extends its first's prefix, read from its slot's cache.
     first, noon, party = "What do you do first this morning?", "And at noon?", "A party today?"
     rounds = [
-        [ask(a, first, i, town=town) for i, a in enumerate(AGENTS)],
+        [ask(a, first, i, town=town, tokens=tokens) for i, a in enumerate(AGENTS)],
         [
-            *(ask(a, noon, 10 + i, town=town) for i, a in enumerate(AGENTS)),
-            *(ask(a, party, 20 + i, True, town) for i, a in enumerate(AGENTS)),
+            *(ask(a, noon, 10 + i, town=town, tokens=tokens) for i, a in enumerate(AGENTS)),
+            *(ask(a, party, 20 + i, True, town, tokens) for i, a in enumerate(AGENTS)),
         ],
     ]
     completions = []
@@ -63,5 +67,5 @@ async def test_one_two_and_three_threads_give_the_same_answers() -> None:
     # Prompts of about 300 tokens: with flash attention on, llama.cpp splits a generated
     # token's attention between threads once the cache holds 256 or more, and 2 threads then
     # wrote other replies than 1 (under 100 tokens, the same).
-    one, two, three = [await play(1, threads, town=12) for threads in (1, 2, 3)]
+    one, two, three = [await play(1, threads, town=12, tokens=44) for threads in (1, 2, 3)]
     assert [c.text for c in one] == [c.text for c in two] == [c.text for c in three]

@@ -47,8 +47,8 @@ class ImagesRefused(ModelFailure):
 
 
 # Threads that run each model instance unless a spec says `threads=N`. The thread count
-# changes no answer, since flash attention is off (load_server): 1 and 2 threads wrote the same
-# replies (tests/llm/test_threads.py). Two generate 1.6 times as fast as one on a quiet
+# changes no answer, since flash attention is off (load_server): 1, 2 and 3 threads wrote the
+# same replies (tests/llm/test_instances.py). Two generate 1.6 times as fast as one on a quiet
 # machine (53 against 33 tokens/s) and process prompts 1.8 times as fast (483 against 263).
 DEFAULT_THREADS = 2
 # Model instances, each its own llama.cpp server on its own threads, each running one call at a
@@ -58,11 +58,16 @@ MAX_DEFAULT_INSTANCES = 2
 SLOT_CONTEXT = 2048  # tokens a slot holds: a prompt and its answer
 
 
+def usable_cores() -> int:
+    """The cores this process may run on."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return cores or 1
+
+
 def default_instances(threads: int = DEFAULT_THREADS) -> int:
     """As many instances as the cores this process may use hold `threads` each, at least one
     and at most MAX_DEFAULT_INSTANCES: one instance of two threads on a 2-core machine."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return max(1, min(MAX_DEFAULT_INSTANCES, (cores or 1) // threads))
+    return max(1, min(MAX_DEFAULT_INSTANCES, usable_cores() // threads))
 
 
 @dataclass(frozen=True)
