@@ -65,7 +65,7 @@ async def test_one_instance_and_two_give_the_same_answers() -> None:
 
 async def test_one_two_and_three_threads_give_the_same_answers() -> None:
     # Prompts of about 300 tokens: with flash attention on, llama.cpp splits a generated
-    # token's attention between threads once the cache holds 256 or more, and 2 threads then
-    # wrote other replies than 1 (under 100 tokens, the same).
+    # token's attention between threads when the cache holds enough tokens, and 2 threads then
+    # wrote other replies than 1 here (with prompts of about 90 tokens, the same).
     one, two, three = [await play(1, threads, town=12, tokens=44) for threads in (1, 2, 3)]
     assert [c.text for c in one] == [c.text for c in two] == [c.text for c in three]
