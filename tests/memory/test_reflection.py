@@ -157,7 +157,8 @@ async def test_reflection_reads_the_100_latest_records_when_the_window_holds_the
     assert shown(questions) == 100
     assert "for 140 hours" in statements and "for 41 hours" in statements
     assert "for 40 hours" not in statements
-    assert shown(insights) == 140  # the evidence: every record fits this window
+    # The evidence: the 30 top-ranked of the 140, as the source takes, though all would fit.
+    assert shown(insights) == 30
 
 
 async def test_a_small_window_shows_the_newest_statements_that_fit_it() -> None:

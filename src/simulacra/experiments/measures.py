@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from simulacra.core import InterviewAnswer
 from simulacra.memory import WITNESSED
@@ -179,14 +179,15 @@ UNRATED = ("rule", "fixed", "given")
 
 
 class MemoryTally:
-    """Counted while the log is read: each record's importance source by kind, and the
-    reflections."""
+    """Counted while the log is read: each record's importance source by kind, the
+    reflections, and how much the retrievals selected (`RetrievalTally`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, start: datetime | None = None) -> None:
         self.sources: defaultdict[str, defaultdict[str, int]] = defaultdict(
             lambda: defaultdict(int)
         )
         self.reflections = 0
+        self.retrievals = RetrievalTally(start)
 
     def add(self, event: Event) -> None:
         if event.kind == "memory.add":
@@ -195,10 +196,12 @@ class MemoryTally:
             self.sources[str(event.data.get("kind", "?"))][by] += 1
         elif event.kind == "reflection":
             self.reflections += 1
+        elif event.kind == "retrieval":
+            self.retrievals.add(event)
 
     def result(self, agent_days: int) -> dict[str, Any]:
         """Records by who set their importance (`model` for a model's rating), in all and
-        per kind, the model's share, and the reflections per agent-day."""
+        per kind, the model's share, the reflections per agent-day, and the retrievals."""
         total: defaultdict[str, int] = defaultdict(int)
         for counts in self.sources.values():
             for by, n in counts.items():
@@ -215,4 +218,82 @@ class MemoryTally:
             "reflections_per_agent_day": (
                 round(self.reflections / agent_days, 3) if agent_days else 0.0
             ),
+            "retrieval": self.retrievals.result(),
         }
+
+
+# Raw recency spreads below this do not tell candidates apart (the issue's audit: 0.005).
+NARROW_SPREAD = 0.005
+
+
+class RetrievalTally:
+    """Whether each retrieval selected: one that returned every candidate left nothing out
+    (the guide: "retrieval should not include every memory"), and one whose candidates'
+    raw recency lay within `NARROW_SPREAD` could not rank them by recency. Interviews are
+    left out: they read the stream for the measure, not for the agent. A log from before
+    retrieval events said how many candidates there were counts none."""
+
+    def __init__(self, start: datetime | None) -> None:
+        self.start = start
+        self.rows: list[_Selected] = []
+
+    def add(self, event: Event) -> None:
+        data = event.data
+        purpose = str(data.get("purpose", ""))
+        candidates, spread = data.get("candidates"), data.get("recency_spread")
+        if purpose.startswith("interview") or not candidates or spread is None:
+            return
+        results = len(data.get("results", []))
+        late = (
+            self.start is None
+            or event.t is None
+            or datetime.fromisoformat(event.t) >= self.start + timedelta(hours=1)
+        )
+        self.rows.append(
+            _Selected(purpose, results >= candidates, late, float(spread), results, candidates)
+        )
+
+    def result(self) -> dict[str, Any]:
+        """The retrievals, how many returned every candidate (in all and after the run's
+        first hour, when streams are still short), the raw recency spread, and per purpose
+        the mean results and candidates."""
+        rows = self.rows
+        whole = sum(r.whole for r in rows)
+        late = [r for r in rows if r.late]
+        spreads = sorted(r.spread for r in rows)
+        by_purpose: defaultdict[str, list[_Selected]] = defaultdict(list)
+        for row in rows:
+            by_purpose[row.purpose].append(row)
+        return {
+            "retrievals": len(rows),
+            "whole_stream": whole,
+            "whole_stream_share": _share(whole, len(rows)),
+            "whole_stream_share_after_first_hour": _share(sum(r.whole for r in late), len(late)),
+            "recency_spread_median": round(spreads[len(spreads) // 2], 4) if spreads else 0.0,
+            "recency_spread_flat": sum(1 for v in spreads if v < 1e-9),
+            "recency_spread_narrow": sum(1 for v in spreads if v < NARROW_SPREAD),
+            "by_purpose": {
+                purpose: {
+                    "retrievals": len(group),
+                    "whole_stream": sum(r.whole for r in group),
+                    "mean_results": round(sum(r.results for r in group) / len(group), 1),
+                    "mean_candidates": round(sum(r.candidates for r in group) / len(group), 1),
+                }
+                for purpose, group in sorted(by_purpose.items())
+            },
+        }
+
+
+class _Selected(NamedTuple):
+    """One retrieval, as RetrievalTally counts it."""
+
+    purpose: str
+    whole: bool  # it returned every candidate
+    late: bool  # after the run's first hour
+    spread: float
+    results: int
+    candidates: int
+
+
+def _share(part: int, whole: int) -> float:
+    return round(part / whole, 4) if whole else 0.0

@@ -33,11 +33,11 @@ def measure(
     # saw or heard.
     evidence = plan is not None and bool(plan.aware_when)
     events: list[Event] = []
-    memory = MemoryTally()
+    memory = MemoryTally(clock.calendar.start)
     models: set[str] = set()  # what answered, by the name each call logged
 
     def calls() -> Iterator[Event]:
-        read = {"llm.call", "memory.add", "reflection"} | wanted
+        read = {"llm.call", "memory.add", "reflection", "retrieval"} | wanted
         for event in history(run_dir.path, read):  # a fork's: its parent's prefix too
             if event.kind in wanted:
                 events.append(event)

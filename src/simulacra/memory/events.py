@@ -29,13 +29,18 @@ def retrieved(
     found: Sequence[Retrieved],
     purpose: str = "",
     budget: int | None = None,
+    candidates: int | None = None,
+    recency_spread: float | None = None,
 ) -> RetrievalEvent:
-    """The `retrieval` event: the normalised components and total of each result."""
+    """The `retrieval` event: the normalised components and total of each result, how many
+    records were candidates and how far apart their raw recency lay."""
     return RetrievalEvent(
         query=query,
         k=k,
         purpose=purpose,
         token_budget=budget,
+        candidates=candidates,
+        recency_spread=None if recency_spread is None else round(recency_spread, 6),
         results=[
             {
                 "id": r.record.id,

@@ -22,7 +22,7 @@ from simulacra.memory.prompts import (
     insights_request,
     questions_request,
 )
-from simulacra.memory.record import REFLECTION, MemoryRecord, Retrieved, Statement
+from simulacra.memory.record import REFLECTION, WITNESSED, MemoryRecord, Retrieved, Statement
 from simulacra.memory.scoring import fit_budget, prompt_room
 from simulacra.runlog.events import Reflected
 
@@ -36,7 +36,7 @@ class Reflective(Protocol):
     reflection: ReflectionConfig
     voice: Voice | None
 
-    def recent_statements(self, n: int) -> list[Statement]: ...
+    def recent_statements(self, n: int, kinds: Iterable[str] | None = None) -> list[Statement]: ...
 
     def retrieve(
         self,
@@ -61,18 +61,22 @@ class Reflective(Protocol):
 
 @dataclass(frozen=True)
 class ReflectionConfig:
-    """The source's parameters: reflect when 150 importance has accrued, over the 100 latest
-    records, with 3 questions, each question's evidence the top-ranked records that fit the
-    context. `context_tokens` is the model's window (default: the one the model declares):
-    the statements and the evidence shown
-    are as many as fit it (the 100 latest records of a town day run to about 6,000 tokens,
-    three times the embedded model's 2,048: it sees the newest that fit). How many insights
-    a question may yield is ours."""
+    """The source's parameters: reflect when 150 importance has accrued in records of the
+    `counted` kinds (what the agent saw and was told: the source counts perceived events,
+    not the agent's own plans or reflections), over the 100 latest records of those kinds,
+    with 3 questions, each question's evidence the 30 top-ranked records (the source's number)
+    that fit the context. `context_tokens` is the model's window (default: the one the
+    model declares): the statements and the evidence shown are as many as fit it (the 100
+    latest records of a town day run to about 6,000 tokens, three times the embedded
+    model's 2,048: it sees the newest that fit). How many insights a question may yield is
+    ours."""
 
     threshold: float = 150.0
     recent: int = 100
     questions: int = 3
     insights: int = 5
+    evidence: int = 30
+    counted: tuple[str, ...] = WITNESSED
     context_tokens: int | None = None  # None: the model's (Gateway.context_tokens)
 
 
@@ -112,7 +116,9 @@ async def reflect(stream: Reflective, now: datetime) -> ReflectionOutcome:
     config = stream.reflection
     window = config.context_tokens or getattr(stream.model, "context_tokens", None)
     window = window if isinstance(window, int) else DEFAULT_CONTEXT_TOKENS
-    latest = stream.recent_statements(config.recent)
+    # What the agent saw and was told raises the questions (the source's "recent events");
+    # the evidence for each is drawn from every kind, reflections too (the tree).
+    latest = stream.recent_statements(config.recent, config.counted)
     # The newest of them that fit the window, still oldest first ("12. " numbers each).
     room = prompt_room(
         window,
@@ -142,7 +148,7 @@ async def reflect(stream: Reflective, now: datetime) -> ReflectionOutcome:
         stream.retrieve(
             q,
             now,
-            k=None,
+            k=config.evidence,
             token_budget=prompt_room(
                 window,
                 INSIGHTS_MAX_TOKENS,

@@ -22,7 +22,7 @@ from simulacra.memory.columns import Columns
 from simulacra.memory.events import added, retrieved
 from simulacra.memory.importance import ImportancePolicy, given_importance, rate_all
 from simulacra.memory.prompts import Voice
-from simulacra.memory.record import REFLECTION, MemoryRecord, Retrieved, Statement
+from simulacra.memory.record import MemoryRecord, Retrieved, Statement
 from simulacra.memory.reflection import ReflectionConfig, reflect
 from simulacra.memory.scoring import (
     Floats,
@@ -199,7 +199,7 @@ class MemoryStream:
             )
         ]
         since = self.since_reflection
-        if kind != REFLECTION:
+        if kind in self.reflection.counted:  # what was perceived, not what the agent made
             since += sum(value for value, _ in ratings)
         hours = [sim_hours(now)] * len(texts)
         seqs = range(first, first + len(texts))
@@ -258,37 +258,52 @@ class MemoryStream:
         purpose: str = "",
         record_access: bool | None = None,
         per_record: int = 0,
+        exclude: Iterable[str] = (),
     ) -> list[Retrieved]:
         """The k valid records that best answer `query` now, best first.
 
         Each component is min-max normalised over the candidates (see `scoring.min_max`);
-        `kinds` limits the candidates; `token_budget` keeps the best prefix that fits, and
-        with `k=None` that prefix is all there is: the top-ranked records that fit, as many
-        as they are; each record costs `per_record` tokens more than its text (the prefix a
-        prompt gives its line). The records returned count as accessed now, unless
-        `record_access` (default: the stream's) is False. `purpose` labels the `retrieval`
-        event.
+        `kinds` limits the candidates and `exclude` leaves kinds out of them; `token_budget`
+        keeps the best prefix that fits, and with `k=None` that prefix is all there is: the
+        top-ranked records that fit, as many as they are; each record costs `per_record`
+        tokens more than its text (the prefix a prompt gives its line). The records returned
+        count as accessed now, unless `record_access` (default: the stream's) is False: a
+        caller that shows only some of them passes False and marks those (`mark_accessed`).
+        `purpose` labels the `retrieval` event, which also says how many records were
+        candidates and the spread of their raw recency.
         """
         w = as_weights(weights)
-        candidates = self._candidates(kinds)
+        candidates = self._candidates(kinds, tuple(exclude))
         found: list[Retrieved] = []
         if k is None and token_budget is None:
             raise ValueError("retrieve: k=None takes as many records as fit a token_budget")
         touch = self.record_access if record_access is None else record_access
-        if (k is None or k > 0) and (candidates is None or candidates.size):
+        pool = self._columns.size if candidates is None else int(candidates.size)
+        spread = 0.0
+        if (k is None or k > 0) and pool:
             budget = None if token_budget is None else (token_budget, per_record)
-            found = self._score(query, now, k, w, candidates, budget, touch)
-        self._emit(retrieved(query, k, found, purpose, token_budget), now)
+            found, spread = self._score(query, now, k, w, candidates, budget, touch)
+        self._emit(retrieved(query, k, found, purpose, token_budget, pool, spread), now)
         return found
+
+    def mark_accessed(self, record_ids: Iterable[str], now: datetime) -> None:
+        """Count these records as accessed now (what a prompt showed of a retrieval), unless
+        the stream is read as it is (`record_access` False); never moves an access back."""
+        if not self.record_access:
+            return
+        now_h = sim_hours(now)
+        rows = np.asarray([self._row(i) for i in record_ids], dtype=np.intp)
+        self._touch_rows(rows, now, now_h)
 
     def recent(self, n: int) -> list[MemoryRecord]:
         """The n latest valid records, oldest first."""
         return self._records(self._recent_rows(n))
 
-    def recent_statements(self, n: int) -> list[Statement]:
-        """The text and importance of the n latest valid records, oldest first: without
-        building whole records, a quarter of recent's cost (reflection reads a hundred)."""
-        rows = self._recent_rows(n)
+    def recent_statements(self, n: int, kinds: Iterable[str] | None = None) -> list[Statement]:
+        """The text and importance of the n latest valid records (of `kinds`, when given),
+        oldest first: without building whole records, a quarter of recent's cost
+        (reflection reads a hundred)."""
+        rows = self._recent_rows(n, kinds)
         texts = self._store.texts(self.agent, [row + 1 for row in rows.tolist()])
         importance = self._columns.importance[rows].tolist()
         return [Statement(t, i) for t, i in zip(texts, importance, strict=True)]
@@ -349,7 +364,8 @@ class MemoryStream:
         candidates: Indices | None,
         budget: tuple[int, int] | None,
         touch: bool,
-    ) -> list[Retrieved]:
+    ) -> tuple[list[Retrieved], float]:
+        """The results, and the spread of raw recency over all the candidates."""
         self._embed_written()
         size = self._columns.size
         q = np.asarray(self.embedder.embed([query])[0], dtype=np.float32)
@@ -368,11 +384,8 @@ class MemoryStream:
             best, rows = best[:keep], rows[:keep]
         rec, imp, rel = (span.apply(part[best]) for span, part in zip(spans, parts, strict=True))
         totals = score(rec, imp, rel, weights)
-        # A retrieval "in the past" (an interview about yesterday) never moves access back.
-        later = rows[self._columns.accessed_h[rows] < now_h] if touch else rows[:0]
-        self._columns.accessed_h[later] = now_h
-        for row in later.tolist():
-            self._touched[row + 1] = now
+        if touch:
+            self._touch_rows(rows, now, now_h)
         results = [
             Retrieved(
                 record=r,
@@ -383,9 +396,16 @@ class MemoryStream:
             )
             for i, r in enumerate(self._records(rows))
         ]
+        return results, float(parts[0].max() - parts[0].min())
+
+    def _touch_rows(self, rows: Indices, now: datetime, now_h: float) -> None:
+        # A retrieval "in the past" (an interview about yesterday) never moves access back.
+        later = rows[self._columns.accessed_h[rows] < now_h]
+        self._columns.accessed_h[later] = now_h
+        for row in later.tolist():
+            self._touched[row + 1] = now
         if len(self._touched) >= _TOUCH_BATCH:
             self._save_touched()
-        return results
 
     def _fitting(self, rows: Indices, budget: int, per_record: int) -> int:
         """How many of `rows`, best first, fit in `budget` tokens: their texts are read a
@@ -411,17 +431,21 @@ class MemoryStream:
         self._store.embed(self.agent, [row + 1 for row in rows], codes, scales)
         self._unembedded = {}
 
-    def _recent_rows(self, n: int) -> Indices:
-        valid = np.flatnonzero(self._columns.valid[: self._columns.size])
+    def _recent_rows(self, n: int, kinds: Iterable[str] | None = None) -> Indices:
+        found = self._candidates(kinds, ())
+        valid = np.arange(self._columns.size) if found is None else found
         return valid[-n:] if n > 0 else valid[:0]  # [-0:] would be all of them
 
-    def _candidates(self, kinds: Iterable[str] | None) -> Indices | None:
+    def _candidates(self, kinds: Iterable[str] | None, exclude: tuple[str, ...]) -> Indices | None:
         """Rows that may be retrieved; None means all of them (no copy needed)."""
         size = self._columns.size
         valid = self._columns.valid[:size]
         if kinds is not None:
-            codes = [self._kind_codes[kind] for kind in kinds if kind in self._kind_codes]
-            return np.flatnonzero(valid & np.isin(self._columns.kind[:size], codes))
+            valid = valid & np.isin(self._columns.kind[:size], self._codes(kinds))
+        if exclude:
+            valid = valid & ~np.isin(self._columns.kind[:size], self._codes(exclude))
+        if kinds is not None or exclude:
+            return np.flatnonzero(valid)
         if self._columns.invalid_count:
             return np.flatnonzero(valid)
         return None
@@ -455,6 +479,9 @@ class MemoryStream:
                 else f"{self.agent} has no memory {record_id!r}: the stream is empty"
             )
         return seq - 1
+
+    def _codes(self, kinds: Iterable[str]) -> list[int]:
+        return [self._kind_codes[kind] for kind in kinds if kind in self._kind_codes]
 
     def _code(self, kind: str) -> int:
         return self._kind_codes.setdefault(kind, len(self._kind_codes))

@@ -15,9 +15,10 @@ from pydantic import BaseModel
 
 from simulacra.core import derived_seed
 from simulacra.llm import DEFAULT_CONTEXT_TOKENS, LanguageModel, Request, chat
-from simulacra.memory import MemoryStream, Retrieved
+from simulacra.memory import MemoryRecord, MemoryStream, Retrieved
 from simulacra.memory.scoring import prompt_room
 from simulacra.mind.ablation import Ablation
+from simulacra.mind.provenance import LABEL_TOKENS, label
 from simulacra.runlog import EventSink
 from simulacra.runlog.events import Payload
 
@@ -62,19 +63,37 @@ def end_of_day(now: datetime) -> datetime:
     return now.replace(hour=0, minute=0, second=0, microsecond=0) + timedelta(days=1)
 
 
-# What memory_lines adds to each record's text, in approx_tokens: "- " and a line break, and
-# with ids "[marta_okafor-00012] " too.
-LINE_TOKENS, ID_LINE_TOKENS = 1, 7
+# What memory_lines adds to each record's text, in approx_tokens: "- ", the provenance label
+# and a line break, and with ids "[marta_okafor-00012] " too.
+LINE_TOKENS = 1 + LABEL_TOKENS
+ID_LINE_TOKENS = LINE_TOKENS + 6
+
+# How many records each purpose retrieves at most, before what the window holds caps it. The
+# source's numbers (50 for what one agent thinks of another and for an interview, 15 for an
+# utterance, 30 for reflection's evidence and for planning) suit streams that grow every 10
+# seconds; a town agent here writes about 55 records a day (10-minute ticks), so 50 is all of
+# a day's and the scripted two-day town returned every candidate in 21% of retrievals after
+# its first hour. Ours: 30 for a relationship, 10 for a conversation's memories (retrieved
+# once, not per utterance) and for a reaction, 30 for the rest; 50 for an interview, which
+# its own token cap limits (docs/town.md, "Departures").
+RECALL_K = {
+    "converse.relation": 30,
+    "converse.turn": 10,
+    "react.decide": 10,
+    "interview.answer": 50,
+}
+DEFAULT_RECALL_K = 30
 
 
 def memory_lines(found: Sequence[Retrieved], *, with_ids: bool = False) -> str:
-    """Retrieved memories as prompt lines, oldest first so that the story reads in order."""
-    records = sorted((r.record for r in found), key=lambda rec: rec.created_at)
-    if not records:
+    """Retrieved memories as prompt lines, best first as retrieval ranked them, each with
+    where it came from (`provenance.label`)."""
+    if not found:
         return "(nothing comes to mind)"
-    if with_ids:
-        return "\n".join(f"- [{rec.id}] {rec.text}" for rec in records)
-    return "\n".join(f"- {rec.text}" for rec in records)
+    ids = (f"[{r.record.id}] " for r in found) if with_ids else ("" for _ in found)
+    return "\n".join(
+        f"- {tag}[{label(r.record)}] {r.record.text}" for tag, r in zip(ids, found, strict=True)
+    )
 
 
 # Stable parts first: one system message for every faculty, then the persona, then the task
@@ -150,24 +169,36 @@ class MindContext(Generic[P]):
         room: int,
         *,
         with_ids: bool = False,
-        touch: bool = True,
+        exclude: Sequence[str] = (),
     ) -> list[Retrieved]:
-        """What this agent's ablation lets it remember (nothing without memory): the
-        top-ranked records that fit `room` tokens (see `room`), as the source fills the
-        context. `touch=False` reads without counting as an access (an interview's)."""
+        """What this agent's ablation lets it remember (nothing without memory), but the
+        kinds in `exclude`: the purpose's top-k records (`RECALL_K`), fewer where `room`
+        tokens (see `room`) hold fewer, best first. Nothing counts as accessed until a
+        prompt shows it (`shown`, `mark_shown`)."""
         kinds = self.ablation.recalled_kinds
         if kinds == ():
             return []
         return self.memory.retrieve(
             query,
             now,
-            k=None,
+            k=RECALL_K.get(purpose, DEFAULT_RECALL_K),
             kinds=kinds,
             token_budget=room,
             purpose=purpose,
-            record_access=None if touch else False,
+            record_access=False,
             per_record=ID_LINE_TOKENS if with_ids else LINE_TOKENS,
+            exclude=exclude,
         )
+
+    def mark_shown(self, records: Sequence[MemoryRecord], now: datetime) -> None:
+        """Count the records a prompt shows as accessed now, as the source counts those it
+        retrieved: recency follows what the agent was given to think with."""
+        self.memory.mark_accessed((r.id for r in records), now)
+
+    def shown(self, found: Sequence[Retrieved], now: datetime) -> str:
+        """`found` as a prompt's memory lines, counted as accessed now."""
+        self.mark_shown([r.record for r in found], now)
+        return memory_lines(found)
 
     def situation(
         self,
@@ -184,7 +215,7 @@ class MindContext(Generic[P]):
         answer's `max_tokens`)."""
         room = self.room(task, template.format(memories="", **fields), max_tokens)
         found = self.recall(query, now, purpose, room)
-        return template.format(memories=memory_lines(found), **fields)
+        return template.format(memories=self.shown(found, now), **fields)
 
     def emit(self, payload: Payload, now: datetime) -> None:
         if self.sink is not None:

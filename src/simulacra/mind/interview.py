@@ -136,7 +136,8 @@ async def interview(
     }
     room = ctx.room(system, INTERVIEW_USER.format(memories="", **fields), ANSWER_TOKENS)
     room = min(room, MEMORY_TOKENS)
-    recalled = ctx.recall(question, now, "interview.answer", room, with_ids=True, touch=False)
+    # Read without counting as an access: an interview changes nothing (recall touches none).
+    recalled = ctx.recall(question, now, "interview.answer", room, with_ids=True)
     # The plan is shown once, above the memories (it titles itself: "<name>'s plan for ...").
     found = [r for r in recalled if plan is None or r.record.id != plan.id]
     user = INTERVIEW_USER.format(memories=memory_lines(found, with_ids=True), **fields)

@@ -132,5 +132,25 @@ def memory_section(metrics: Mapping[str, Any] | None) -> str:
         else ""
     )
     return section(
-        "Memory: importance and reflection", text + rows_table(rows, lambda _: None), "memory"
+        "Memory: importance and reflection",
+        text
+        + _retrieval_text(as_mapping(memory.get("retrieval")))
+        + rows_table(rows, lambda _: None),
+        "memory",
+    )
+
+
+def _retrieval_text(retrieval: Mapping[str, Any]) -> str:
+    """How much retrieval selected: the share that returned every candidate, and whether
+    recency told the candidates apart."""
+    count = retrieval.get("retrievals")
+    late = retrieval.get("whole_stream_share_after_first_hour")
+    if not isinstance(count, int) or not count or not isinstance(late, float):
+        return ""
+    return (
+        f"<p>Retrieval: {count} retrievals (interviews aside); {late:.0%} after the first hour "
+        "returned every candidate, leaving nothing out (the goal: under 10%). Raw recency "
+        f"among the candidates spread {retrieval.get('recency_spread_median')} at the "
+        f"median, and could not tell them apart in {retrieval.get('recency_spread_flat')} "
+        f"retrievals (within 0.005 in {retrieval.get('recency_spread_narrow')}).</p>"
     )

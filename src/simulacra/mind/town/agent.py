@@ -266,7 +266,8 @@ class Agent:
             f"{conversation.transcript(dict(names))}"
         )
         # Its topic and who it was with name it as something to talk about (react.topic).
-        meta: dict[str, Any] = {"conversation": conversation.id, "with": others}
+        # Its names: whom a prompt says it was heard from (mind/provenance.py).
+        meta: dict[str, Any] = {"conversation": conversation.id, "with": others, "names": with_whom}
         if raised:
             meta |= {"topic": conversation.topic, "from": with_whom}
         record = await self.memory.add("dialogue", text, now, meta=meta)

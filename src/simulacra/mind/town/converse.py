@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, Protocol
 
-from simulacra.memory import MemoryRecord
-from simulacra.mind.context import MindContext, clock, memory_lines
+from simulacra.memory import PLAN, MemoryRecord
+from simulacra.mind.context import MindContext, clock
 from simulacra.mind.town import converse_prompts as p
 from simulacra.mind.town.persona import Persona
 from simulacra.mind.town.relation import Relations, relationship
@@ -84,8 +84,8 @@ async def converse(
         room = me.ctx.room(p.TURN_SYSTEM, bare, TURN_TOKENS)
         query = f"{you.persona.name} {subject}"
         # Plans aside: SmolLM2-135M recited "Lena Kowalski's plan for Wednesday ..." as its line.
-        found = me.ctx.recall(query, now, "converse.turn", room)
-        memories[me.id] = memory_lines([r for r in found if r.record.kind != "plan"])
+        found = me.ctx.recall(query, now, "converse.turn", room, exclude=(PLAN,))
+        memories[me.id] = me.ctx.shown(found, now)
     output = p.turn_output(topic)
     turns: list[Utterance] = []
     ended_by: Literal["decision", "turn_limit", "repeated"] = "turn_limit"

@@ -130,7 +130,9 @@ async def decide(
     room = ctx.room(p.REACT_SYSTEM, p.REACT_USER.format(topics="", **fields), REACT_TOKENS)
     query = " ".join(r.text for r in asked)
     found = [r.record for r in ctx.recall(query, now, "react.decide", room)]
-    topics = _topics([*found, *_weighty(ctx, found)])
+    considered = [*found, *_weighty(ctx, found)]
+    topics = _topics(considered)
+    ctx.mark_shown([r for r in considered if topic(r) in topics], now)
     user = p.REACT_USER.format(
         topics="\n".join(f"- {t}" for t in topics) or f"- {p.NOTHING}", **fields
     )

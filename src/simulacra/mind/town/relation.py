@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from simulacra.llm import MaxChars
 from simulacra.memory import Retrieved
-from simulacra.mind.context import MindContext, memory_lines
+from simulacra.mind.context import MindContext
 from simulacra.mind.town.persona import Persona
 
 PURPOSE = "converse.relation"
@@ -90,7 +90,7 @@ async def relationship(
         PURPOSE,
         now,
         RELATION_SYSTEM,
-        RELATION_USER.format(memories=memory_lines(found), **fields),
+        RELATION_USER.format(memories=ctx.shown(found, now), **fields),
         RelationOutput,
         fallback,
         max_tokens=SUMMARY_TOKENS,

@@ -17,7 +17,6 @@ from datetime import datetime
 from typing import Any
 
 from simulacra.core import Address
-from simulacra.mind.context import memory_lines
 from simulacra.mind.town import converse_prompts as p
 from simulacra.mind.town.converse import (
     TURN_CHARS,
@@ -90,7 +89,7 @@ async def _turn(
     bare = turn_user(me.persona.name, said.name, relation, topic, "", now, transcript)
     room = me.ctx.room(p.TURN_SYSTEM, bare, TURN_TOKENS)
     query = f"{said.name} {turns[-1].text if turns else topic}"
-    memories = memory_lines(me.ctx.recall(query, now, "converse.turn", room))
+    memories = me.ctx.shown(me.ctx.recall(query, now, "converse.turn", room), now)
     user = turn_user(me.persona.name, said.name, relation, topic, memories, now, transcript)
     fallback = p.fallback_turn(len(turns) // 2, said.name)
     answer = await me.ctx.ask(

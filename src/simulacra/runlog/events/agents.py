@@ -50,7 +50,10 @@ class MemoryInvalidated(Payload):
 class Retrieval(Payload):
     """A retrieval: the query, k (null: as many as fit `token_budget`), each result's `id` and
     normalised `recency`, `importance`, `relevance` and `total`, and what it was for
-    (`purpose`: the model call it fills, such as plan.daily or interview.answer)."""
+    (`purpose`: the model call it fills, such as plan.daily or interview.answer); how many
+    records were `candidates` (as many results as candidates: nothing was left out) and the
+    `recency_spread`, the highest raw recency among them less the lowest (0: recency could
+    not tell them apart)."""
 
     KIND = "retrieval"
     AGENT = "id"
@@ -59,6 +62,8 @@ class Retrieval(Payload):
     results: list[dict[str, Any]]
     purpose: str = ""
     token_budget: int | None = None
+    candidates: int | None = None
+    recency_spread: float | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
