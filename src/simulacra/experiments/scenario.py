@@ -141,8 +141,10 @@ class MemoryConfig(_Strict):
     """`mode`: stream (the memory stream with retrieval) or bounded (the grid source's last
     few notes); default the world's. `importance`: model (rated 1-10 as the source does),
     rule, or a fixed number. `rating_batch`: records the model rates in one call (1, as the
-    source; more saves calls with a model that can rate a list). `recall`: memories a prompt
-    shows, where a mind takes a number. `messages`: received messages an agent keeps (grid)."""
+    source; more saves calls with a model that can rate a list). `reflect_at`: the importance
+    of what an agent saw and heard that sets off a reflection (the source's 150). `recall`:
+    memories a prompt shows, where a mind takes a number. `messages`: received messages an
+    agent keeps (grid)."""
 
     mode: Literal["stream", "bounded"] | None = None
     importance: Literal["model", "rule"] | Annotated[float, Field(ge=0, le=10)] = "model"
@@ -152,6 +154,7 @@ class MemoryConfig(_Strict):
         le=32,
         description="records rated in one call; the embedded model counts instead of rating a list",
     )
+    reflect_at: float = Field(default=150.0, gt=0)
     embedder: EmbedderConfig = EmbedderConfig()
     recall: int | None = Field(default=None, ge=0)
     messages: int = Field(default=10, ge=0)

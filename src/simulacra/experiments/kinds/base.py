@@ -23,7 +23,7 @@ from simulacra.experiments.kinds.measuring import Measures
 from simulacra.experiments.kinds.settings import MindSettings
 from simulacra.experiments.scenario import Scenario
 from simulacra.llm import Gateway, ScriptedModel
-from simulacra.memory import MemoryStream
+from simulacra.memory import MemoryStream, ReflectionConfig
 from simulacra.memory.store import Store
 from simulacra.report.per_world import WorldReport
 from simulacra.runlog import Event
@@ -86,6 +86,7 @@ class Services:
             seed=agent_seed(scenario.seed, agent),
             record_access=self.record_access,
             rating_batch=scenario.memory.rating_batch,
+            reflection=ReflectionConfig(threshold=scenario.memory.reflect_at),
         )
         self.streams.append(stream)
         return stream
