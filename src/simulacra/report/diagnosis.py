@@ -148,7 +148,7 @@ def _retrieval_text(retrieval: Mapping[str, Any]) -> str:
     if not isinstance(count, int) or not count or not isinstance(late, float):
         return ""
     return (
-        f"<p>Retrieval: {count} retrievals (interviews aside); {late:.0%} after the first hour "
+        f"<p>Retrieval: {count} retrievals (interviews aside); {late:.1%} after the first hour "
         "returned every candidate, leaving nothing out (the goal: under 10%). Raw recency "
         f"among the candidates spread {retrieval.get('recency_spread_median')} at the "
         f"median, and could not tell them apart in {retrieval.get('recency_spread_flat')} "
