@@ -86,7 +86,9 @@ async def test_a_topic_nobody_brings_up_is_small_talk_in_memory_and_changes_no_p
         (record,) = [r for r in agent.memory.recent(10) if r.kind == "dialogue"]
         assert "(small talk)" in record.text and TOPIC not in record.text
         assert "topic" not in record.meta
+    # Small talk, rated so, is nothing to plan around: no decision is asked for.
     assert "plan.replan" not in model.ledger.by_purpose
+    assert "plan.revise" not in model.ledger.by_purpose
 
 
 async def test_after_a_conversation_each_side_keeps_what_it_means_and_decides_on_its_plans(

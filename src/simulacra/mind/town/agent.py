@@ -55,6 +55,7 @@ from simulacra.runlog import EventSink
 
 WAIT_MINUTES = 10  # a tick: then the step runs, or the agent decides again
 CONVERSATION_TURNS = 8
+NEWSWORTHY = 3.0  # a conversation rated below this is small talk (the keyword rule's is 2)
 
 
 def _step(data: dict[str, Any] | None) -> PlanStep | None:
@@ -150,9 +151,12 @@ class Agent:
     async def take_in(self, news: str, now: datetime, evidence: MemoryRecord | None = None) -> bool:
         """What `news` means for this agent's plans, kept as a thought citing `evidence` when
         given (the conversation), and the rest of the day replanned if it decides so. True
-        when it replanned. Without planning there is no plan to change, and no call."""
+        when it replanned. Without planning there is no plan to change, and after small talk
+        (a conversation rated below NEWSWORTHY) nothing to change it: neither asks the model."""
         if not self.ablation.plans:
             return False
+        if evidence is not None and evidence.importance < NEWSWORTHY:
+            return False  # small talk, rated so: nothing to plan around, and no call
         answer = await self.planner.revise(now, news)
         value = answer.value
         thought = value.thought.strip()

@@ -14,7 +14,7 @@ gives it and acts on that, by fixed rules, whatever the news is about.
   a memory or the news names a time and a place today that the plan does not hold.
 - Plans (plan.daily, plan.replan, plan.react): the day or the plan it is shown as the form
   of the reply, within the output model's limits, with each appointment its memories name
-  for today laid over it.
+  for today laid over it; an hour's actions (plan.actions) use the place's first object.
 - Interviews: answers from the memory that shares most words with the question.
 - Reflection: one insight from the two statements that share most words with the question.
 - As an evaluation's judge: ranks answers by how many of their words the character's
@@ -67,6 +67,7 @@ LINE_CHARS = 190
 APPOINTMENT_MINUTES = 90
 APPOINTMENTS = 2  # laid over one plan at most
 MIN_DAY_BLOCKS = 5  # DailyPlanOutput's least
+ACTION_CHARS = 36  # ActionsOutput's most, a phrase
 BREAK_MINUTES = 30
 
 
@@ -78,6 +79,7 @@ def sociable(model: ScriptedModel) -> ScriptedModel:
     model.on("plan.daily", _plan)
     model.on("plan.replan", _plan)
     model.on("plan.react", _react_window)
+    model.on("plan.actions", _actions)
     model.on("interview.answer", _interview)
     model.on("reflect.insights", _insights)
     model.on("judge.rank", _rank)
@@ -352,12 +354,28 @@ def _without_shortest(blocks: list[dict[str, str]]) -> list[dict[str, str]]:
     return blocks[:drop] + blocks[drop + 1 :]
 
 
+def _actions(request: Request) -> dict[str, Any]:
+    """The hour's activity at the first object of the place, then without it: everyone at a
+    place reaches for the same thing first, as people do (and some must wait)."""
+    prompt = _prompt(request)
+    activity = _between(prompt, " plans: ", "\n")[:ACTION_CHARS]
+    objects = [o.strip() for o in _between(prompt, "Objects here: ", "\n").split(",")]
+    thing = next((o for o in objects if o and not o.startswith("(")), None)
+    if thing is None:
+        return {"actions": [activity or "carrying on"]}
+    verb = activity.split(" ", 1)[0] if activity else "using"
+    using = f"{verb} at the {thing}"
+    using = using if len(using) <= ACTION_CHARS else f"using the {thing}"[:ACTION_CHARS]
+    return {"actions": [using, activity or "carrying on"]}
+
+
 def _react_window(request: Request) -> dict[str, Any]:
     """The window rewritten around the reaction: the reaction, then the step it interrupted."""
     prompt = _prompt(request)
     reaction = _between(prompt, "Reaction: ", "\n")
     planned = _between(prompt, "was doing: ", "\n")
-    return {"actions": [reaction[:36], reaction[:36], planned[:36] or "carrying on"]}
+    first = reaction[:ACTION_CHARS]
+    return {"actions": [first, first, planned[:ACTION_CHARS] or "carrying on"]}
 
 
 # --- interviews, reflection, judging ---------------------------------------------------------
