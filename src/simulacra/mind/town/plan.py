@@ -36,7 +36,7 @@ PLAN_IMPORTANCE = {"day": 5.0, "replan": 6.0, "react": 3.0, "hour": 3.0, "action
 DAILY_TOKENS = REPLAN_TOKENS = 320
 REVISE_TOKENS = 96
 REACT_WINDOW = timedelta(hours=2)  # what a reaction rewrites, as the source's does
-SHOWN_BLOCKS = 4  # the blocks ahead a decision sees of the plan
+SHOWN_BLOCKS = p.MAX_BLOCKS  # the blocks ahead a decision sees: the rest of the day
 NEXT_STEP_TOKENS = SUMMARY_TOKENS = 256  # the default of `MindContext.ask`
 
 
@@ -219,7 +219,7 @@ class Planner:
         return steps
 
     def ahead(self, now: datetime) -> str:
-        """The next few blocks of the day, as prompt lines."""
+        """The rest of the day's blocks, as prompt lines."""
         return _lines(self.schedule.remaining(now)[:SHOWN_BLOCKS]) or "(no plan)"
 
     async def revise(self, now: datetime, news: str) -> Answer[p.RevisionOutput]:
