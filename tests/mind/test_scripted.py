@@ -55,7 +55,9 @@ async def test_an_appointment_heard_today_is_planned_around_and_one_for_another_
     assert "15:00" in _blocks_at(isabella, "Park")  # her own decision: it is today
     await converse(isabella, klaus, NOON, topic=BIRTHDAY)
     (thought,) = [r for r in klaus.memory.recent(30) if r.kind == "thought"]
-    assert thought.text == "I should go to the birthday celebration at Park at 15:00 today."
+    assert thought.text == (
+        "I should go to the birthday celebration at Park at 15:00 on February 14."
+    )
     assert "15:00" in _blocks_at(klaus, "Park")
     # The same news a day early changes nobody's plan.
     host, early = make_agent(), make_agent(KLAUS.model_copy(update={"id": "early"}))

@@ -281,7 +281,9 @@ def _revise(request: Request) -> dict[str, Any]:
     missing = _missing(f"{memories}\n{happened}", today, plan)
     if missing:  # the appointment the plan lacks is what the news means for it
         clock, place, what = missing[0]
-        thought = f"I should go to the {what or 'event'} at {place} at {clock} today."
+        day = _DATE.search(today)  # dated, not "today": the thought outlives the day
+        when = f"on {day.group(0)}" if day else "today"
+        thought = f"I should go to the {what or 'event'} at {place} at {clock} {when}."
     else:
         thought = heard[0][:LINE_CHARS] if heard else "Nothing in it changes my day."
     return {"thought": thought, "plans": "replan" if missing else "continue"}
