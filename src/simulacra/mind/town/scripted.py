@@ -14,7 +14,7 @@ gives it and acts on that, by fixed rules, whatever the news is about.
   a memory or the news names a time and a place today that the plan does not hold.
 - Plans (plan.daily, plan.replan, plan.react): the day or the plan it is shown as the form
   of the reply, within the output model's limits, with each appointment its memories name
-  for today laid over it; an hour's actions (plan.actions) use the place's first object.
+  for today laid over it.
 - Interviews: answers from the memory that shares most words with the question.
 - Reflection: one insight from the two statements that share most words with the question.
 - As an evaluation's judge: ranks answers by how many of their words the character's
@@ -79,7 +79,6 @@ def sociable(model: ScriptedModel) -> ScriptedModel:
     model.on("plan.daily", _plan)
     model.on("plan.replan", _plan)
     model.on("plan.react", _react_window)
-    model.on("plan.actions", _actions)
     model.on("interview.answer", _interview)
     model.on("reflect.insights", _insights)
     model.on("judge.rank", _rank)
@@ -354,21 +353,6 @@ def _without_shortest(blocks: list[dict[str, str]]) -> list[dict[str, str]]:
     waking = [i for i in range(1, len(blocks)) if "sleep" not in blocks[i]["activity"].lower()]
     drop = min(waking or range(1, len(blocks)), key=lambda i: lengths[i])
     return blocks[:drop] + blocks[drop + 1 :]
-
-
-def _actions(request: Request) -> dict[str, Any]:
-    """The hour's activity at the first object of the place, then without it: everyone at a
-    place reaches for the same thing first, as people do (and some must wait)."""
-    prompt = _prompt(request)
-    activity = _between(prompt, " plans: ", "\n")[:ACTION_CHARS]
-    objects = [o.strip() for o in _between(prompt, "Objects here: ", "\n").split(",")]
-    thing = next((o for o in objects if o and not o.startswith("(")), None)
-    if thing is None:
-        return {"actions": [activity or "carrying on"]}
-    verb = activity.split(" ", 1)[0] if activity else "using"
-    using = f"{verb} at the {thing}"
-    using = using if len(using) <= ACTION_CHARS else f"using the {thing}"[:ACTION_CHARS]
-    return {"actions": [using, activity or "carrying on"]}
 
 
 def _react_window(request: Request) -> dict[str, Any]:
