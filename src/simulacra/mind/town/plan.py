@@ -206,6 +206,7 @@ class Planner:
             max_tokens=REPLAN_TOKENS,
         )
         running = remaining[0] if remaining else None
+        hours, actions = list(self.schedule.hours), list(self.schedule.actions)
         carry_on = p.PlannedBlock(
             start=clock(now),
             place=running.place if running else self.ctx.persona.home,
@@ -213,6 +214,14 @@ class Planner:
         )
         steps = self._blocks(answer.value.blocks, now, carry_on)
         self.schedule.cut_at(now)
+        if running is not None and (steps[0].place, steps[0].description) == (
+            running.place,
+            running.description,
+        ):
+            # The running block goes on: its hours and actions already planned stand (to its
+            # new end), and are not asked for again.
+            self.schedule.hours, self.schedule.actions = hours, actions
+            self.schedule.cut_steps_at(steps[0].end)
         self.schedule.blocks += steps
         text = f"{self._name} changed plans at {clock(now)} ({why}):\n{_lines(steps)}"
         self._record("replan", text, steps, now)

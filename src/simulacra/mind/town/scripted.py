@@ -208,8 +208,18 @@ def _held(plan: Sequence[tuple[str, str, str, str]], clock: str, place: str) -> 
 
 
 def _missing(text: str, today: str, plan_lines: str) -> list[tuple[str, str, str]]:
+    """Today's appointments the plan shown (from now on) does not hold; one begun already
+    counts from now, and one over is no longer missed."""
     plan = _PLAN_LINE.findall(plan_lines)
-    return [a for a in _appointments(text, today) if not _held(plan, a[0], a[1])]
+    start = _minutes(plan[0][0]) if plan else 0
+    missing = []
+    for clock, place, what in _appointments(text, today):
+        at = _minutes(clock)
+        if at < start <= at + APPOINTMENT_MINUTES:
+            clock = plan[0][0]
+        if at + APPOINTMENT_MINUTES > start and not _held(plan, clock, place):
+            missing.append((clock, place, what))
+    return missing
 
 
 # --- decisions --------------------------------------------------------------------------------
