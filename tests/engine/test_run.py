@@ -14,6 +14,7 @@ from simulacra.engine import Progress
 from simulacra.experiments import InterviewError, Scenario, interview, load_scenario, resume
 from simulacra.experiments import run as run_scenario
 from simulacra.llm import ScriptedModel, load_model
+from simulacra.memory import rule_importance
 from simulacra.mind.town.scripted import sociable
 from simulacra.runlog import Event, RunDir, read_events
 
@@ -97,11 +98,13 @@ def test_interventions_fire_at_their_time(reference: RunDir) -> None:
         ("2024-02-14T08:00:00", "conversation"),
     }
     thought = [e for e in events(reference, "memory.add") if e.data["text"] == PARTY]
-    assert [(e.t, e.agent, e.data["importance"]) for e in thought] == [
-        ("2024-02-14T07:30:00", "marta_okafor", 9.0)
+    # An inner thought, rated like any record (the scripted rating is the keyword rule's),
+    # and her own decision whether the day changes: no replan forced on her.
+    assert [(e.t, e.agent, e.data["kind"], e.data["importance"]) for e in thought] == [
+        ("2024-02-14T07:30:00", "marta_okafor", "thought", float(rule_importance(PARTY)))
     ]
-    replans = [e for e in events(reference, "plan") if e.data["level"] == "replan"]
-    assert [(e.t, e.agent) for e in replans][:1] == [("2024-02-14T07:30:00", "marta_okafor")]
+    decided = [e for e in events(reference, "decision") if e.data["purpose"] == "plan.revise"]
+    assert [(e.t, e.agent) for e in decided][:1] == [("2024-02-14T07:30:00", "marta_okafor")]
     alarm = [e for e in events(reference, "observation") if "smoke alarm" in e.data["text"]]
     assert [(e.t, e.agent) for e in alarm] == [("2024-02-14T07:40:00", "theo_brandt")]
     # The world as the 07:40 tick leaves it: the frame at its end, 07:50.

@@ -12,9 +12,11 @@ from typer.testing import CliRunner
 from simulacra.cli import app
 from simulacra.embed import HashingEmbedder
 from simulacra.experiments.evaluate import merge_ratings
+from simulacra.experiments.evaluate.social import coordination
+from simulacra.experiments.questions import Fact
 from simulacra.memory import MemoryStream
 from simulacra.report import build_outputs, build_replay
-from simulacra.runlog import RunDir, read_events
+from simulacra.runlog import Event, RunDir, read_events
 
 from .conftest import CANCELLED
 
@@ -93,6 +95,7 @@ def test_diffusion_and_coordination_follow_the_party_and_its_cancellation(
     assert evaluated["diffusion_method"].startswith("keywords")
     told = evaluated["coordination"]["party"]["rows"]
     assert told and told[0]["agent"] == "theo_brandt" and told[0]["told_by"] == "marta_okafor"
+    assert "marta_okafor" not in {r["agent"] for r in told}  # the host is no invitee
     assert told[0]["told_at"] == "2024-02-14T08:00:00"
     # Asked after the correction, whoever knows of the party knows it is called off.
     for agent in party[-1]["agents"]:
@@ -105,8 +108,10 @@ def test_the_scripted_host_knows_of_her_own_party(evaluated: dict[str, Any]) -> 
     first = evaluated["diffusion"]["party"][0]
     assert "party" in first["answers"]["marta_okafor"].lower()
     assert "not sure how to answer" not in first["answers"]["marta_okafor"]
-    # Her thought is a record of what she saw or heard: the memory stream bears it out.
-    assert first["verdicts"]["marta_okafor"] == {"by_words": True, "judged": True, "heard": True}
+    # Her thought is an inner thought, not something she saw or heard: she is aware as the
+    # fact's owner, not by what her memory witnessed.
+    assert first["verdicts"]["marta_okafor"] == {"by_words": True, "judged": True, "heard": False}
+    assert first["agents"] == ["marta_okafor"]
 
 
 def test_a_correction_invalidates_the_party_and_the_viewer_shows_it(town_run: RunDir) -> None:
@@ -148,3 +153,22 @@ def test_the_report_has_an_evaluation_section_and_people_can_rank(
     saved.write_text(json.dumps({"rankings": [{"order": ["feedbeef00"]}]}))
     result = CliRunner().invoke(app, ["evaluate", str(town_run.path), "--ratings", str(saved)])
     assert result.exit_code == 2 and "not on this evaluation's rating page" in result.output
+
+
+def test_the_host_told_her_own_news_back_is_no_invitee_of_hers() -> None:
+    said = "Marta told me: a Valentine's party at Hobbs Cafe at 17:00."
+    back = Event(
+        1,
+        "2024-02-14T09:00:00",
+        0.0,
+        "conversation",
+        data={
+            "participants": ["priya_nair", "marta_okafor"],
+            "turns": [{"speaker": "priya_nair", "text": said}],
+        },
+    )
+    fact = Fact(question="Any party?", aware_when=[["party"], ["hobbs"]], attendance=True)
+    rows = coordination([back], fact, ["marta_okafor"], owner="marta_okafor")
+    assert rows == []
+    (row,) = coordination([back], fact, ["marta_okafor"])  # without an owner she would count
+    assert row["agent"] == "marta_okafor" and row["came"]

@@ -7,6 +7,7 @@ from datetime import timedelta
 from simulacra.llm import Request, ScriptedModel
 from simulacra.mind.town import converse
 from simulacra.mind.town.converse_prompts import SMALL_TALK
+from simulacra.mind.town.scripted import offered
 from simulacra.runlog import EventWriter, read_events
 
 from .conftest import KLAUS, MONDAY, MakeAgent
@@ -85,21 +86,63 @@ async def test_a_topic_nobody_brings_up_is_small_talk_in_memory_and_changes_no_p
         (record,) = [r for r in agent.memory.recent(10) if r.kind == "dialogue"]
         assert "(small talk)" in record.text and TOPIC not in record.text
         assert "topic" not in record.meta
+    # Small talk, rated so, is nothing to plan around: no decision is asked for.
     assert "plan.replan" not in model.ledger.by_purpose
+    assert "plan.revise" not in model.ledger.by_purpose
 
 
-async def test_who_is_told_something_plans_the_rest_of_the_day_around_it(
+async def test_after_a_conversation_each_side_keeps_what_it_means_and_decides_on_its_plans(
     model: ScriptedModel, make_agent: MakeAgent
 ) -> None:
+    """Whoever chose the topic, both read what was said; the one who decides to replan does,
+    with its thought (cited to the conversation) as the reason."""
     model.on("converse.turn", _party_chat)
     isabella, klaus = make_agent(), make_agent(KLAUS)
-    await klaus.plan_day(MONDAY)
+    for agent in (isabella, klaus):
+        await agent.plan_day(MONDAY)
+    shown: dict[str, str] = {}
+    going = "I will go to Isabella's party at Hobbs Cafe at 17:00."
+
+    def revise(request: Request) -> dict[str, str]:
+        shown[request.agent or ""] = request.messages[-1].content
+        if request.agent == "klaus":
+            return {"thought": going, "plans": "replan"}
+        return {"thought": "Klaus wants to come to my party.", "plans": "continue"}
+
+    model.on("plan.revise", revise)
     replans: list[str] = []
     model.on("plan.replan", lambda r: replans.append(r.agent or "") or "not json")
     await converse(isabella, klaus, NOON, topic=TOPIC)
-    assert set(replans) == {"klaus"}  # the teller does not replan around her own news
-    (record,) = [r for r in klaus.memory.recent(20) if r.kind == "plan"][-1:]
-    assert f"Isabella Rodriguez told Klaus Mueller: {TOPIC}" in record.text
+    assert INVITATION in shown["klaus"] and INVITATION in shown["isabella"]
+    assert "- 12:00-" in shown["klaus"]  # the plan it decides about
+    assert set(replans) == {"klaus"}  # (retried: the answer is no plan)
+    (dialogue,) = [r for r in klaus.memory.recent(20) if r.kind == "dialogue"]
+    (thought,) = [r for r in klaus.memory.recent(20) if r.kind == "thought"]
+    assert thought.text == going and thought.evidence_ids == (dialogue.id,)
+    assert going in [r for r in klaus.memory.recent(30) if r.kind == "plan"][-1].text
+    decided = [r for r in model.ledger.by_purpose if r == "plan.revise"]
+    assert decided and model.ledger.by_purpose["plan.revise"].calls == 2
+
+
+async def test_the_second_speaker_keeps_its_own_reason_for_talking(
+    model: ScriptedModel, make_agent: MakeAgent
+) -> None:
+    mind: dict[str, str] = {}
+    exam = "my exam on Friday"
+
+    def turn(request: Request) -> dict[str, object]:
+        prompt = request.messages[-1].content
+        mind[request.agent or ""] = prompt.split("'s mind: ", 1)[1].split("\n", 1)[0]
+        return {"raises": offered(request, "raises")[0], "text": f"{request.agent}!", "end": False}
+
+    model.on("converse.turn", turn)
+    isabella, klaus = make_agent(), make_agent(KLAUS)
+    klaus.wants = ("isabella", NOON, exam)  # it chose, this tick, to talk to her about it
+    chat = await converse(isabella, klaus, NOON, topic=TOPIC, max_turns=2)
+    assert mind == {"isabella": TOPIC, "klaus": exam}
+    assert chat.raised_by() == ("isabella", "klaus") and chat.topic_of("klaus") == exam
+    (record,) = [r for r in isabella.memory.recent(10) if r.kind == "dialogue"]
+    assert f"about {TOPIC}; {exam}:" in record.text and record.meta["topic"] == exam
 
 
 async def test_a_line_said_again_ends_the_conversation(

@@ -167,7 +167,7 @@ async def test_the_scripted_interviewee_answers_from_many_party_memories_without
         text = f"Isabella will host a Valentine's party at Hobbs Cafe (note {n})"
         await isabella.memory.add("observation", text, NOON + timedelta(minutes=n))
     reply = await isabella.interview("Do you know of any party?", NOON + timedelta(hours=1))
-    assert not reply.fallback and reply.answer.startswith("Yes: ")
+    assert not reply.fallback and "Valentine's party at Hobbs Cafe" in reply.answer
     assert 1 <= len(reply.memory_ids) <= 3
 
 

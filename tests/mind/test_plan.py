@@ -163,6 +163,34 @@ async def test_replan_keeps_the_past_and_rebuilds_from_now(
     assert levels[0] == "day" and "replan" in levels
 
 
+async def test_a_replan_that_keeps_the_running_block_keeps_its_hours_to_its_new_end(
+    model: ScriptedModel, make_agent: MakeAgent
+) -> None:
+    model.on("plan.daily", lambda r: ISABELLA_DAY)
+    model.on(
+        "plan.replan",
+        lambda r: day_plan(
+            ("10:30", "Hobbs Cafe", "opening and running the cafe"),
+            ("11:30", "Park", "a walk before lunch"),
+            ("23:00", "Isabella's apartment", "sleeping"),
+        ),
+    )
+    agent = make_agent()
+    await agent.plan_day(MONDAY)
+    t, now = MONDAY + timedelta(hours=7), MONDAY + timedelta(hours=10, minutes=30)
+    while t <= now:  # the day as lived, its steps decomposed as they come due
+        before = await agent.current_action(t)
+        t += timedelta(minutes=10)
+    hourly = calls(model, "plan.hourly")
+    await agent.replan(now, reason="a walk")
+    schedule = agent.planner.schedule
+    assert await agent.current_action(now) == before  # the step already planned runs on
+    assert calls(model, "plan.hourly") == hourly
+    assert max(h.end for h in schedule.hours) == MONDAY + timedelta(hours=11, minutes=30)
+    park = await agent.current_action(MONDAY + timedelta(hours=11, minutes=40))
+    assert park.place == "Park"
+
+
 async def test_a_day_planned_from_7_sleeps_until_then(
     model: ScriptedModel, make_agent: MakeAgent
 ) -> None:

@@ -42,14 +42,15 @@ def test_an_agent_that_asks_to_talk_to_a_visitor_there_speaks_first() -> None:
 
 
 def _run(root: Path, reply: bool) -> list[Event]:
-    """A small town where a visitor joins the first agent at home at 07:00 and, with `reply`,
-    answers it at 07:10; the run's events."""
+    """A small town where a visitor joins the first agent at home at 07:40, after Marta's
+    party thought (the scripted stand-in talks when something weighty is on its mind), and,
+    with `reply`, answers it at 07:50; the run's events."""
     base = load_scenario(SCENARIOS / "town.yaml", small("town", root))
     first = TOWN.roster(base)[0]
     home = TOWN.personas(base)[0].home
     visits: list[dict[str, Any]] = [
         {
-            "at": "07:00",
+            "at": "07:40",
             "type": "event",
             "text": "Vera arrives",
             "change": {"visitor": "Vera", "place": home, "description": "a traveller"},
@@ -58,7 +59,7 @@ def _run(root: Path, reply: bool) -> list[Event]:
     if reply:
         visits.append(
             {
-                "at": "07:10",
+                "at": "07:50",
                 "type": "event",
                 "text": "I am new in town, is there anything on today?",
                 "change": {"visitor": "Vera", "to": first},
@@ -83,7 +84,7 @@ def test_an_agent_speaks_first_to_a_visitor_and_the_reply_continues_it(tmp_path:
     events = _run(tmp_path, reply=True)
     opening, line = _first_line(events)
     first = opening.agent
-    assert first is not None and opening.t is not None and opening.t.endswith("07:00:00")
+    assert first is not None and opening.t is not None and opening.t.endswith("07:40:00")
     decided = [e for e in events if e.kind == "llm.call" and e.agent == first]
     assert any(c.data["purpose"] == "converse.turn" for c in decided)
     # Its line is in its memory at once, before any reply.

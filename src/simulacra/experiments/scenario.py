@@ -173,7 +173,8 @@ class InterventionConfig(_Strict):
     `correction`: `text` corrects a fact; the agents named (every agent when none is) drop the
     memories that mention, for each group of words in `contradicts`, one of them, with all
     that rests on them, and remember `text` instead. `importance`: the memory's (1-10); none:
-    rated under `memory.importance` like any memory (the rule gives 9)."""
+    rated under `memory.importance` like any memory (the rule gives a correction 9, a thought
+    its keywords' value)."""
 
     at: Moment
     type: Literal["thought", "event", "conversation", "correction"]

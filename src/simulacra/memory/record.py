@@ -10,8 +10,9 @@ OBSERVATION = "observation"
 REFLECTION = "reflection"
 PLAN = "plan"
 DIALOGUE = "dialogue"
+THOUGHT = "thought"  # an inner thought: planted by a scenario, or what news means for plans
 # Worlds add their own kinds (episode, pattern ...); these are the ones the mind writes.
-RECORD_KINDS = (OBSERVATION, REFLECTION, PLAN, DIALOGUE)
+RECORD_KINDS = (OBSERVATION, REFLECTION, PLAN, DIALOGUE, THOUGHT)
 # What an agent saw or heard, as opposed to what it made of it (a plan, a reflection): the
 # records that show an interview's answer was not invented (see InterviewAnswer.evidence).
 WITNESSED = (OBSERVATION, DIALOGUE)

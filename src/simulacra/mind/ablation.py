@@ -26,11 +26,13 @@ class Ablation(StrEnum):
 
     @property
     def recalled_kinds(self) -> tuple[str, ...] | None:
-        """Record kinds retrieval may return; None means every kind."""
+        """Record kinds retrieval may return; None means every kind. An inner thought (a
+        planted intention, what news means for plans) is the agent's own, not an inference
+        that reflection draws: every condition with a memory recalls it."""
         if self is Ablation.FULL:
             return None
         if self is Ablation.NO_REFLECTION:
-            return ("observation", "dialogue", "plan")
+            return ("observation", "dialogue", "plan", "thought")
         if self is Ablation.NO_REFLECTION_NO_PLANNING:
-            return ("observation", "dialogue")
+            return ("observation", "dialogue", "thought")
         return ()

@@ -34,7 +34,7 @@ STAGES = (
     "kept in the schedule",
     "executed",
 )
-PLANNING = ("plan.daily", "plan.replan")
+PLANNING = ("plan.daily", "plan.replan", "plan.revise")  # revise: whether news changes the day
 
 
 @dataclass(frozen=True)

@@ -138,7 +138,8 @@ def emergent(
     came = (metrics.get("attendance") or {}).get("attended")
     coordinated = {}
     for name, fact in bank.facts.items():
-        rows = coordination(events, fact, came)
+        seed = planted.get(name)
+        rows = coordination(events, fact, came, seed.owner if seed is not None else None)
         coordinated[name] = {"rows": rows, "summary": coordination_summary(rows)}
     return {
         "acquaintance": density_rows,

@@ -25,14 +25,19 @@ from simulacra.llm import LanguageModel, MaxChars, Request, chat
 MAX_ANSWERS = 6  # 6! = 720 permutations: about the most a grammar-constrained enum takes
 SEPARATOR = ">"
 
+MEMORIES, MEMORY_CHARS = 8, 200  # what a ranking shows of the character's memories
+
 RANK_SYSTEM = (
     "You judge interviews with characters of a town simulation. Rank all the answers from the "
     "most to the least believable for this character: consistent with who they are and what "
-    "they would know, specific, and natural, without invented facts. Reply in JSON with the "
+    "they would know (what they remember about it is shown), specific, and natural, without "
+    "invented facts. Reply in JSON with the "
     "ranking: every answer's letter once, best first, joined by '>'."
 )
 RANK_USER = """The character:
 {summary}
+What the character remembers about this:
+{memories}
 
 Interviewer: {question}
 
@@ -90,15 +95,23 @@ async def rank_answers(
     *,
     item: str,
     judge: int = 0,
+    memories: Sequence[str] = (),
 ) -> tuple[tuple[int, ...], bool]:
     """Positions of `answers` (as shown) ordered best first, and whether the fallback stood in
-    (the order shown, which the caller shuffled). `item` and `judge` fix the call's seed."""
+    (the order shown, which the caller shuffled). `memories`: what the character remembers
+    that bears on the question. `item` and `judge` fix the call's seed."""
     shown = letters(len(answers))
     listing = "\n".join(f"{label}: {text}" for label, text in zip(shown, answers, strict=True))
+    remembered = "\n".join(f"- {m[:MEMORY_CHARS]}" for m in memories[:MEMORIES]) or "(nothing)"
     output = ranking_output(len(answers))
     fallback = output.model_validate({"ranking": SEPARATOR.join(shown)})
     request = Request(
-        chat(RANK_SYSTEM, RANK_USER.format(summary=summary, question=question, answers=listing)),
+        chat(
+            RANK_SYSTEM,
+            RANK_USER.format(
+                summary=summary, memories=remembered, question=question, answers=listing
+            ),
+        ),
         output=output,
         fallback=fallback,
         max_tokens=32,

@@ -42,12 +42,21 @@ async def judge_items(
     judges: int,
     seed: int,
     step: Callable[[], None],
+    memories: Mapping[str, Sequence[str]] | None = None,
 ) -> list[Ranking]:
+    """`memories`: per item, what the agent remembers that bears on its question."""
+
     async def one(item: Item, judge_no: int) -> Ranking:
         shown = blinded(item.id, conditions, seed, f"judge{judge_no}")
         texts = [answers[(item.id, c)].text for c in shown]
         order, fallback = await rank_answers(
-            judge, summaries[item.agent], item.question, texts, item=item.id, judge=judge_no
+            judge,
+            summaries[item.agent],
+            item.question,
+            texts,
+            item=item.id,
+            judge=judge_no,
+            memories=(memories or {}).get(item.id, ()),
         )
         step()
         return Ranking(item.id, f"judge:{judge_no}", tuple(shown[i] for i in order), fallback)

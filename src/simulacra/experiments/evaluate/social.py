@@ -78,12 +78,12 @@ async def answers_to(
 
 
 def coordination(
-    events: Sequence[Event], fact: Fact, attended: Sequence[str] | None
+    events: Sequence[Event], fact: Fact, attended: Sequence[str] | None, owner: str | None = None
 ) -> list[dict[str, Any]]:
     """Per agent told the fact in a conversation: who told it first and when, whether it said
     it would come (in a conversation about the fact), and whether it came (for a fact whose
-    event is the world's attendance, `Fact.attendance`; None otherwise). The host, who told
-    but was never told, is left out."""
+    event is the world's attendance, `Fact.attendance`; None otherwise). The fact's `owner`
+    (the host) is no invitee of her own, even when someone tells her the news back."""
     rows: dict[str, dict[str, Any]] = {}
     for event in events:
         if event.kind != "conversation":
@@ -100,7 +100,7 @@ def coordination(
         if teller is None:
             continue
         for agent in event.data.get("participants", []):
-            if agent == teller:
+            if agent in (teller, owner):
                 continue
             row = rows.setdefault(
                 agent, {"agent": agent, "told_by": teller, "told_at": event.t, "said_yes": False}

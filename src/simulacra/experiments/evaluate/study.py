@@ -29,7 +29,7 @@ from simulacra.experiments.evaluate.answers import (
 from simulacra.experiments.evaluate.emergent import day_ends, emergent
 from simulacra.experiments.evaluate.items import Participants, interview_items
 from simulacra.experiments.evaluate.judging import Ranking, blinded, judge_items
-from simulacra.experiments.evaluate.memory_at import copy_memory_at, interviewees
+from simulacra.experiments.evaluate.memory_at import copy_memory_at, interviewees, memory_texts
 from simulacra.experiments.evaluate.progress import Steps, quiet
 from simulacra.experiments.evaluate.published import PUBLISHED
 from simulacra.experiments.evaluate.ratings import agreement, people_rankings, rate
@@ -102,6 +102,13 @@ def evaluate(
                 summaries = summaries or {a: summary_of(m) for a, m in minds.items()}
                 steps.start(f"answers: {label}", len(items))
                 answers += asyncio.run(answer_items(minds, items, at, label, steps.advance))
+        # What each item's agent remembers that bears on the question: the memories its
+        # answers drew on, under any condition (the judge weighs answers against them).
+        cited = memory_texts(memory, {i for a in answers for i in a.memory_ids})
+        recalled: dict[str, list[str]] = {item.id: [] for item in items}
+        for a in answers:
+            mine = recalled[a.item]
+            mine += [cited[i] for i in a.memory_ids if i in cited and cited[i] not in mine]
         steps.start("fact checks", len(answers))
         with _counting(judged_by, calls, "judge.check"):
             answers = asyncio.run(
@@ -120,6 +127,7 @@ def evaluate(
                 judges=plan.judges,
                 seed=plan.seed,
                 step=steps.advance,
+                memories=recalled,
             )
         )
     found: dict[str, Any] = {

@@ -3,10 +3,14 @@ generative agent's mind.
 
 The engine drives it through `decide`, once per phase of the town's tick: `plan` (the day, at
 its first tick), `decide` (perceive, react, and the step to take now), `act`, `reflect` (when
-due) and `summarize` (the day, at its last tick). A "react" decision inserts a short
-reaction step here; "replan" rebuilds the rest of the day here; "talk" goes to the world,
-which pairs talkers, and the engine holds the conversation through `converse` (or, with a
-visitor, has this agent speak first through `answer`: visitor.py).
+due) and `summarize` (the day, at its last tick). A "react" decision rewrites the next hour
+or two of the plan around the reaction; "wait" stays a tick, until someone else is done
+with what the step needs; "replan" rebuilds the rest of the day here; "talk" goes to the
+world, which pairs talkers, and the engine holds the conversation through `converse` (or,
+with a visitor, has this agent speak first through `answer`: visitor.py). After news (a
+conversation, a planted thought) the agent keeps a thought of what it means for its plans
+and decides whether the rest of its day changes (`take_in`), as the source writes a
+planning thought after every conversation.
 
 Budget (one agent, one day of 10-minute ticks, every module on, the synthetic busy cafe day of
 tests/mind/test_budget.py, measured): 132 calls, 5.5 an hour: plan.daily 1, plan.hourly 6 (the
@@ -26,10 +30,11 @@ from typing import Any
 
 from simulacra.core import Action, Address, InterviewAnswer, Observation
 from simulacra.llm import LanguageModel
-from simulacra.memory import MemoryRecord, MemoryStream
+from simulacra.memory import THOUGHT, MemoryRecord, MemoryStream
 from simulacra.memory.prompts import Voice
 from simulacra.mind.ablation import Ablation
 from simulacra.mind.context import MindContext, clock
+from simulacra.mind.decision import model_decision
 from simulacra.mind.interview import interview
 from simulacra.mind.town.converse import Conversation, converse
 from simulacra.mind.town.correct import correct
@@ -48,9 +53,9 @@ from simulacra.mind.town.visitor import (
 )
 from simulacra.runlog import EventSink
 
-REACTION_MINUTES = 10
+WAIT_MINUTES = 10  # a tick: then the step runs, or the agent decides again
 CONVERSATION_TURNS = 8
-THOUGHT_IMPORTANCE = 9.0  # a planted thought's under the rule (and a failed rating's)
+NEWSWORTHY = 3.0  # a conversation rated below this is small talk (the keyword rule's is 2)
 
 
 def _step(data: dict[str, Any] | None) -> PlanStep | None:
@@ -89,6 +94,8 @@ class Agent:
         self.objects: tuple[str, ...] = ()
         self.current: PlanStep | None = None
         self.interruption: PlanStep | None = None
+        # Whom it chose to talk to at a time, and why: its own reason in that conversation.
+        self.wants: tuple[str, datetime, str] | None = None
         self.yesterday: str | None = None
         self.relations = Relations()
         # Conversations it opened with a visitor, by visitor, waiting a tick for the reply.
@@ -112,6 +119,7 @@ class Agent:
                 decision = await self.react(now, salient, nearby)
             await self.current_action(now)
             if decision is not None and decision.choice == "talk" and decision.target:
+                self.wants = (decision.target, now, decision.reason)
                 return Action("talk", decision.reason, target=decision.target)
         elif phase == "act":
             return self._act(observation)
@@ -132,15 +140,34 @@ class Agent:
         return Action("do", step.description, target=step.place, args=args)
 
     async def think(self, text: str, now: datetime, importance: float | None = None) -> None:
-        """The source's seed: a memory the agent holds as its own intention; a day already
-        planned is planned anew around it (a day not yet planned takes it in when planned).
-        Its importance is rated like any memory's unless the scenario gives one."""
-        meta = {"intervention": "thought"}
-        await self.memory.add(
-            "observation", text, now, importance, meta=meta, rule=THOUGHT_IMPORTANCE
-        )
+        """The source's seed: an inner thought the agent holds as its own (the scenario writes
+        it in the first person), rated like any memory unless the scenario gives an
+        importance; whether the day changes around it is the agent's own decision."""
+        meta = {"intervention": "thought", "source": "planted"}
+        await self.memory.add(THOUGHT, text, now, importance, meta=meta)
         if any(block.covers(now) for block in self.planner.schedule.blocks):
-            await self.replan(now, text)
+            await self.take_in(text, now)
+
+    async def take_in(self, news: str, now: datetime, evidence: MemoryRecord | None = None) -> bool:
+        """What `news` means for this agent's plans, kept as a thought citing `evidence` when
+        given (the conversation), and the rest of the day replanned if it decides so. True
+        when it replanned. Without planning there is no plan to change, and after small talk
+        (a conversation rated below NEWSWORTHY) nothing to change it: neither asks the model."""
+        if not self.ablation.plans:
+            return False
+        if evidence is not None and evidence.importance < NEWSWORTHY:
+            return False  # small talk, rated so: nothing to plan around, and no call
+        answer = await self.planner.revise(now, news)
+        value = answer.value
+        thought = value.thought.strip()
+        if evidence is not None and thought:
+            meta = {"source": "conversation", "conversation": evidence.meta.get("conversation")}
+            await self.memory.add(THOUGHT, thought, now, evidence=[evidence.id], meta=meta)
+        self.ctx.emit(model_decision("plan.revise", value.plans, answer), now)
+        if value.plans != "replan":
+            return False
+        await self.replan(now, thought or news.split("\n", 1)[0])
+        return True
 
     async def correct(
         self,
@@ -158,6 +185,13 @@ class Agent:
 
     async def converse(self, other: Agent, now: datetime, topic: str) -> None:
         await converse(self, other, now, topic or None, CONVERSATION_TURNS)
+
+    def reason_to_talk(self, other: str, now: datetime) -> str | None:
+        """Why this agent chose, at `now`, to talk to `other` (None: it did not choose to)."""
+        if self.wants is None:
+            return None
+        target, at, reason = self.wants
+        return (reason or None) if (target, at) == (other, now) else None
 
     async def answer(self, address: Address, now: datetime) -> None:
         """A visitor's line answered (in the conversation this agent opened with them, if
@@ -206,17 +240,24 @@ class Agent:
         self, now: datetime, salient: Sequence[MemoryRecord], nearby: Sequence[str]
     ) -> Reaction:
         decision = await decide(
-            self.ctx, now, salient, nearby, self.current, self.talked, self.names
+            self.ctx,
+            now,
+            salient,
+            nearby,
+            self.current,
+            self.talked,
+            self.names,
+            self.planner.ahead(now),
         )
-        if decision.choice == "react":
-            place = self.current.place if self.current else self.persona.home
-            what = (
-                f"thinking about {decision.reason}"[:80]
-                if decision.reason
-                else "responding to what just happened"
-            )
-            self.interruption = PlanStep(now, REACTION_MINUTES, place, what)
-            self.current = self.interruption
+        step = self.current
+        if decision.choice == "react" and self.ablation.plans:
+            what = decision.reason or salient[0].text
+            self.interruption = None
+            await self.planner.react(now, what[:120], self.objects)
+            await self.planner.flush(now)
+        elif decision.choice == "wait" and step is not None:
+            waiting = f"waiting to start {step.description}"[:80]
+            self.interruption = PlanStep(now, WAIT_MINUTES, step.place, waiting)
         elif decision.choice == "replan":
             await self.replan(now, decision.reason)
         return decision
@@ -259,8 +300,9 @@ class Agent:
             return None
         with_whom = " and ".join(names.get(o, o) for o in others)
         raised = conversation.raised_by()
-        # The header names the topic only where a speaker chose to bring it up.
-        about = f"about {conversation.topic}" if raised else "(small talk)"
+        topics = list(dict.fromkeys(conversation.topic_of(s) for s in raised))
+        # The header names the topics only where a speaker chose to bring them up.
+        about = f"about {'; '.join(topics)}" if raised else "(small talk)"
         text = (
             f"Conversation with {with_whom} at {clock(now)} on {now:%A %B %d} {about}:\n"
             f"{conversation.transcript(dict(names))}"
@@ -269,14 +311,11 @@ class Agent:
         # Its names: whom a prompt says it was heard from (mind/provenance.py).
         meta: dict[str, Any] = {"conversation": conversation.id, "with": others, "names": with_whom}
         if raised:
-            meta |= {"topic": conversation.topic, "from": with_whom}
+            heard = [conversation.topic_of(s) for s in raised if s != self.id]
+            meta |= {"topic": (heard or topics)[0], "from": with_whom}
         record = await self.memory.add("dialogue", text, now, meta=meta)
-        if raised and raised[0] != self.id:
-            # What another brought up is a new situation, as in the source, where those told
-            # of the party plan around it: the planner (the model) decides what changes. Its
-            # teller, told it back, has nothing new to plan around.
-            teller = names.get(raised[0], raised[0])
-            await self.replan(now, f"{teller} told {self.persona.name}: {conversation.topic}")
+        # Whoever chose the topic, what was said may change this agent's plans: it decides.
+        await self.take_in(conversation.transcript(dict(names)), now, record)
         return record
 
     def state(self) -> dict[str, Any]:

@@ -43,6 +43,12 @@ class Conversation:
     turns: tuple[Utterance, ...]
     # "unanswered": an agent spoke first to a visitor, who said nothing back (visitor.py)
     ended_by: Literal["decision", "turn_limit", "repeated", "unanswered"]
+    # A speaker's own reason for talking where it differs from `topic` (the opener's).
+    reasons: tuple[tuple[str, str], ...] = ()
+
+    def topic_of(self, speaker: str) -> str:
+        """What `speaker` came to talk about: its own reason, else the conversation's topic."""
+        return dict(self.reasons).get(speaker, self.topic)
 
     def transcript(self, names: dict[str, str]) -> str:
         return "\n".join(f"{names.get(u.speaker, u.speaker)}: {u.text}" for u in self.turns)
@@ -64,6 +70,8 @@ class Speaker(Protocol):
         self, conversation: Conversation, names: Mapping[str, str], now: datetime
     ) -> MemoryRecord | None: ...
 
+    def reason_to_talk(self, other: str, now: datetime) -> str | None: ...
+
 
 async def converse(
     a: Speaker, b: Speaker, now: datetime, topic: str | None = None, max_turns: int = 8
@@ -72,6 +80,9 @@ async def converse(
     if max_turns < 1:
         raise ValueError(f"max_turns must be at least 1, got {max_turns}")
     subject = topic or "whatever comes up"
+    # Each speaker keeps its own reason: the second may have chosen to talk too, about
+    # something else (the host's invitation was lost when the other opened).
+    own = {a.id: topic, b.id: b.reason_to_talk(a.id, now) or topic}
     names = {a.id: a.persona.name, b.id: b.persona.name}
     conversation_id = f"conv-{a.id}-{b.id}-{now:%Y%m%dT%H%M%S}"
     relations: dict[str, str] = {}
@@ -79,14 +90,14 @@ async def converse(
     for me, you in ((a, b), (b, a)):
         relations[me.id] = await relationship(me.ctx, me.relations, you.id, you.persona.name, now)
         # The transcript grows to max_turns lines; the memories take what is left.
+        mine = own[me.id] or subject
         longest = "x" * ((TURN_CHARS + 24) * max_turns)
-        bare = _user(me, you, relations[me.id], subject, "", now, longest)
+        bare = _user(me, you, relations[me.id], mine, "", now, longest)
         room = me.ctx.room(p.TURN_SYSTEM, bare, TURN_TOKENS)
-        query = f"{you.persona.name} {subject}"
+        query = f"{you.persona.name} {mine}"
         # Plans aside: SmolLM2-135M recited "Lena Kowalski's plan for Wednesday ..." as its line.
         found = me.ctx.recall(query, now, "converse.turn", room, exclude=(PLAN,))
         memories[me.id] = me.ctx.shown(found, now)
-    output = p.turn_output(topic)
     turns: list[Utterance] = []
     ended_by: Literal["decision", "turn_limit", "repeated"] = "turn_limit"
     for turn in range(max_turns):
@@ -96,7 +107,7 @@ async def converse(
             speaker,
             listener,
             relations[speaker.id],
-            subject,
+            own[speaker.id] or subject,
             memories[speaker.id],
             now,
             transcript or "(nothing yet)",
@@ -107,7 +118,7 @@ async def converse(
             now,
             p.TURN_SYSTEM,
             user,
-            output,
+            p.turn_output(own[speaker.id]),
             fallback,
             max_tokens=TURN_TOKENS,
             salt=str(turn),
@@ -118,7 +129,8 @@ async def converse(
             # speakers repeated one line for all eight turns), so it is over.
             ended_by = "repeated"
             break
-        raised = topic is not None and str(answer.value.raises) == topic
+        reason = own[speaker.id]
+        raised = reason is not None and str(answer.value.raises) == reason
         turns.append(Utterance(speaker.id, text, raised))
         speaker.ctx.emit(
             MessageSent(to=[listener.id], text=text, conversation=conversation_id, turn=turn), now
@@ -126,7 +138,10 @@ async def converse(
         if answer.value.end:
             ended_by = "decision"
             break
-    conversation = Conversation(conversation_id, (a.id, b.id), subject, tuple(turns), ended_by)
+    reasons = tuple((s, r) for s, r in own.items() if r is not None and r != topic)
+    conversation = Conversation(
+        conversation_id, (a.id, b.id), subject, tuple(turns), ended_by, reasons
+    )
     log_conversation(a, conversation, now)
     for me in (a, b):
         await me.remember_conversation(conversation, names, now)

@@ -13,7 +13,7 @@ from simulacra.core import mentions_all
 from simulacra.memory import OBSERVATION
 from simulacra.mind.context import MindContext
 
-CORRECTION_IMPORTANCE = 9.0  # under the rule (and when a rating fails), as a planted thought
+CORRECTION_IMPORTANCE = 9.0  # under the rule (and when a rating fails)
 
 
 async def correct(

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from simulacra.mind.context import MindContext, clock, end_of_day
+from simulacra.mind.context import Answer, MindContext, clock, end_of_day
 from simulacra.mind.town import plan_prompts as p
 from simulacra.mind.town.persona import Persona
 from simulacra.mind.town.plan_check import PlanRules, checked
@@ -32,8 +32,11 @@ from simulacra.runlog.events import Planned
 
 # The rule's importance of a plan record (and a failed rating's): a day plan matters more
 # than one action.
-PLAN_IMPORTANCE = {"day": 5.0, "replan": 6.0, "hour": 3.0, "action": 2.0}
+PLAN_IMPORTANCE = {"day": 5.0, "replan": 6.0, "react": 3.0, "hour": 3.0, "action": 2.0}
 DAILY_TOKENS = REPLAN_TOKENS = 320
+REVISE_TOKENS = 96
+REACT_WINDOW = timedelta(hours=2)  # what a reaction rewrites, as the source's does
+SHOWN_BLOCKS = p.MAX_BLOCKS  # the blocks ahead a decision sees: the rest of the day
 NEXT_STEP_TOKENS = SUMMARY_TOKENS = 256  # the default of `MindContext.ask`
 
 
@@ -203,6 +206,7 @@ class Planner:
             max_tokens=REPLAN_TOKENS,
         )
         running = remaining[0] if remaining else None
+        hours, actions = list(self.schedule.hours), list(self.schedule.actions)
         carry_on = p.PlannedBlock(
             start=clock(now),
             place=running.place if running else self.ctx.persona.home,
@@ -210,9 +214,89 @@ class Planner:
         )
         steps = self._blocks(answer.value.blocks, now, carry_on)
         self.schedule.cut_at(now)
+        if running is not None and (steps[0].place, steps[0].description) == (
+            running.place,
+            running.description,
+        ):
+            # The running block goes on: its hours and actions already planned stand (to its
+            # new end), and are not asked for again.
+            self.schedule.hours, self.schedule.actions = hours, actions
+            self.schedule.cut_steps_at(steps[0].end)
         self.schedule.blocks += steps
         text = f"{self._name} changed plans at {clock(now)} ({why}):\n{_lines(steps)}"
         self._record("replan", text, steps, now)
+        return steps
+
+    def ahead(self, now: datetime) -> str:
+        """The rest of the day's blocks, as prompt lines."""
+        return _lines(self.schedule.remaining(now)[:SHOWN_BLOCKS]) or "(no plan)"
+
+    async def revise(self, now: datetime, news: str) -> Answer[p.RevisionOutput]:
+        """What `news` means for the plans (a thought, in the first person), and whether the
+        rest of the day changes, decided from the memories it recalls beside the plan."""
+        user = self.ctx.situation(
+            "plan.revise",
+            f"{news[:300]} {self._name}'s plans and promises",
+            now,
+            p.REVISE_SYSTEM,
+            p.REVISE_USER,
+            REVISE_TOKENS,
+            {
+                "name": self._name,
+                "remaining": self.ahead(now),
+                "date": _day(now),
+                "now": clock(now),
+                "news": news,
+            },
+        )
+        fallback = p.RevisionOutput(thought="", plans="continue")
+        return await self.ctx.ask(
+            "plan.revise",
+            now,
+            p.REVISE_SYSTEM,
+            user,
+            p.RevisionOutput,
+            fallback,
+            max_tokens=REVISE_TOKENS,
+        )
+
+    async def react(self, now: datetime, reaction: str, objects: Sequence[str]) -> list[PlanStep]:
+        """The next two hours of the running block (at most) rewritten around `reaction`, as
+        the source's reaction rewrites its window of the schedule; what lies beyond is
+        broken down again when the agent gets there."""
+        block = self.schedule.block_at(now)
+        if block is None:
+            return []
+        end = min(block.end, now + REACT_WINDOW)
+        minutes = int((end - now).total_seconds() // 60)
+        doing = self.schedule.action_at(now) or self.schedule.hour_at(now) or block
+        user = p.REACT_WINDOW_USER.format(
+            name=self._name,
+            place=block.place,
+            objects=", ".join(objects) or "(none noticed)",
+            activity=doing.description,
+            reaction=reaction,
+            start=clock(now),
+            end=clock(end),
+            minutes=minutes,
+        )
+        fallback = p.ActionsOutput(actions=[reaction[:36] or "reacting", doing.description[:36]])
+        answer = await self.ctx.ask(
+            "plan.react",
+            now,
+            p.REACT_WINDOW_SYSTEM,
+            user,
+            p.ActionsOutput,
+            fallback,
+            max_tokens=12 * p.MAX_ACTIONS + 8,
+        )
+        window = PlanStep(now, minutes, block.place, f"reacting to {reaction}"[:80])
+        steps = _actions(answer.value.actions, window, objects)
+        self.schedule.cut_steps_at(now)
+        self.schedule.hours.append(window)
+        self.schedule.actions += steps
+        text = f"{self._name} reacted at {clock(now)} ({reaction}):\n{_lines(steps)}"
+        self._record("react", text, steps, now)
         return steps
 
     async def current_action(self, now: datetime, objects: Sequence[str] = ()) -> PlanStep:

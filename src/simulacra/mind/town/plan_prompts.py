@@ -6,13 +6,14 @@ situation, so that a serving engine reuses the cached prompt prefix across calls
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
 from simulacra.llm import MaxChars
 
 CLOCK = r"^([01]?[0-9]|2[0-3]):[0-5][0-9]$"
+MAX_BLOCKS = 8  # a plan's blocks at most, the day's and a replan's
 
 
 class PlannedBlock(BaseModel):
@@ -22,11 +23,11 @@ class PlannedBlock(BaseModel):
 
 
 class DailyPlanOutput(BaseModel):
-    blocks: list[PlannedBlock] = Field(min_length=5, max_length=8)
+    blocks: list[PlannedBlock] = Field(min_length=5, max_length=MAX_BLOCKS)
 
 
 class ReplanOutput(BaseModel):
-    blocks: list[PlannedBlock] = Field(min_length=1, max_length=8)
+    blocks: list[PlannedBlock] = Field(min_length=1, max_length=MAX_BLOCKS)
 
 
 class HourlyOutput(BaseModel):
@@ -48,6 +49,14 @@ class NextStepOutput(BaseModel):
     place: Annotated[str, MaxChars(32)]
     activity: Annotated[str, MaxChars(36)]
     minutes: int = Field(ge=5, le=60)
+
+
+class RevisionOutput(BaseModel):
+    """What the news means for the character's plans (a thought it keeps), then the decision
+    it leads to: the reason before the choice."""
+
+    thought: Annotated[str, MaxChars(200)]
+    plans: Literal["continue", "replan"] = "continue"
 
 
 class DaySummaryOutput(BaseModel):
@@ -87,6 +96,33 @@ What {name} remembers:
 
 It is {now} on {date}. What changed: {reason}
 Plan {name}'s day from {now} until midnight."""
+
+REVISE_SYSTEM = (
+    "A character in a town simulation has just learned something. Say in one sentence, in "
+    "the first person, what it means for their plans (an appointment, an invitation, a "
+    "promise, or nothing), then decide: continue with the plan, or replan the rest of today. "
+    "Replan only when the rest of today must change. Reply in JSON."
+)
+
+REVISE_USER = """{name}'s plan for the rest of today ({date}):
+{remaining}
+What {name} remembers:
+{memories}
+
+It is {now}. What just happened:
+{news}
+What does this mean for {name}'s plans, and does the rest of the day change?"""
+
+REACT_WINDOW_SYSTEM = (
+    "A character interrupts what they were doing to react to something. Rewrite their next "
+    "steps, from now to the end of the window given: 2 to 6 short actions in order, the "
+    "reaction first, then what they do after it. Reply in JSON with the list of actions."
+)
+
+REACT_WINDOW_USER = """{name} is at {place}. Objects here: {objects}
+{name} was doing: {activity}
+Reaction: {reaction}
+From {start} to {end} ({minutes} minutes): list the actions."""
 
 HOURLY_SYSTEM = (
     "You break one block of a character's daily plan into hour-long parts. Reply in JSON with "

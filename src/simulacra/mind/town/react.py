@@ -1,4 +1,4 @@
-"""Reaction: continue, react, replan or talk, with cheap filters before any model call.
+"""Reaction: continue, react, wait, replan or talk, with cheap filters before any model call.
 
 No salient observation, sleep through anything but a world event, or sights only about people
 talked to in the last hours: each decides "continue" without asking the model. What is left
@@ -28,7 +28,7 @@ WEIGHTY = 2
 
 @dataclass(frozen=True)
 class Reaction:
-    choice: Literal["continue", "react", "replan", "talk"]
+    choice: Literal["continue", "react", "wait", "replan", "talk"]
     target: str | None
     reason: str
     fallback: bool
@@ -111,7 +111,9 @@ async def decide(
     current: PlanStep | None,
     talked: Mapping[str, datetime],
     names: Mapping[str, str],
+    plan: str = "(no plan)",
 ) -> Reaction:
+    """`plan`: the blocks ahead, as prompt lines (Planner.ahead)."""
     asked = worth_asking(salient, current, talked, now)
     if not asked:
         return Reaction("continue", None, "nothing new worth stopping for", False)
@@ -122,6 +124,8 @@ async def decide(
     fields = {
         "name": ctx.persona.name,
         "now": clock(now),
+        "date": now.strftime("%A %B %d, %Y"),
+        "plan": plan,
         "action": current.description if current else "going about the day",
         "place": current.place if current else ctx.persona.home,
         "nearby": ", ".join(whom) or p.NOBODY,

@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, create_model
 
-Choice = Literal["continue", "react", "replan", "talk"]
+Choice = Literal["continue", "react", "wait", "replan", "talk"]
 NOBODY = "nobody"
 NOTHING = "nothing in particular"
 TOPIC_CHARS = 90  # one option of `about`: a memory's first line, cut
@@ -53,13 +53,17 @@ REACT_SYSTEM = (
     "JSON with target: the person nearby the character starts a conversation with now, or "
     "nobody; about: which of the things on the character's mind the conversation or the "
     "reaction is about; choice: talk (when target is someone), continue (carry on with the "
-    "plan), react (pause briefly to respond) or replan (change the rest of the day)."
+    "plan), react (respond to it now: the next hour or two change), wait (stay until someone "
+    "finishes with what the character needs, then go on) or replan (change the rest of the "
+    "day)."
 )
 
-REACT_USER = """It is {now}. {name} is {action} at {place}.
+REACT_USER = """It is {now} on {date}. {name} is {action} at {place}.
 {name} notices:
 {noticed}
 Nearby, free to talk: {nearby}
 On {name}'s mind:
 {topics}
+{name}'s plan for the rest of the day:
+{plan}
 What does {name} do?"""

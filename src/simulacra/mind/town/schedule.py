@@ -108,6 +108,10 @@ class Schedule:
     def cut_at(self, now: datetime) -> None:
         """Keep the past (and the running steps up to `now`); forget what was ahead."""
         self.blocks = _cut(self.blocks, now)
+        self.cut_steps_at(now)
+
+    def cut_steps_at(self, now: datetime) -> None:
+        """Keep the day's blocks; forget the hours and actions ahead of `now`."""
         self.hours = _cut(self.hours, now)
         self.actions = _cut(self.actions, now)
 

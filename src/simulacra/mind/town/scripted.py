@@ -1,41 +1,84 @@
-"""A scripted stand-in for a model that keeps the town sociable: for tests and the benchmark.
+"""A scripted stand-in for a model, for tests and the benchmark: it reads what each prompt
+gives it and acts on that, by fixed rules, whatever the news is about.
 
-With it, agents who meet talk; a speaker who remembers a party passes the news on; an
-interviewed agent who remembers a party says so, answers other questions with the memory that
-shares most words with the question (or its own background when it recalls nothing), and says
-it knows a person its memories or relationships name. Reflecting, it draws one insight from
-the two statements that share most words with the question, and cites them. As an
-evaluation's judge it ranks answers by how many distinct words they carry and flags names and
-numbers no source holds.
-Everything else gets the declared fallback. It reads the prompts' text, so it follows the
-mind's prompt templates loosely, by keywords.
+- Weight: it judges a memory's weight as the keyword rule does (`rule_importance`): a sight
+  of someone working weighs 2, a party or an election more.
+- Talk (react.decide): waits when someone uses what its current step needs; reacts to a grave
+  sight where it is; replans when something on its mind names a time and a place today that
+  the plan shown does not hold; talks to the first person free when something weighty is on
+  its mind; otherwise carries on.
+- A turn (converse.turn): answers news it was just told (with a yes when the news names a
+  time and a place), else passes on the weightiest memory the listener has not heard: not
+  from a conversation with the listener, not already said in this one.
+- After news (plan.revise): the weightiest line it heard is its thought, and it replans when
+  a memory or the news names a time and a place today that the plan does not hold.
+- Plans (plan.daily, plan.replan, plan.react): the day or the plan it is shown as the form
+  of the reply, within the output model's limits, with each appointment its memories name
+  for today laid over it.
+- Interviews: answers from the memory that shares most words with the question.
+- Reflection: one insight from the two statements that share most words with the question.
+- As an evaluation's judge: ranks answers by how many of their words the character's
+  memories relevant to the question hold, and flags names and numbers no source holds.
+
+Everything else gets the declared fallback.
 """
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Sequence
 from enum import Enum
 from typing import Any
 
 from simulacra.llm import Request, ScriptedModel
+from simulacra.memory import rule_importance
 from simulacra.mind.interview import MEMORY_IDS
 from simulacra.mind.town.converse_prompts import SMALL_TALK
+from simulacra.mind.town.plan_prompts import MAX_BLOCKS
 from simulacra.mind.town.react_prompts import NOBODY, NOTHING
 
-_PARTY = re.compile(r"[^.\n:\]]*\bparty\b[^.\n]*", re.IGNORECASE)
-_CITED = re.compile(r"^- \[([^\]]+)\] (.*)$", re.MULTILINE)
 _KNOW = re.compile(r"Do you know (.+?)\?")
-_WORD = re.compile(r"[a-z0-9']{4,}")
+_WORD = re.compile(r"[a-z0-9']{3,}")
 _STATEMENT = re.compile(r"^(\d+)\. (.*)$", re.MULTILINE)
 _PROPER = re.compile(r"(?<![.!?:]\s)(?<!^)\b([A-Z][a-z]+|\d+(?::\d+)?)\b")
+_CLOCK = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\b")
+_PLACE = re.compile(r"\bat ((?:[A-Z][\w']*)(?: (?:[A-Z][\w']*|of|and))*)")
+_DATE = re.compile(
+    r"\b(January|February|March|April|May|June|July|August|September|October|November|"
+    r"December) (\d{1,2})\b"
+)
+_PLAN_JSON = re.compile(r'\{"blocks": ?\[.*?\]\}', re.DOTALL)
+_PLAN_LINE = re.compile(r"^- (\d\d:\d\d)-(\d\d:\d\d) (.*) at (.+)$", re.MULTILINE)
+_SPEAKER = re.compile(r"^([A-Z][\w'-]*(?: [A-Z][\w'-]*)*): (.*)$")
+# Words a question asks with, not about.
+_ASKING = frozenset(
+    re.findall(
+        r"\w+",
+        "you your know does did the and any are who what when where which whether anyone "
+        "happening town for with about have has this that there",
+    )
+)
+ORDINARY = 2  # rule_importance of a line without weighty words: not news
+GRAVE = 5  # a sight this weighty is reacted to
 TURNS = 4
 ANSWER_CHARS = 200
+LINE_CHARS = 190
+APPOINTMENT_MINUTES = 90
+APPOINTMENTS = 2  # laid over one plan at most
+MIN_DAY_BLOCKS = 5  # DailyPlanOutput's least
+ACTION_CHARS = 36  # ActionsOutput's most, a phrase
+BREAK_MINUTES = 30
 
 
 def sociable(model: ScriptedModel) -> ScriptedModel:
     """Register the town's responders on a scripted model; returns it."""
     model.on("react.decide", _react)
     model.on("converse.turn", _turn)
+    model.on("plan.revise", _revise)
+    model.on("plan.daily", _plan)
+    model.on("plan.replan", _plan)
+    model.on("plan.react", _react_window)
     model.on("interview.answer", _interview)
     model.on("reflect.insights", _insights)
     model.on("judge.rank", _rank)
@@ -54,25 +97,6 @@ def _prompt(request: Request) -> str:
     return request.messages[-1].text
 
 
-def _party(text: str) -> str | None:
-    """The first sentence about a party, headings (lines ending in ":") aside."""
-    for line in text.splitlines():
-        found = None if line.rstrip().endswith(":") else _PARTY.search(line)
-        if found:
-            return found.group(0).strip(" -")
-    return None
-
-
-def _react(request: Request) -> dict[str, Any]:
-    """Talk to the first person free, about the party if it is on the agent's mind."""
-    people, topics = offered(request, "target"), offered(request, "about")
-    last = topics[-1] if topics else NOTHING
-    if len(people) < 2:  # only "nobody"
-        return {"choice": "continue", "target": NOBODY, "about": last}
-    news = next((t for t in topics if "party" in t.lower()), last)
-    return {"choice": "talk", "target": people[0], "about": news}
-
-
 def offered(request: Request, field: str) -> list[str]:
     """The values an enum field of the request's output model allows, in order."""
     fields = request.output.model_fields if request.output is not None else {}
@@ -80,34 +104,309 @@ def offered(request: Request, field: str) -> list[str]:
     return [str(m.value) for m in kind] if isinstance(kind, type) and issubclass(kind, Enum) else []
 
 
+def _between(text: str, start: str, end: str) -> str:
+    return text.split(start, 1)[-1].split(end, 1)[0] if start in text else ""
+
+
+def _stems(text: str) -> set[str]:
+    """A text's words, crudely stemmed ("running" and "run" meet), asking words aside."""
+    out = set()
+    for word in _WORD.findall(text.lower()):
+        if word in _ASKING:
+            continue
+        for suffix in ("ning", "ing", "ed", "es", "s"):
+            if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+                word = word[: -len(suffix)]
+                break
+        out.add(word)
+    return out
+
+
+def _weight(line: str) -> int:
+    return rule_importance(line)
+
+
+# --- memories as the prompt shows them -------------------------------------------------------
+
+
+def _records(section: str) -> list[list[str]]:
+    """The records of a memory section, each as its lines ("- " starts a record)."""
+    records: list[list[str]] = []
+    for line in section.splitlines():
+        if line.startswith("- ") or (line.strip() and not records):
+            records.append([line.removeprefix("- ").strip()])
+        elif line.strip():
+            records[-1].append(line.strip())
+    return records
+
+
+def _told(line: str, me: str) -> str:
+    """A line of a remembered conversation in the voice of one who passes it on."""
+    said = _SPEAKER.match(line)
+    if said is None:
+        return line
+    who, text = said.groups()
+    text = text.removeprefix("Have you heard? ").strip()
+    if who == me:
+        return text
+    # Who told me, and whose words they passed on: the tellers in between drop out.
+    *tellers, core = text.split(" told me: ")
+    origin = f"{tellers[-1]} told me: " if tellers else ""
+    return f"{who} told me: {origin}{core}"
+
+
+def _news(section: str, me: str, listener: str = "", said: str = "") -> list[str]:
+    """What the memories hold worth telling, weightiest first (ties: in the order shown):
+    headings aside, and what the listener heard with me or was already said."""
+    found: list[str] = []
+    for record in _records(section):
+        if listener and listener in record[0] and record[0].startswith("Conversation"):
+            continue  # the listener was there
+        for line in record:
+            if line.rstrip().endswith(":"):
+                continue
+            text = _told(line, me)
+            core = text.rsplit(" told me: ", 1)[-1][:60].lower()
+            theirs = bool(listener) and f"{listener} told me" in text
+            if core in said.lower() or text in found or theirs:
+                continue  # said already, or the listener's own news
+            found.append(text)
+    weighty = [t for t in found if _weight(t) > ORDINARY]
+    return sorted(weighty, key=lambda t: -_weight(t))
+
+
+def _appointments(text: str, today: str) -> list[tuple[str, str, str]]:
+    """(clock, place, what) of each line naming a clock time and a place for `today` ("today",
+    "tonight", or today's month and day, e.g. "February 14")."""
+    day = _DATE.search(today)
+    found = []
+    for line in text.splitlines():
+        if line.rstrip().endswith(":") or "Conversation with" in line:
+            continue  # a heading: when a record was made, not what it says
+        dated = _DATE.search(line)
+        is_today = (
+            day is not None and dated is not None and dated.groups() == day.groups()
+        ) or re.search(r"\b(today|tonight)\b", line, re.IGNORECASE)
+        clock, place = _CLOCK.search(line), _PLACE.search(line)
+        if not is_today or clock is None or place is None:
+            continue
+        before = line[: place.start()].rsplit(":", 1)[-1].split()
+        what = " ".join(w for w in before[-3:] if w.lower() not in {"a", "an", "the"})
+        found.append((f"{int(clock.group(1)):02d}:{clock.group(2)}", place.group(1), what))
+    return found
+
+
+def _minutes(clock: str) -> int:
+    hour, minute = clock.split(":")
+    return int(hour) * 60 + int(minute)
+
+
+def _held(plan: Sequence[tuple[str, str, str, str]], clock: str, place: str) -> bool:
+    """Whether a plan's lines (start, end, activity, place) put it at `place` at `clock`."""
+    at = _minutes(clock)
+    return any(p == place and _minutes(s) <= at < (_minutes(e) or 24 * 60) for s, e, _, p in plan)
+
+
+def _missing(text: str, today: str, plan_lines: str) -> list[tuple[str, str, str]]:
+    """Today's appointments the plan shown (from now on) does not hold; one begun already
+    counts from now, and one over is no longer missed."""
+    plan = _PLAN_LINE.findall(plan_lines)
+    start = _minutes(plan[0][0]) if plan else 0
+    missing = []
+    for clock, place, what in _appointments(text, today):
+        at = _minutes(clock)
+        if at < start <= at + APPOINTMENT_MINUTES:
+            clock = plan[0][0]
+        if at + APPOINTMENT_MINUTES > start and not _held(plan, clock, place):
+            missing.append((clock, place, what))
+    return missing
+
+
+# --- decisions --------------------------------------------------------------------------------
+
+
+def _react(request: Request) -> dict[str, Any]:
+    prompt = _prompt(request)
+    people, topics = offered(request, "target"), offered(request, "about")
+    situation = re.search(r"It is \S+ on (.+?)\. .+ is (.+) at (.+)\.\n", prompt)
+    today, action, place = situation.groups() if situation else ("", "", "")
+    noticed = [n[2:] for n in _between(prompt, "notices:\n", "\nNearby").splitlines()]
+    plan = _between(prompt, "plan for the rest of the day:\n", "\nWhat does")
+    free = people[:-1]  # the last is "nobody"
+
+    def about(text: str) -> str:
+        return max(topics, key=lambda t: len(_stems(t) & _stems(text)), default=NOTHING)
+
+    for sight in noticed:  # someone here uses what my step needs
+        thing = re.match(r"the (.+?) in the .* is in use", sight)
+        if thing and thing.group(1).lower() in action.lower():
+            return {"choice": "wait", "target": NOBODY, "about": about(sight)}
+    for sight in noticed:
+        if _weight(sight) >= GRAVE and place in sight and not any(p in sight for p in people):
+            return {"choice": "react", "target": NOBODY, "about": about(sight)}
+    for topic in topics:
+        if _missing(topic, today, plan):
+            return {"choice": "replan", "target": NOBODY, "about": topic}
+    weighty = [t for t in topics if t != NOTHING and _weight(t) > ORDINARY]
+    if free and weighty:
+        return {"choice": "talk", "target": free[0], "about": weighty[0]}
+    return {"choice": "continue", "target": NOBODY, "about": NOTHING}
+
+
 def _turn(request: Request) -> dict[str, Any]:
     prompt = _prompt(request)
-    transcript = prompt.split("Conversation so far:\n", 1)[-1].split("\nWhat does", 1)[0]
+    me = _between(prompt, "What does ", " say next?")
+    listener = _between(prompt, f"{me} is talking with ", ".\n")
+    topic = _between(prompt, f"On {me}'s mind: ", "\n")
+    transcript = _between(prompt, "Conversation so far:\n", "\nWhat does")
     said = [line for line in transcript.splitlines() if line and line != "(nothing yet)"]
-    news = _party(prompt)
-    topics = offered(request, "raises")
-    raises = topics[-1] if topics else SMALL_TALK
-    if news is None:
-        text = "Nice to see you. How is your day going?"
-    elif any("party" in line.lower() for line in said):
-        text = "That sounds lovely; I will try to come."
+    memories = _between(prompt, "remembers:\n", "\n\nIt is ")
+    last = said[-1].split(": ", 1)[-1] if said else ""
+    if said and not said[-1].startswith(f"{me}: ") and _weight(last) > ORDINARY:
+        # Told news: a yes to something with a time and a place, thanks for the rest.
+        timed = _CLOCK.search(last) and _PLACE.search(last)
+        text = "That sounds lovely; I will try to come." if timed else "Thank you for telling me."
+        told = last
     else:
-        text = f"Have you heard? {news}."
-        raises = next((t for t in topics if "party" in t.lower()), raises)
-    return {"raises": raises, "text": text, "end": len(said) + 1 >= TURNS}
+        news = _news(memories, me, listener, transcript)
+        told = news[0] if news else ""
+        text = f"Have you heard? {told}" if told else "Nice to see you. How is your day going?"
+    raises = SMALL_TALK
+    if told and topic and len(_stems(topic) & _stems(told)) >= 2:
+        raises = next((t for t in offered(request, "raises") if t != SMALL_TALK), SMALL_TALK)
+    return {"raises": raises, "text": text[:ANSWER_CHARS], "end": len(said) + 1 >= TURNS}
+
+
+def _revise(request: Request) -> dict[str, Any]:
+    """What the news means for the agent's plans, and whether the rest of the day changes."""
+    prompt = _prompt(request)
+    me = _between(prompt, "What does this mean for ", "'s plans")
+    today = _between(prompt, "rest of today (", "):")
+    plan = _between(prompt, "):\n", "\nWhat ")
+    memories = _between(prompt, "remembers:\n", "\n\nIt is ")
+    happened = _between(prompt, "What just happened:\n", "\nWhat does this mean")
+    others = "\n".join(line for line in happened.splitlines() if not line.startswith(f"{me}: "))
+    heard = _news(others, me)
+    missing = _missing(f"{memories}\n{happened}", today, plan)
+    if missing:  # the appointment the plan lacks is what the news means for it
+        clock, place, what = missing[0]
+        day = _DATE.search(today)  # dated, not "today": the thought outlives the day
+        when = f"on {day.group(0)}" if day else "today"
+        thought = f"I should go to the {what or 'event'} at {place} at {clock} {when}."
+    else:
+        thought = heard[0][:LINE_CHARS] if heard else "Nothing in it changes my day."
+    return {"thought": thought, "plans": "replan" if missing else "continue"}
+
+
+# --- plans -----------------------------------------------------------------------------------
+
+
+def _plan(request: Request) -> dict[str, Any]:
+    """The day (or the plan) shown as the form of the reply, each appointment of today laid
+    over it, at most MAX_BLOCKS blocks."""
+    prompt = "\n".join(m.text for m in request.messages)
+    shown = _PLAN_JSON.search(prompt)
+    blocks: list[dict[str, str]] = json.loads(shown.group(0))["blocks"] if shown else []
+    places = [p.strip() for p in _between(prompt, "Places: ", "\n").split(",")]
+    replanned = re.search(r"It is \S+ on (.+?)\. What changed", prompt)
+    today = _between(prompt, "Today is ", ".") or (replanned.group(1) if replanned else "")
+    shown_memories = re.search(r"remembers[^\n]*:\n(.*?)\n\n", prompt, re.DOTALL)
+    memories = shown_memories.group(1) if shown_memories else ""
+    memories += "\n" + _between(prompt, "changed: ", "\n")
+    found = [a for a in _appointments(memories, today) if a[1] in places]
+    kept = list({(clock, place): (clock, place, what) for clock, place, what in found}.values())
+    kept = kept[:APPOINTMENTS]
+    while len(blocks) > MAX_BLOCKS - 2 * len(kept):  # each appointment may add two blocks
+        blocks = _without_shortest(blocks)
+    for clock, place, what in kept:
+        if blocks:
+            blocks = _laid_over(blocks, clock, place, what or "meeting people")
+    while "Today is" in prompt and blocks and len(blocks) < MIN_DAY_BLOCKS:
+        blocks = _with_break(blocks)
+    return {"blocks": blocks}
+
+
+def _laid_over(
+    blocks: list[dict[str, str]], clock: str, place: str, what: str
+) -> list[dict[str, str]]:
+    """`blocks` with one appointment over them; the block it interrupts resumes after it."""
+    start, end = _minutes(clock), _minutes(clock) + APPOINTMENT_MINUTES
+    if start < _minutes(blocks[0]["start"]) or end >= 24 * 60:
+        return blocks
+    before = [b for b in blocks if _minutes(b["start"]) < start]
+    after = [b for b in blocks if _minutes(b["start"]) > end]
+    running = [b for b in blocks if _minutes(b["start"]) <= end][-1]
+    resume = {**running, "start": f"{end // 60:02d}:{end % 60:02d}"}
+    visit = {"start": clock, "place": place, "activity": what[:36]}
+    return [*before, visit, resume, *after]
+
+
+def _with_break(blocks: list[dict[str, str]]) -> list[dict[str, str]]:
+    """A break in the middle of the longest waking block: a day needs MIN_DAY_BLOCKS."""
+    lengths = _lengths(blocks)
+    waking = [i for i in range(len(blocks)) if "sleep" not in blocks[i]["activity"].lower()]
+    i = max(waking or range(len(blocks)), key=lambda i: lengths[i])
+    middle = _minutes(blocks[i]["start"]) + lengths[i] // 2
+    pause = {**blocks[i], "start": f"{middle // 60:02d}:{middle % 60:02d}", "activity": "a break"}
+    back = middle + BREAK_MINUTES
+    resume = {**blocks[i], "start": f"{back // 60:02d}:{back % 60:02d}"}
+    return [*blocks[: i + 1], pause, resume, *blocks[i + 1 :]]
+
+
+def _lengths(blocks: list[dict[str, str]]) -> list[int]:
+    ends = [_minutes(b["start"]) for b in blocks[1:]] + [24 * 60]
+    return [e - _minutes(b["start"]) for b, e in zip(blocks, ends, strict=True)]
+
+
+def _without_shortest(blocks: list[dict[str, str]]) -> list[dict[str, str]]:
+    lengths = _lengths(blocks)
+    waking = [i for i in range(1, len(blocks)) if "sleep" not in blocks[i]["activity"].lower()]
+    drop = min(waking or range(1, len(blocks)), key=lambda i: lengths[i])
+    return blocks[:drop] + blocks[drop + 1 :]
+
+
+def _react_window(request: Request) -> dict[str, Any]:
+    """The window rewritten around the reaction: the reaction, then the step it interrupted."""
+    prompt = _prompt(request)
+    reaction = _between(prompt, "Reaction: ", "\n")
+    planned = _between(prompt, "was doing: ", "\n")
+    first = reaction[:ACTION_CHARS]
+    return {"actions": [first, first, planned[:ACTION_CHARS] or "carrying on"]}
+
+
+# --- interviews, reflection, judging ---------------------------------------------------------
 
 
 def _insights(request: Request) -> dict[str, Any]:
     prompt = _prompt(request)
     question = prompt.split("Question: ", 1)[-1].split("\n", 1)[0]
     statements = _STATEMENT.findall(prompt.split("Statements:\n", 1)[-1])
-    asked = set(_WORD.findall(question.lower()))
-    ranked = sorted(statements, key=lambda s: -len(asked & set(_WORD.findall(s[1].lower()))))
+    asked = _stems(question)
+    ranked = sorted(statements, key=lambda s: -len(asked & _stems(s[1])))
     chosen = ranked[:2]
     if not chosen:
         return {"insights": []}
     text = "Lately: " + "; ".join(said for _, said in chosen)
     return {"insights": [{"text": text[:190], "evidence": sorted(int(n) for n, _ in chosen)}]}
+
+
+def _cited(memories: str) -> list[tuple[str, str]]:
+    """(id, line) of each line of each memory shown with its id, headings aside."""
+    found = []
+    for record in _records(memories):
+        cited = re.match(r"\[([^\]]+)\] (.*)", record[0])
+        if cited is None:
+            continue
+        lines = [cited.group(2), *record[1:]]
+        found += [(cited.group(1), _told(line, "")) for line in lines if not line.endswith(":")]
+    return found
+
+
+def _relevant(question: str, cited: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The lines sharing a word with the question, most shared first (ties: as shown)."""
+    asked = _stems(question)
+    scored = [(len(asked & _stems(text)), i, (mid, text)) for i, (mid, text) in enumerate(cited)]
+    return [c for n, _, c in sorted(scored, key=lambda s: (-s[0], s[1])) if n]
 
 
 def _interview(request: Request) -> dict[str, Any]:
@@ -116,33 +415,18 @@ def _interview(request: Request) -> dict[str, Any]:
     question = question.split("\n", 1)[0]
     closed = request.output is not None and "choice" in request.output.model_fields
     sources = offered(request, "from_whom")
+    relevant = _relevant(question, _cited(memories))
     if closed and sources:
-        return _heard(memories, sources, offered(request, "choice"))
+        return _heard(relevant, sources, offered(request, "choice"))
     known = _KNOW.search(question) if closed else None
     if known is not None:
         return _knows(known.group(1).strip(), memories)
-    cited = [(i, text) for i, text in _CITED.findall(memories)]
-    news = _party(memories)
-    if "party" in question.lower() or "event" in question.lower():
-        if news is None:
-            return {"answer": "I have not heard of any party or event today.", "memory_ids": []}
-        # The memory the news came from first, then other party memories: three at most, as
-        # the output model allows.
-        party = sorted(
-            (i for i, text in cited if "party" in text.lower()),
-            key=lambda i: news not in dict(cited)[i],
-        )
-        return {"answer": f"Yes: {news}.", "memory_ids": party[:MEMORY_IDS]}
-    asked = set(_WORD.findall(question.lower()))
-    best = max(
-        reversed(cited), key=lambda c: len(asked & set(_WORD.findall(c[1].lower()))), default=None
-    )
-    if best is None:
+    if not relevant:
         background = re.search(r"Background: ([^.\n]+)", memories)
         said = background.group(1) if background else "I keep to myself"
-        return {"answer": f"{said}.", "memory_ids": []}
-    line = best[1].splitlines()[0][:ANSWER_CHARS]
-    return {"answer": f"I remember this: {line}", "memory_ids": [best[0]]}
+        return {"answer": f"I do not recall anything about that. {said}.", "memory_ids": []}
+    line = relevant[0][1][:ANSWER_CHARS]
+    return {"answer": f"I remember this: {line}", "memory_ids": [relevant[0][0]]}
 
 
 def _knows(name: str, memories: str) -> dict[str, Any]:
@@ -153,26 +437,37 @@ def _knows(name: str, memories: str) -> dict[str, Any]:
     return {"choice": "no", "answer": f"No, I do not know {name}.", "memory_ids": []}
 
 
-def _heard(memories: str, sources: list[str], choices: list[str]) -> dict[str, Any]:
-    """A closed question about a party: yes when a memory tells of one, from the first of
-    `sources` who says so in it (else the last source: nobody)."""
-    news = _party(memories)
-    told = [line for line in memories.splitlines() if _PARTY.search(line)]
-    teller = next((s for s in sources[:-1] if any(f"{s}: " in line for line in told)), sources[-1])
-    if news is None:
+def _heard(
+    relevant: Sequence[tuple[str, str]], sources: list[str], choices: list[str]
+) -> dict[str, Any]:
+    """A closed question: yes when a memory shares words with it, from the first of
+    `sources` who speaks in those memories (else the last source: nobody)."""
+    if not relevant:
         return {"choice": choices[-1], "from_whom": sources[-1], "answer": "No.", "memory_ids": []}
-    cited = [i for i, text in _CITED.findall(memories) if "party" in text.lower()]
+    texts = [text for _, text in relevant]
+    teller = next(
+        (s for s in sources[:-1] if any(t.startswith(f"{s} told me") for t in texts)), sources[-1]
+    )
+    ids = list(dict.fromkeys(i for i, _ in relevant))
     return {
         "choice": choices[0],
         "from_whom": teller,
-        "answer": f"Yes: {news}."[:150],
-        "memory_ids": cited[:MEMORY_IDS],
+        "answer": f"Yes: {texts[0]}"[:150],
+        "memory_ids": ids[:MEMORY_IDS],
     }
 
 
 def _rank(request: Request) -> dict[str, Any]:
-    answers = re.findall(r"^([A-Z]): (.*)$", _prompt(request), re.MULTILINE)
-    ordered = sorted(answers, key=lambda a: (-len(set(_WORD.findall(a[1].lower()))), a[0]))
+    """Best first: the answer most of whose words the character's memories hold."""
+    prompt = _prompt(request)
+    remembered = _stems(_between(prompt, "remembers about this:\n", "\n\nInterviewer"))
+    answers = re.findall(r"^([A-Z]): (.*)$", prompt, re.MULTILINE)
+
+    def support(text: str) -> float:
+        words = _stems(text)
+        return len(words & remembered) / len(words) if words else 0.0
+
+    ordered = sorted(answers, key=lambda a: (-support(a[1]), a[0]))
     return {"ranking": ">".join(label for label, _ in ordered)}
 
 

@@ -1,0 +1,124 @@
+"""The scripted stand-in runs on the mechanism: it acts on what the prompts show (the memories
+retrieved, the plan, what was said), whatever the news is about; nothing in it names a party."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from simulacra.core import Observation
+from simulacra.experiments.evaluate.judge import rank_answers
+from simulacra.llm import ScriptedModel
+from simulacra.mind.town import Agent, converse
+from simulacra.mind.town.scripted import sociable
+
+from .conftest import KLAUS, MONDAY, MakeAgent
+
+VALENTINE = MONDAY + timedelta(days=1)  # Tuesday February 14, 2023
+MORNING = VALENTINE + timedelta(hours=7)
+NOON = VALENTINE + timedelta(hours=12)
+MAYOR = "I have decided to run for mayor in next month's election, and I want people to know."
+BIRTHDAY = "I am hosting a birthday celebration at Park on February 14 at 15:00."
+
+
+def _blocks_at(agent: Agent, place: str) -> list[str]:
+    return [f"{b.start:%H:%M}" for b in agent.planner.schedule.blocks if b.place == place]
+
+
+async def test_news_passes_on_whatever_its_subject_and_is_not_told_back(
+    model: ScriptedModel, make_agent: MakeAgent
+) -> None:
+    sociable(model)
+    isabella, klaus = make_agent(), make_agent(KLAUS)
+    await isabella.think(MAYOR, MORNING)  # no party: an election
+    chat = await converse(isabella, klaus, NOON, topic="the election")
+    first, second = chat.turns[0], chat.turns[1]
+    assert first.speaker == "isabella" and "run for mayor" in first.text
+    assert second.speaker == "klaus" and "run for mayor" not in second.text
+    # Klaus passes it on to someone new, naming who told him; Isabella is not told it back.
+    ada = make_agent(KLAUS.model_copy(update={"id": "ada", "name": "Ada Brook"}))
+    relayed = await converse(klaus, ada, NOON + timedelta(hours=1))
+    assert relayed.turns[0].text.startswith("Have you heard? Isabella Rodriguez told me: I have")
+    back = await converse(klaus, isabella, NOON + timedelta(hours=2))
+    assert all("mayor" not in u.text for u in back.turns if u.speaker == "klaus")
+
+
+async def test_an_appointment_heard_today_is_planned_around_and_one_for_another_day_is_not(
+    model: ScriptedModel, make_agent: MakeAgent
+) -> None:
+    sociable(model)
+    isabella, klaus = make_agent(), make_agent(KLAUS)
+    for agent in (isabella, klaus):
+        await agent.plan_day(MORNING)
+        assert 5 <= len(agent.planner.schedule.blocks) <= 8  # within the output model's limits
+    assert "15:00" not in _blocks_at(klaus, "Park")
+    await isabella.think(BIRTHDAY, MORNING + timedelta(minutes=10))
+    assert "15:00" in _blocks_at(isabella, "Park")  # her own decision: it is today
+    await converse(isabella, klaus, NOON, topic=BIRTHDAY)
+    (thought,) = [r for r in klaus.memory.recent(30) if r.kind == "thought"]
+    assert thought.text == (
+        "I should go to the birthday celebration at Park at 15:00 on February 14."
+    )
+    assert "15:00" in _blocks_at(klaus, "Park")
+    # The same news a day early changes nobody's plan.
+    host, early = make_agent(), make_agent(KLAUS.model_copy(update={"id": "early"}))
+    for agent in (host, early):
+        await agent.plan_day(MONDAY + timedelta(hours=7))
+    await host.think(BIRTHDAY, MONDAY + timedelta(hours=8))
+    # A planted thought is her own inner thought, rated like any record; she decided on it
+    # (one plan.revise) and kept her day.
+    (planted,) = [r for r in host.memory.recent(10) if r.kind == "thought"]
+    assert planted.meta["source"] == "planted" and planted.importance_source != "given"
+    assert not _blocks_at(host, "Park")
+    await converse(host, early, MONDAY + timedelta(hours=12), topic=BIRTHDAY)
+    assert any("birthday" in r.text for r in early.memory.recent(10))  # told, all the same
+    assert not _blocks_at(early, "Park")
+
+
+async def test_reactions_follow_what_is_noticed_and_the_plan(
+    model: ScriptedModel, make_agent: MakeAgent
+) -> None:
+    sociable(model)
+    klaus = make_agent(KLAUS)
+    await klaus.plan_day(MORNING)
+    step = await klaus.current_action(NOON)
+    place = step.place
+    # A grave sight where he is: he reacts, and the next hour or two of his plan change.
+    fire = f"the stove in the kitchen of {place} is on fire"
+    seen = Observation("klaus", place, (fire,), (), {"events": [fire]})
+    decision = await klaus.react(NOON, await klaus.perceive(NOON, seen), ())
+    assert decision.choice == "react"
+    reacting = await klaus.current_action(NOON + timedelta(minutes=10))
+    assert reacting.description != step.description and reacting.place == place
+    window = klaus.planner.schedule.hour_at(NOON + timedelta(minutes=10))
+    assert window is not None and window.duration_min >= 60 and "on fire" in window.description
+    # Something he needs in use: he waits a tick, then his step runs again.
+    later = NOON + timedelta(hours=3)
+    model.on("plan.actions", lambda r: {"actions": ["reading at the desk"]})
+    doing = await klaus.current_action(later)
+    busy = Observation("klaus", place, (f"the desk in the library of {place} is in use",))
+    decision = await klaus.react(later, await klaus.perceive(later, busy), ())
+    assert decision.choice == "wait"
+    waiting = await klaus.current_action(later)  # as the tick's decide phase goes on
+    assert waiting.description == f"waiting to start {doing.description}"
+    after = await klaus.current_action(later + timedelta(minutes=10))
+    assert not after.description.startswith("waiting")
+
+
+async def test_the_judge_ranks_by_what_the_memories_support_not_by_length(
+    model: ScriptedModel,
+) -> None:
+    sociable(model)
+    remembered = ["Isabella Rodriguez told me: I have decided to run for mayor."]
+    answers = [
+        "Yes, absolutely, I think several wonderful neighbours are running for many offices "
+        "this spring, and there is a lively debate every evening in the square.",
+        "Isabella Rodriguez is running for mayor.",
+    ]
+    order, fallback = await rank_answers(
+        model, "Klaus", "Is anyone running for office?", answers, item="i", memories=remembered
+    )
+    assert order == (1, 0) and not fallback
+    order, _ = await rank_answers(
+        model, "Klaus", "Is anyone running?", answers[::-1], item="i", memories=remembered
+    )
+    assert order == (0, 1)  # the same answer first, wherever it is shown
