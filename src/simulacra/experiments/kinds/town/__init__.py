@@ -134,8 +134,9 @@ class TownBinding(Binding):
         return scenario.model_copy(update={"world": world}), [f"world.attendance ({window})"]
 
     def build(self, scenario: Scenario, services: Services) -> Cast:
-        town = _town(scenario).map
-        world = TownWorld(town, scenario.clock.start)
+        config = _town(scenario)
+        town = config.map
+        world = TownWorld(town, scenario.clock.start, config.sight, config.seconds_per_tile)
         ablation = Ablation(self.ablation(scenario) or Ablation.FULL)
         minds: dict[str, Mind] = {}
         for persona in self.personas(scenario)[: scenario.agents.count]:
