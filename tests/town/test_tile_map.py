@@ -38,8 +38,8 @@ def run_ticks(world: TownWorld, count: int) -> list[dict[str, list[list[int]]]]:
         now = world.now
         ten = timedelta(minutes=10)
         world.advance(Tick(1, now, now + ten, ten, False, False, False))
-        frame = world.frame()["agents"]
-        frames.append({a: f["walked"] for a, f in frame.items() if "walked" in f})
+        frame = world.frame()
+        frames.append({w["agent"]: w["tiles"] for w in frame.get("walks", [])})
     return frames
 
 
@@ -200,7 +200,8 @@ def test_moving_to_another_room_is_walked_within_the_tick() -> None:
     world = TownWorld(tiny(), START)
     world.add_agent("ann", "Ann", "West House")
     assert world.apply("ann", Action("do", "cooking", args={"object": "stove"})).ok
-    walked = [tuple(t) for t in world.frame()["agents"]["ann"]["walked"]]
+    (walk,) = world.frame()["walks"]
+    walked = [tuple(t) for t in walk["tiles"]]
     assert walked[-1] == (7, 1) and (4, 2) in walked  # through the inner door
     assert world.agents["ann"].area == "kitchen"
 

@@ -12,7 +12,7 @@ Who talks with whom, and what visitors do: talk.py.
 On a tile map (map.py) an agent stands on a tile and walks to another along the shortest way
 around walls, a tile a movement step, the steps taken between decisions (walking.py); it
 perceives by sight (sight.py) instead of everyone at its place, and each frame lists the tiles
-walked since the last one (`walked`), for the replay to animate.
+each agent walked since the last one (`walks`), for the replay to animate.
 A fault (an unknown place, area or object, an object in use) is rejected with a reason, and
 the agent carries on with the activity where it is, without it.
 """
@@ -347,8 +347,6 @@ class TownWorld:
                 "y": y,
                 "action": me.action,
             }
-            if agent_id in self._steps:
-                agents[agent_id]["walked"] = [list(t) for t in self._steps[agent_id]]
         occupancy: dict[str, int] = {}
         for me in self.agents.values():
             if me.trip is None:
@@ -363,6 +361,10 @@ class TownWorld:
             "objects": changed,
             "occupancy": dict(sorted(occupancy.items())),
         }
+        if self._steps:  # each movement step since the last frame, for the replay to walk
+            frame["walks"] = [
+                {"agent": a, "tiles": [list(t) for t in s]} for a, s in sorted(self._steps.items())
+            ]
         # Only where a console brought some, so that other runs' logs stay as they were.
         if self.visitors:
             frame["visitors"] = [
