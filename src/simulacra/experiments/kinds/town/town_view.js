@@ -1,5 +1,6 @@
 // The town's map in the replay viewer (per_world.py's `script`, hooks viewer.js calls): on a
-// tile map, its tiles under the places, each agent walking its path between two steps, an
+// tile map, its tiles under the places, each agent walking its path from step to step as the
+// replay plays, an
 // emoji for what it does (and the selected agent's action beside it), pan, zoom and follow.
 // Agent text only enters the page through textContent and setAttribute.
 "use strict";
@@ -129,7 +130,7 @@ window.SimulacraWorldView = (function () {
     if (animation) { cancelAnimationFrame(animation); animation = null; }
     const walks = (frame && frame.extras && frame.extras.walks) || [];
     const tracks = {};
-    if (index === lastIndex + 1) {
+    if (ctx.playing && index === lastIndex + 1) {  // a jump or a single step lands at once
       walks.forEach(({ agent: id, tiles }) => {
         if (!where[id] || !last[id] || !Array.isArray(tiles) || !tiles.length) return;
         const points = [last[id], ...tiles.map(([x, y]) => [x + 0.5, y + 0.5]), where[id].slice(0, 2)];
