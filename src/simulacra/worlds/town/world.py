@@ -59,6 +59,11 @@ PLAN, DECIDE, ACT = (
 REFLECT, SUMMARIZE = Phase("reflect"), Phase("summarize")
 
 
+def seen_as(w: Whereabouts) -> str:
+    """How someone at a place is perceived."""
+    return f"{w.name} is at {w.place} ({w.area}): {w.action}"
+
+
 class TownWorld:
     """The World protocol over a TownMap, on a simulated clock it is told to advance."""
 
@@ -202,7 +207,7 @@ class TownWorld:
                 agent_id, f"on the way to {me.trip.stops[-1]}", facts={"travelling": True}
             )
         others = [(i, w) for i, w in self.agents.present(me.place) if i != agent_id]
-        texts = [f"{w.name} is at {w.place} ({w.area}): {w.action}" for _, w in others]
+        texts = [seen_as(w) for _, w in others]
         changed = []
         for name in self._things_at[me.place]:
             key = (me.place, name)
@@ -241,7 +246,7 @@ class TownWorld:
         perceived (sight.py)."""
         assert me.tile is not None
         seen = [
-            Sighting(tile, i, f"{w.name} is at {w.place} ({w.area}): {w.action}")
+            Sighting(tile, i, seen_as(w))
             for i, w in others
             if w.area == me.area and (tile := w.tile) is not None
         ]
