@@ -113,8 +113,9 @@ window.SimulacraWorldView = (function () {
       const pos = frame && frame.agents[id];
       let mark = dot.g.querySelector("text.emoji"), doing = dot.g.querySelector("text.doing");
       if (!mark) {
-        mark = sv("text", { class: "emoji", x: unit * 1.7, y: -unit * 1.5, "font-size": unit * 2, "pointer-events": "none" });
-        doing = sv("text", { class: "doing", x: unit * 3, y: unit * 0.7, "font-size": unit * 1.6, "pointer-events": "none", "paint-order": "stroke", stroke: "#fff", "stroke-width": unit * 0.4 });
+        // Inline styles: the viewer's CSS paints a marker's text white, for its initials.
+        mark = sv("text", { class: "emoji", x: unit * 1.7, y: -unit * 1.5, "font-size": unit * 2, style: "fill:#222" });
+        doing = sv("text", { class: "doing", x: unit * 3, y: unit * 0.7, "font-size": unit * 1.6, style: "fill:#222;font-weight:600;paint-order:stroke;stroke:#fff;stroke-width:3px;vector-effect:non-scaling-stroke" });
         dot.g.append(mark, doing);
       }
       const action = pos ? pos.action || "" : "";
