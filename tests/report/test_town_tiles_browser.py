@@ -157,3 +157,16 @@ def test_an_agent_is_seen_walking_its_tiles_between_two_steps(
     assert min(abs(x - tx) + abs(y - ty) for tx, ty in tiles) <= 1.0
     assert (x, y) != (before[0], before[1]) and (x, y) != (end[0], end[1])
     assert re.match(r"^\w+$", agent)
+
+
+def test_the_agent_panel_shows_the_places_it_knows(browser: Any, towns: dict[int, Path]) -> None:
+    page = browser.new_page(viewport={"width": 1440, "height": 900})
+    try:
+        page.goto((towns[5] / "viewer.html").as_uri() + "#step=0&agent=marta_okafor")
+        page.wait_for_selector("#panel [data-section=known]")
+        known = page.inner_text("#panel [data-section=known]")
+    finally:
+        page.close()
+    # Her home, whole, and the cafe her persona says she runs.
+    assert "Alder Cottage" in known and "bedroom: bed, wardrobe" in known
+    assert "Hobbs Cafe" in known and "Riverside Park" not in known

@@ -38,6 +38,7 @@ def run_ticks(world: TownWorld, count: int) -> list[dict[str, list[list[int]]]]:
         now = world.now
         ten = timedelta(minutes=10)
         world.advance(Tick(1, now, now + ten, ten, False, False, False))
+        world.begin(Tick(2, now + ten, now + 2 * ten, ten, False, False, False))
         frame = world.frame()
         frames.append({w["agent"]: w["tiles"] for w in frame.get("walks", [])})
     return frames
@@ -244,3 +245,32 @@ def test_sight_takes_the_nearest_in_the_same_area_within_the_radius() -> None:
     wide = TownWorld(town, START, SightConfig(radius=20, bandwidth=10, retention=0))
     wide.agents = world.agents
     assert seen_by(wide, "a0")[0] == ["a1", "a2", "a3", "a4"]  # never the other area's a5
+
+
+# --- spatial memory -------------------------------------------------------------------------
+
+
+def test_an_agent_knows_its_home_and_named_places_and_learns_what_it_sees() -> None:
+    world = TownWorld(tiny(), START, seconds_per_tile=60)
+    world.add_agent("ann", "Ann", "West House")
+    world.add_agent("bob", "Bob", "East House", knows=["West House", "Nowhere"])
+    assert world.known.tree("ann") == {"West House": {"bedroom": ["bed"], "kitchen": ["stove"]}}
+    assert set(world.known.tree("bob")) == {"East House", "West House"}
+    assert [(e["agent"], e["place"], e["area"]) for e in world.frame()["learned"]][:2] == [
+        ("ann", "West House", "bedroom"),
+        ("ann", "West House", "kitchen"),
+    ]
+    ann = TownWorld(tiny(), START)
+    ann.add_agent("ann", "Ann", "West House")
+    assert ann.apply(
+        "ann", Action("do", "visiting", target="East House", args={"area": "kitchen"})
+    ).ok
+    run_ticks(ann, 1)
+    ann.frame()
+    before = ann.known.tree("ann")
+    assert "East House" not in before  # arrived, but not yet looked around
+    look = ann.look("ann")  # in the kitchen's middle (16, 2): the stove at (17, 3) is in sight
+    assert look.facts["known"]["East House"] == {"kitchen": ["stove"]}
+    assert ann.frame()["learned"] == [
+        {"agent": "ann", "place": "East House", "area": "kitchen", "objects": ["stove"]}
+    ]

@@ -34,6 +34,7 @@ from simulacra.core import (
     Tick,
 )
 from simulacra.errors import unknown
+from simulacra.worlds.town.known import Known
 from simulacra.worlds.town.layout import Rect, along, area_rects, static_layout
 from simulacra.worlds.town.map import TownMap
 from simulacra.worlds.town.presence import Roster
@@ -80,6 +81,7 @@ class TownWorld:
         self.attention = Attention(sight or SightConfig())
         self.seconds_per_tile = seconds_per_tile
         self._steps: dict[str, list[Tile]] = {}  # tiles walked since the last frame
+        self.known = Known()
         self.now = now
         self.agents: Roster[Whereabouts] = Roster()
         # Object states by (place, object); resting states are the map's.
@@ -103,10 +105,13 @@ class TownWorld:
 
     # --- set-up -------------------------------------------------------------------------
 
-    def add_agent(self, agent_id: str, name: str, place: str) -> None:
+    def add_agent(self, agent_id: str, name: str, place: str, knows: Sequence[str] = ()) -> None:
+        """`place` is its home; it knows that and the places `knows` names from the start."""
         spec = self.town.place(place)
         if spec is None:
             raise ValueError(unknown("place", place, self.town.place_names))
+        others = [p for k in knows if k != place and (p := self.town.place(k)) is not None]
+        self.known.start(agent_id, [spec, *others])
         area = spec.areas[0]
         tile = None if self.grid is None else spot(self.grid, area, None, self._taken(place))
         self.agents[agent_id] = Whereabouts(name, place, area.name, "starting the day", tile=tile)
@@ -115,6 +120,11 @@ class TownWorld:
         return static_layout(self.town)
 
     # --- the World protocol -------------------------------------------------------------
+
+    def begin(self, tick: Tick) -> None:
+        """What agents come to know is listed from the tick's start (the start frame lists
+        what they knew to begin with)."""
+        self.known.learned.clear()
 
     def phases(self, tick: Tick) -> Sequence[Phase]:
         first = [PLAN] if tick.starts_day else []
@@ -206,6 +216,7 @@ class TownWorld:
             return Observation(
                 agent_id, f"on the way to {me.trip.stops[-1]}", facts={"travelling": True}
             )
+        self._notice(agent_id, me)
         others = [(i, w) for i, w in self.agents.present(me.place) if i != agent_id]
         texts = [seen_as(w) for _, w in others]
         changed = []
@@ -232,8 +243,19 @@ class TownWorld:
                 "names": {i: w.name for i, w in others} | {v.id: v.name for v in visiting},
                 "visitors": [v.id for v in visiting],
                 "events": list(self._news.get(me.place, [])),
+                "known": self.known.tree(agent_id),
             },
         )
+
+    def _notice(self, agent_id: str, me: Whereabouts) -> None:
+        """The agent learns its area and the objects of it in sight (on a sketch map, all)."""
+        spec = area_of(self.town, me.place, me.area)
+        things = [
+            t.name
+            for t in spec.objects
+            if me.tile is None or t.at is None or self.attention.within(me.tile, t.at)
+        ]
+        self.known.learn(agent_id, me.place, me.area, things)
 
     def _in_sight(
         self,
@@ -326,6 +348,7 @@ class TownWorld:
             "visitors": self.visitors.snapshot(),
             "steps": {a: [list(t) for t in s] for a, s in sorted(self._steps.items())},
             "recent": dict(sorted(self.attention.recent.items())),
+            "known": self.known.snapshot(),
         }
 
     def restore(self, snapshot: Mapping[str, Any]) -> None:
@@ -337,6 +360,7 @@ class TownWorld:
         self.visitors = Visitors.restored(snapshot.get("visitors", []))
         self._steps = {a: [(x, y) for x, y in s] for a, s in snapshot.get("steps", {}).items()}
         self.attention.recent = {a: list(r) for a, r in snapshot.get("recent", {}).items()}
+        self.known.restore(snapshot.get("known", {}))
 
     # --- what the engine and the viewer read --------------------------------------------
 
@@ -370,6 +394,8 @@ class TownWorld:
             frame["walks"] = [
                 {"agent": a, "tiles": [list(t) for t in s]} for a, s in sorted(self._steps.items())
             ]
+        if self.known.learned:  # what agents came to know since the last frame
+            frame["learned"] = list(self.known.learned)
         # Only where a console brought some, so that other runs' logs stay as they were.
         if self.visitors:
             frame["visitors"] = [

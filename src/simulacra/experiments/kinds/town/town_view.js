@@ -24,6 +24,7 @@ window.SimulacraWorldView = (function () {
   let tiled = false, map = null, fit = null, follow = false;
   const last = {};  // each agent's drawn point, by frame: where a walk starts from
   let lastIndex = -1, animation = null;
+  let shown = { R: null, index: 0, agent: null };  // the frame drawn last, for the panel
 
   function box() { const v = map.viewBox.baseVal; return [v.x, v.y, v.width, v.height]; }
   function setBox(x, y, w, h) { map.setAttribute("viewBox", `${x} ${y} ${w} ${h}`); }
@@ -171,6 +172,42 @@ window.SimulacraWorldView = (function () {
     setBox(x - vw / 2, y - vh / 2, vw, vh);
   }
 
+  // The selected agent's known places, areas and objects (the world's `learned`, up to the
+  // frame shown), added to its panel after the viewer draws the panel.
+  function knownTree() {
+    const { R, index, agent } = shown;
+    const panel = document.getElementById("panel");
+    if (!R || !agent || !panel || panel.querySelector("[data-section=known]")) return;
+    const tree = {};
+    R.frames.slice(0, index + 1).forEach((f) => (Array.isArray(f.extras.learned) ? f.extras.learned : []).forEach((e) => {
+      if (!e || e.agent !== agent) return;
+      const areas = (tree[e.place] = tree[e.place] || {});
+      areas[e.area] = (areas[e.area] || []).concat(Array.isArray(e.objects) ? e.objects : []);
+    }));
+    const places = Object.keys(tree).sort();
+    if (!places.length) return;
+    const node = (tag, text, cls) => { const n = document.createElement(tag); if (text) n.textContent = text; if (cls) n.className = cls; return n; };
+    const section = node("details", null, "section");
+    section.dataset.section = "known";
+    section.open = true;
+    const summary = node("summary", "Known places");
+    summary.append(node("span", ` ${places.length}`, "count"));
+    const list = node("ul", null, "known-tree");
+    places.forEach((place) => {
+      const item = node("li", place);
+      const areas = node("ul");
+      Object.keys(tree[place]).sort().forEach((area) => {
+        const things = tree[place][area];
+        areas.append(node("li", things.length ? `${area}: ${things.join(", ")}` : area));
+      });
+      item.append(areas);
+      list.append(item);
+    });
+    section.append(summary, list);
+    panel.append(section);
+  }
+  document.addEventListener("viewer-step", knownTree);
+
   return {
     unit(R) {
       tiled = !!(R.backdrop && Array.isArray(R.backdrop.floor) && R.backdrop.floor.length);
@@ -182,6 +219,7 @@ window.SimulacraWorldView = (function () {
       panAndZoom(ctx.sv);
     },
     frame(ctx) {
+      shown = { R: ctx.R, index: ctx.index, agent: ctx.agent };
       if (!map) return;
       centre(ctx);
       decorate(ctx);
