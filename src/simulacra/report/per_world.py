@@ -15,6 +15,9 @@ run.json or the `run` event, for the rest through a `WorldReport`:
 - `decisions`: the replay reads `decision` events into each agent's track (step by step);
 - `over_time`: the world's figures over simulated time, which a fork's report draws beside
   its parent's (else the agents at each place, and awareness at each interview);
+- `script`: JavaScript the viewer runs before its own, setting `window.SimulacraWorldView`'s
+  hooks (`unit`, `backdrop`, `frame`; viewer.js says when each is called): how the world's
+  map is drawn beyond places and markers (the town's tiles and walks);
 - `timeline`, `conversations`: whether the report's day timeline and conversations per pair
   tell this world's story. (The viewer shows an agent's plan, memory and conversation panels
   only where the run logged any.)
@@ -65,6 +68,7 @@ class WorldReport:
     sweep_sections: SweepSections | None = None
     over_time: OverTime | None = None
     decisions: bool = False
+    script: str = ""
     timeline: bool = True
     conversations: bool = True
 

@@ -133,6 +133,8 @@ def build_replay(
         for agent_id, track in tracks.items()
     }
     screen = on_screen(start.get("world"), frames)
+    world = start.get("world")
+    backdrop = world.get("backdrop") if isinstance(world, Mapping) else None
     return Replay(
         run=replace(
             _summary(info, start, statuses, len(events)), spend=spend_text(events, start, price)
@@ -145,6 +147,7 @@ def build_replay(
         messages=tuple(messages),
         conversations=tuple(conversations),
         notes=tuple(notes),
+        backdrop=dict(backdrop) if isinstance(backdrop, Mapping) else {},
     )
 
 

@@ -226,6 +226,9 @@ class Replay:
     conversations: tuple[Conversation, ...]
     notes: tuple[Note, ...]
     overviews: tuple[str, ...] = ()  # an overview image (data URI) per frame, where rendered
+    # The layout's `backdrop`: what a world's own viewer script draws under the map (the
+    # town's tiles), as the world logged it.
+    backdrop: dict[str, Any] = field(default_factory=dict)
 
     def frame_of_step(self, step: int) -> int:
         """The frame showing `step`, or the last one before it (0 when there is none)."""

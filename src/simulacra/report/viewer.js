@@ -32,7 +32,10 @@
   const placeByName = {};
   R.places.forEach((p) => { placeByName[p.name] = p; });
   const [bx, by, bw, bh] = R.bounds;
-  const unit = Math.max(bw, bh) / 100;
+  // A world's own drawing (per_world.py's `script`): `unit` sizes markers and text, `backdrop`
+  // draws under the map once, `frame` after each frame is drawn.
+  const WORLD = window.SimulacraWorldView || {};
+  const unit = WORLD.unit ? WORLD.unit(R) : Math.max(bw, bh) / 100;
   const state = { frame: 0, agent: null, timer: null, open: {}, showAll: {} };
 
   // ---- tiny DOM helpers --------------------------------------------------------------
@@ -208,6 +211,7 @@
     });
     layers.places.append(g);
   });
+  if (WORLD.backdrop) WORLD.backdrop({ R, map, layers, sv, unit, select: (id) => select(id) });
   const dots = {};
   ids.forEach((id) => {
     const g = sv("g", { class: "agent", "data-agent": id, tabindex: 0, role: "button" });
@@ -352,6 +356,7 @@
       const tx = Math.min(Math.max(mx, x), x + w), ty = Math.min(Math.max(my, y), y + h);
       setAttrs(tail, { x1: mx, y1: my, x2: tx, y2: ty });
     });
+    if (WORLD.frame) WORLD.frame({ R, frame, index: state.frame, where, dots, layers, sv, unit, agent: state.agent, playing: !!state.timer, speed: Number($("speed").value) });
   }
 
   // ---- crowds ----------------------------------------------------------------------------

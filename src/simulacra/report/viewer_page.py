@@ -7,6 +7,7 @@ import hashlib
 from html import escape
 from importlib.resources import files
 
+from simulacra.report.per_world import report_of_run
 from simulacra.report.replay_model import Replay
 from simulacra.report.safe_json import json_for_script
 
@@ -49,6 +50,8 @@ _PAGE = """<!doctype html>
 """
 
 
+_SCRIPTS = ("viewer_layout.js", "viewer.js", "viewer_side.js")
+
 # What a live viewer polls for the replay as it stands (the server answers it; see serve.py).
 LIVE_DATA = "replay.json"
 
@@ -60,11 +63,10 @@ def render_viewer(
     `console` (a live console's token) adds the console's panel (console.js); `family`: a
     fork's tree and marks (report/family.py), HTML escaped there."""
     assets = files("simulacra.report")
-    # One script: the map's layout (boxes that must not cover one another), then the viewer.
-    js = "\n".join(
-        assets.joinpath(name).read_text(encoding="utf-8")
-        for name in ("viewer_layout.js", "viewer.js", "viewer_side.js")
-    )
+    # One script: the map's layout (boxes that must not cover one another), the world's own
+    # drawing (per_world.py), then the viewer.
+    read = [assets.joinpath(name).read_text(encoding="utf-8") for name in _SCRIPTS]
+    js = "\n".join([read[0], report_of_run(replay).script, *read[1:]])
     css = assets.joinpath("viewer.css").read_text(encoding="utf-8")
     extra = assets.joinpath("console.js").read_text(encoding="utf-8") if console else ""
     if "</" in js or "</" in css or "</" in extra:

@@ -40,10 +40,11 @@ class RunEnded(Payload):
 class WorldState(Payload):
     """The world after each tick (step 0: before the first): every agent's `place`, `x`, `y`,
     `action` (and `area` where the world has areas), and the world's own extras (town:
-    objects, occupancy; grid: positions, occupancy, fires, started, perceived, refused;
-    commute: day, strike, modal split, taxi wait, punctuality; elfarol: week, attendance,
-    crowded; embodied: each agent's yaw, pitch, steps, path, geodesic distance left,
-    collisions, clamps, unreadable replies, done and success, and the task)."""
+    objects, occupancy, and on a tile map the tiles each agent walked since the last frame;
+    grid: positions, occupancy, fires, started, perceived, refused; commute: day, strike,
+    modal split, taxi wait, punctuality; elfarol: week, attendance, crowded; embodied: each
+    agent's yaw, pitch, steps, path, geodesic distance left, collisions, clamps, unreadable
+    replies, done and success, and the task)."""
 
     KIND = "world"
     step: int

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from simulacra.core import Moment
 from simulacra.worlds.town.map import TownMap
+from simulacra.worlds.town.sight import SightConfig
 
 
 class AttendanceConfig(BaseModel):
@@ -21,8 +22,13 @@ class AttendanceConfig(BaseModel):
 
 
 class TownConfig(BaseModel):
+    """`map`: a sketch of places and roads (YAML) or a Tiled tile map (.tmj). On a tile map
+    agents walk a tile every `seconds_per_tile` and perceive by `sight`."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     kind: Literal["town"] = "town"
     map: TownMap
     attendance: AttendanceConfig | None = None
+    sight: SightConfig = SightConfig()
+    seconds_per_tile: float = Field(default=10, gt=0)

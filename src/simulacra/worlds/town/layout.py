@@ -85,11 +85,37 @@ def static_layout(town: TownMap) -> dict[str, Any]:
             }
         )
     roads = [{"between": list(r.between), "minutes": r.minutes} for r in town.roads]
-    return {
+    drawn = {
         "kind": "town",
         "name": town.name,
         "width": town.width,
         "height": town.height,
         "places": places,
         "roads": roads,
+    }
+    if town.tiles is not None:
+        drawn["backdrop"] = backdrop(town)
+    return drawn
+
+
+def backdrop(town: TownMap) -> dict[str, Any]:
+    """A tile map as the town's viewer draws it: the floor's rows and colours, and where each
+    area and object is (tiles)."""
+    assert town.tiles is not None
+    return {
+        "floor": town.tiles.floor,
+        "palette": town.tiles.palette,
+        "areas": [
+            {"place": p.name, "name": a.name, "rect": list(a.rect)}
+            for p in town.places
+            for a in p.areas
+            if a.rect is not None
+        ],
+        "objects": [
+            {"place": p.name, "name": t.name, "at": list(t.at)}
+            for p in town.places
+            for a in p.areas
+            for t in a.objects
+            if t.at is not None
+        ],
     }

@@ -1,4 +1,5 @@
-"""The town map a scenario writes: places with areas and objects, and roads between them."""
+"""The town map a scenario writes: places with areas and objects, and roads between them; or a
+tile map drawn in Tiled (tiled.py), whose agents walk tile by tile instead of along roads."""
 
 from __future__ import annotations
 
@@ -7,9 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from simulacra.errors import unknown
+from simulacra.worlds.town.tiled import is_tiled, town_fields
+from simulacra.worlds.town.tiles import Tile, TileGrid
 
 
 class ThingSpec(BaseModel):
@@ -19,13 +22,23 @@ class ThingSpec(BaseModel):
 
     name: str = Field(min_length=1)
     state: str = "idle"
+    at: Tile | None = None  # its tile, on a tile map
 
 
 class AreaSpec(BaseModel):
+    """A room or area; on a tile map, `rect` (x, y, w, h in tiles) is the floor it covers."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str = Field(min_length=1)
     objects: list[ThingSpec] = Field(default_factory=list)
+    rect: tuple[int, int, int, int] | None = None
+
+    def tiles(self) -> list[Tile]:
+        if self.rect is None:
+            return []
+        x, y, w, h = self.rect
+        return [(x + i, y + j) for j in range(h) for i in range(w)]
 
 
 class PlaceSpec(BaseModel):
@@ -60,6 +73,13 @@ class TownMap(BaseModel):
     height: float = Field(default=100, gt=0)
     places: list[PlaceSpec] = Field(min_length=1)
     roads: list[RoadSpec] = Field(default_factory=list)
+    tiles: TileGrid | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_tiled(cls, raw: Any) -> Any:
+        """A Tiled map (a .tmj file's JSON) becomes the town's fields."""
+        return town_fields(raw) if is_tiled(raw) else raw
 
     @functools.cached_property  # a plain attribute once computed: a private one costs ~4 us
     def places_by_name(self) -> dict[str, PlaceSpec]:
@@ -94,7 +114,36 @@ class TownMap(BaseModel):
                 if end not in seen:
                     found.append((f"roads[{i}].between", unknown("place", end, self.place_names)))
         if not found:
-            found.extend(self._unreachable())
+            found.extend(self._unwalkable() if self.tiles else self._unreachable())
+        return found
+
+    def _unwalkable(self) -> list[tuple[str, str]]:
+        """On a tile map: each area has a free tile, each object stands on one in its area,
+        and every area can be walked to from the first."""
+        assert self.tiles is not None
+        grid = self.tiles
+        found: list[tuple[str, str]] = []
+        starts: dict[str, Tile] = {}
+        for i, place in enumerate(self.places):
+            for j, area in enumerate(place.areas):
+                where = f"places[{i}].areas[{j}]"
+                free = [t for t in area.tiles() if grid.walkable(t)]
+                if not free:
+                    found.append((where, f'area "{area.name}" of {place.name} has no free tile'))
+                    continue
+                starts[f"{place.name}: {area.name}"] = free[0]
+                for k, thing in enumerate(area.objects):
+                    if thing.at is None or thing.at not in free:
+                        found.append(
+                            (f"{where}.objects[{k}]", f'object "{thing.name}" is on no free tile')
+                        )
+        if found or not starts:
+            return found
+        reached = grid.reachable(next(iter(starts.values())))
+        cut_off = [name for name, tile in starts.items() if tile not in reached]
+        if cut_off:
+            first = next(iter(starts))
+            found.append(("tiles.walls", f"no walk from {first} reaches {', '.join(cut_off)}"))
         return found
 
     def _unreachable(self) -> list[tuple[str, str]]:

@@ -10,7 +10,8 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Trip:
-    """An agent on the way: where from, where to, and what it will do on arrival."""
+    """An agent on the way: where from, where to, and what it will do on arrival; on a tile
+    map, `path` holds the tiles it walks, one a movement step."""
 
     stops: tuple[str, ...]
     departed: datetime
@@ -19,6 +20,7 @@ class Trip:
     description: str
     object: str | None
     state: str | None
+    path: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -29,6 +31,7 @@ class Whereabouts:
     action: str = ""
     object: str | None = None
     trip: Trip | None = None
+    tile: tuple[int, int] | None = None  # where it stands on a tile map
 
 
 def whereabouts_json(w: Whereabouts) -> dict[str, Any]:
@@ -43,6 +46,7 @@ def whereabouts_json(w: Whereabouts) -> dict[str, Any]:
             "description": t.description,
             "object": t.object,
             "state": t.state,
+            "path": [list(step) for step in t.path],
         }
     return {
         "name": w.name,
@@ -51,6 +55,7 @@ def whereabouts_json(w: Whereabouts) -> dict[str, Any]:
         "action": w.action,
         "object": w.object,
         "trip": trip,
+        "tile": None if w.tile is None else list(w.tile),
     }
 
 
@@ -72,5 +77,7 @@ def whereabouts_from(raw: dict[str, Any]) -> Whereabouts:
             trip["description"],
             trip["object"],
             trip["state"],
+            tuple((x, y) for x, y in trip.get("path", ())),
         ),
+        None if raw.get("tile") is None else (raw["tile"][0], raw["tile"][1]),
     )

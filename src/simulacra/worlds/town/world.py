@@ -9,6 +9,10 @@ place. In `act`, in the seeded order, each agent:
   `args["object"]` and setting it to `args["state"]`; `args["area"]` picks an area;
 - `talk`: stays and talks with `args["with"]` (an agent's or a visitor's id).
 Who talks with whom, and what visitors do: talk.py.
+On a tile map (map.py) an agent stands on a tile and walks to another along the shortest way
+around walls, a tile a movement step, the steps taken between decisions (walking.py); it
+perceives by sight (sight.py) instead of everyone at its place, and each frame lists the tiles
+each agent walked since the last one (`walks`), for the replay to animate.
 A fault (an unknown place, area or object, an object in use) is rejected with a reason, and
 the agent carries on with the activity where it is, without it.
 """
@@ -30,13 +34,17 @@ from simulacra.core import (
     Tick,
 )
 from simulacra.errors import unknown
+from simulacra.worlds.town.known import Known
 from simulacra.worlds.town.layout import Rect, along, area_rects, static_layout
 from simulacra.worlds.town.map import TownMap
 from simulacra.worlds.town.presence import Roster
 from simulacra.worlds.town.roads import RoadGraph
 from simulacra.worlds.town.rules import area_for, problem, text_of
+from simulacra.worlds.town.sight import Attention, SightConfig, Sighting
 from simulacra.worlds.town.talk import approached, here, paired, visited
+from simulacra.worlds.town.tiles import Tile
 from simulacra.worlds.town.visitors import Visitors
+from simulacra.worlds.town.walking import area_of, arrival, progress, spot, walk_minutes
 from simulacra.worlds.town.whereabouts import (
     Trip,
     Whereabouts,
@@ -52,12 +60,28 @@ PLAN, DECIDE, ACT = (
 REFLECT, SUMMARIZE = Phase("reflect"), Phase("summarize")
 
 
+def seen_as(w: Whereabouts) -> str:
+    """How someone at a place is perceived."""
+    return f"{w.name} is at {w.place} ({w.area}): {w.action}"
+
+
 class TownWorld:
     """The World protocol over a TownMap, on a simulated clock it is told to advance."""
 
-    def __init__(self, town: TownMap, now: datetime) -> None:
+    def __init__(
+        self,
+        town: TownMap,
+        now: datetime,
+        sight: SightConfig | None = None,
+        seconds_per_tile: float = 10,
+    ) -> None:
         self.town = town
         self.roads = RoadGraph(town)
+        self.grid = town.tiles
+        self.attention = Attention(sight or SightConfig())
+        self.seconds_per_tile = seconds_per_tile
+        self._steps: dict[str, list[Tile]] = {}  # tiles walked since the last frame
+        self.known = Known()
         self.now = now
         self.agents: Roster[Whereabouts] = Roster()
         # Object states by (place, object); resting states are the map's.
@@ -81,16 +105,26 @@ class TownWorld:
 
     # --- set-up -------------------------------------------------------------------------
 
-    def add_agent(self, agent_id: str, name: str, place: str) -> None:
+    def add_agent(self, agent_id: str, name: str, place: str, knows: Sequence[str] = ()) -> None:
+        """`place` is its home; it knows that and the places `knows` names from the start."""
         spec = self.town.place(place)
         if spec is None:
             raise ValueError(unknown("place", place, self.town.place_names))
-        self.agents[agent_id] = Whereabouts(name, place, spec.areas[0].name, "starting the day")
+        others = [p for k in knows if k != place and (p := self.town.place(k)) is not None]
+        self.known.start(agent_id, [spec, *others])
+        area = spec.areas[0]
+        tile = None if self.grid is None else spot(self.grid, area, None, self._taken(place))
+        self.agents[agent_id] = Whereabouts(name, place, area.name, "starting the day", tile=tile)
 
     def layout(self) -> dict[str, Any]:
         return static_layout(self.town)
 
     # --- the World protocol -------------------------------------------------------------
+
+    def begin(self, tick: Tick) -> None:
+        """What agents come to know is listed from the tick's start (the start frame lists
+        what they knew to begin with)."""
+        self.known.learned.clear()
 
     def phases(self, tick: Tick) -> Sequence[Phase]:
         first = [PLAN] if tick.starts_day else []
@@ -182,15 +216,20 @@ class TownWorld:
             return Observation(
                 agent_id, f"on the way to {me.trip.stops[-1]}", facts={"travelling": True}
             )
+        self._notice(agent_id, me)
         others = [(i, w) for i, w in self.agents.present(me.place) if i != agent_id]
-        texts = [f"{w.name} is at {w.place} ({w.area}): {w.action}" for _, w in others]
-        visiting = self.visitors.at(me.place)
-        texts += [v.seen() for v in visiting]
+        texts = [seen_as(w) for _, w in others]
+        changed = []
         for name in self._things_at[me.place]:
             key = (me.place, name)
             state = self.objects[key]
             if self._area_of[key] == me.area and state != self._resting[key]:
-                texts.append(f"the {name} in the {me.area} of {me.place} is {state}")
+                changed.append((name, f"the {name} in the {me.area} of {me.place} is {state}"))
+        texts += [text for _, text in changed]
+        if self.grid is not None and me.tile is not None:
+            others, texts = self._in_sight(agent_id, me, others, changed)
+        visiting = self.visitors.at(me.place)
+        texts += [v.seen() for v in visiting]
         spec = self.town.place(me.place)
         assert spec is not None
         return Observation(
@@ -204,8 +243,42 @@ class TownWorld:
                 "names": {i: w.name for i, w in others} | {v.id: v.name for v in visiting},
                 "visitors": [v.id for v in visiting],
                 "events": list(self._news.get(me.place, [])),
+                "known": self.known.tree(agent_id),
             },
         )
+
+    def _notice(self, agent_id: str, me: Whereabouts) -> None:
+        """The agent learns its area and the objects of it in sight (on a sketch map, all)."""
+        spec = area_of(self.town, me.place, me.area)
+        things = [
+            t.name
+            for t in spec.objects
+            if me.tile is None or t.at is None or self.attention.within(me.tile, t.at)
+        ]
+        self.known.learn(agent_id, me.place, me.area, things)
+
+    def _in_sight(
+        self,
+        agent_id: str,
+        me: Whereabouts,
+        others: list[tuple[str, Whereabouts]],
+        changed: list[tuple[str, str]],
+    ) -> tuple[list[tuple[str, Whereabouts]], list[str]]:
+        """Who and what of its area the agent attends to, and the sentences it has not just
+        perceived (sight.py)."""
+        assert me.tile is not None
+        seen = [
+            Sighting(tile, i, seen_as(w))
+            for i, w in others
+            if w.area == me.area and (tile := w.tile) is not None
+        ]
+        spec = area_of(self.town, me.place, me.area)
+        at = {t.name: t.at for t in spec.objects if t.at is not None}
+        seen += [Sighting(at[n], None, text) for n, text in changed if n in at]
+        kept = self.attention.nearest(me.tile, seen)
+        who = {s.about for s in kept}
+        texts = self.attention.fresh(agent_id, [s.text for s in kept])
+        return [(i, w) for i, w in others if i in who], texts
 
     def announce(self, place: str, text: str) -> None:
         """Something everyone at `place` notices on their next look (until the clock moves)."""
@@ -240,12 +313,26 @@ class TownWorld:
         self.now = tick.next
         self._news.clear()
         self._talking.clear()
+        self._steps.clear()
         for agent_id, me in sorted(self.agents.items()):
             trip = me.trip
-            if trip is None or trip.arrives > self.now:
+            if trip is None:
+                continue
+            tile = me.tile
+            if trip.path:  # the movement steps of this tick, one tile each
+                before = progress(trip, tick.now, self.seconds_per_tile)
+                done = progress(trip, self.now, self.seconds_per_tile)
+                if done > before:
+                    self._steps[agent_id] = list(trip.path[before:done])
+                    tile = trip.path[done - 1]
+            if trip.arrives > self.now:
+                if tile != me.tile:
+                    self.agents[agent_id] = replace(me, tile=tile)
                 continue
             place = trip.stops[-1]
-            self.agents[agent_id] = Whereabouts(me.name, place, trip.area, trip.description)
+            self.agents[agent_id] = Whereabouts(
+                me.name, place, trip.area, trip.description, tile=tile
+            )
             outcome = self._settle(agent_id, trip.area, trip.description, trip.object, trip.state)
             if not outcome.ok:
                 # The object was taken while on the way: do the activity without it.
@@ -259,6 +346,9 @@ class TownWorld:
             "users": [[p, o, a] for (p, o), a in sorted(self._users.items())],
             "logged": dict(sorted(self._logged.items())),
             "visitors": self.visitors.snapshot(),
+            "steps": {a: [list(t) for t in s] for a, s in sorted(self._steps.items())},
+            "recent": dict(sorted(self.attention.recent.items())),
+            "known": self.known.snapshot(),
         }
 
     def restore(self, snapshot: Mapping[str, Any]) -> None:
@@ -268,6 +358,9 @@ class TownWorld:
         self._users = {(p, o): a for p, o, a in snapshot["users"]}
         self._logged = {a: list(key) for a, key in snapshot.get("logged", {}).items()}
         self.visitors = Visitors.restored(snapshot.get("visitors", []))
+        self._steps = {a: [(x, y) for x, y in s] for a, s in snapshot.get("steps", {}).items()}
+        self.attention.recent = {a: list(r) for a, r in snapshot.get("recent", {}).items()}
+        self.known.restore(snapshot.get("known", {}))
 
     # --- what the engine and the viewer read --------------------------------------------
 
@@ -297,6 +390,12 @@ class TownWorld:
             "objects": changed,
             "occupancy": dict(sorted(occupancy.items())),
         }
+        if self._steps:  # each movement step since the last frame, for the replay to walk
+            frame["walks"] = [
+                {"agent": a, "tiles": [list(t) for t in s]} for a, s in sorted(self._steps.items())
+            ]
+        if self.known.learned:  # what agents came to know since the last frame
+            frame["learned"] = list(self.known.learned)
         # Only where a console brought some, so that other runs' logs stay as they were.
         if self.visitors:
             frame["visitors"] = [
@@ -308,6 +407,8 @@ class TownWorld:
 
     def position(self, agent_id: str) -> tuple[float, float]:
         me = self.agents[agent_id]
+        if me.tile is not None:  # a tile's middle
+            return (me.tile[0] + 0.5, me.tile[1] + 0.5)
         if me.trip is not None:
             trip = me.trip
             total = (trip.arrives - trip.departed).total_seconds()
@@ -338,6 +439,8 @@ class TownWorld:
     def _depart(
         self, agent_id: str, place: str, area: str, action: Action, thing: str | None
     ) -> Outcome:
+        if self.grid is not None:
+            return self._walk_to(agent_id, place, area, action, thing)
         me = self._release(agent_id)
         route = self.roads.route(me.place, place)
         trip = Trip(
@@ -351,6 +454,56 @@ class TownWorld:
         )
         self.agents[agent_id] = replace(me, action=f"walking to {place}", trip=trip)
         return Outcome(True, facts={"travel_minutes": route.minutes, "route": list(route.stops)})
+
+    def _walk_to(
+        self, agent_id: str, place: str, area: str, action: Action, thing: str | None
+    ) -> Outcome:
+        """Set off on the shortest walk to the activity's tile at another place."""
+        assert self.grid is not None
+        me = self.agents[agent_id]
+        assert me.tile is not None
+        goal = spot(self.grid, area_of(self.town, place, area), thing, self._taken(place))
+        path = self.grid.path(me.tile, goal)
+        if path is None:
+            return Outcome(False, f"no way leads from {me.place} to {place}")
+        me = self._release(agent_id)
+        trip = Trip(
+            (me.place, place),
+            self.now,
+            arrival(self.now, len(path), self.seconds_per_tile),
+            area,
+            action.description,
+            thing,
+            text_of(action.args.get("state")),
+            path,
+        )
+        self.agents[agent_id] = replace(me, action=f"walking to {place}", trip=trip)
+        minutes = walk_minutes(len(path), self.seconds_per_tile)
+        return Outcome(True, facts={"travel_minutes": minutes, "tiles": len(path)})
+
+    def _taken(self, place: str) -> set[Tile]:
+        """Tiles at `place` that someone stands on or walks to."""
+        held = {w.tile for _, w in self.agents.present(place) if w.tile is not None}
+        held |= {
+            w.trip.path[-1]
+            for w in self.agents.values()
+            if w.trip is not None and w.trip.path and w.trip.stops[-1] == place
+        }
+        return held
+
+    def _step_to(self, agent_id: str, me: Whereabouts, area: str, thing: str | None) -> Whereabouts:
+        """Walk within the place to the activity's tile, in the tick (its steps logged)."""
+        assert self.grid is not None and me.tile is not None
+        spec = area_of(self.town, me.place, area)
+        at = next((t.at for t in spec.objects if t.name == thing), None) if thing else None
+        if (at is None and me.tile in spec.tiles()) or me.tile == at:
+            return me
+        goal = spot(self.grid, spec, thing, self._taken(me.place) - {me.tile})
+        path = self.grid.path(me.tile, goal)
+        if not path:
+            return me
+        self._steps.setdefault(agent_id, []).extend(path)
+        return replace(me, tile=goal)
 
     def _settle(
         self, agent_id: str, area: str, description: str, thing: str | None, state: str | None
@@ -367,6 +520,8 @@ class TownWorld:
             self._users[(me.place, thing)] = agent_id
             if state:
                 self.objects[(me.place, thing)] = state
+        if self.grid is not None and me.tile is not None:
+            me = self._step_to(agent_id, me, area, thing)
         self.agents[agent_id] = replace(me, area=area, action=description, object=thing)
         return Outcome(True)
 

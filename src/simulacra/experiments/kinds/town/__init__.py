@@ -30,7 +30,7 @@ from simulacra.mind import Ablation
 from simulacra.mind.town import Agent, Persona, RoutineAgent
 from simulacra.mind.town.scripted import sociable
 from simulacra.runlog import Event
-from simulacra.worlds.town import TownConfig, TownWorld, attendance, conversations
+from simulacra.worlds.town import TownConfig, TownMap, TownWorld, attendance, conversations
 from simulacra.worlds.town.metrics import rejected_actions
 from simulacra.worlds.town.visitors import change_problem as visitor_problem
 
@@ -134,13 +134,14 @@ class TownBinding(Binding):
         return scenario.model_copy(update={"world": world}), [f"world.attendance ({window})"]
 
     def build(self, scenario: Scenario, services: Services) -> Cast:
-        town = _town(scenario).map
-        world = TownWorld(town, scenario.clock.start)
+        config = _town(scenario)
+        town = config.map
+        world = TownWorld(town, scenario.clock.start, config.sight, config.seconds_per_tile)
         ablation = Ablation(self.ablation(scenario) or Ablation.FULL)
         minds: dict[str, Mind] = {}
         for persona in self.personas(scenario)[: scenario.agents.count]:
             stream = services.stream(persona.id, scenario)
-            world.add_agent(persona.id, persona.name, persona.home)
+            world.add_agent(persona.id, persona.name, persona.home, _named(persona, town))
             if self.is_baseline(scenario):
                 sink = services.sink(persona.id)
                 minds[persona.id] = RoutineAgent(persona, stream, town.place_names, sink)
@@ -177,6 +178,14 @@ class TownBinding(Binding):
         if measures["attendance"]:
             found["attended"] = float(len(measures["attendance"]["attended"]))
         return found
+
+
+def _named(persona: Persona, town: TownMap) -> list[str]:
+    """The places a persona's words name (its workplace, its haunts): it knows them."""
+    words = " ".join(
+        [persona.background, persona.lifestyle, persona.currently, *persona.relationships.values()]
+    ).lower()
+    return [p for p in town.place_names if p.lower() in words]
 
 
 def _change_problems(where: str, change: dict[str, Any], scenario: Scenario) -> list[str]:

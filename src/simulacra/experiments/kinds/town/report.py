@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from html import escape
+from importlib.resources import files
 from typing import Any
 
 from simulacra.report.per_world import WorldReport
@@ -145,4 +146,6 @@ REPORT = WorldReport(
     sections=_town,
     shown=("diffusion", "attendance"),
     units={"conversations": "conversations", "attended": "agents"},
+    # The tile map, walks, emoji, pan, zoom and follow (town_view.js).
+    script=files(__package__).joinpath("town_view.js").read_text(encoding="utf-8"),
 )

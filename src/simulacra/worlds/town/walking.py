@@ -1,0 +1,51 @@
+"""Where an agent stands on a tile map and how it walks there: the tile an activity takes (its
+object's, else a free one near the middle of its area), and the steps of a walk in a tick."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Set
+from datetime import datetime, timedelta
+
+from simulacra.worlds.town.map import AreaSpec, TownMap
+from simulacra.worlds.town.tiles import Tile, TileGrid
+from simulacra.worlds.town.whereabouts import Trip
+
+
+def spot(grid: TileGrid, area: AreaSpec, thing: str | None, taken: Set[Tile]) -> Tile:
+    """The object's tile; else the area's free tile nearest its middle that nobody holds (the
+    nearest of all, when every tile is held)."""
+    if thing:
+        at = next((t.at for t in area.objects if t.name == thing), None)
+        if at is not None:
+            return at
+    assert area.rect is not None
+    x, y, w, h = area.rect
+    mx, my = x + (w - 1) / 2, y + (h - 1) / 2
+    things = {t.at for t in area.objects}
+    free = [t for t in area.tiles() if grid.walkable(t) and t not in things]
+    free = free or [t for t in area.tiles() if grid.walkable(t)]
+    free.sort(key=lambda t: ((t[0] - mx) ** 2 + (t[1] - my) ** 2, t[1], t[0]))
+    return next((t for t in free if t not in taken), free[0])
+
+
+def area_of(town: TownMap, place: str, area: str) -> AreaSpec:
+    spec = town.place(place)
+    found = spec.area(area) if spec is not None else None
+    assert found is not None, f"{place}: {area}"
+    return found
+
+
+def walk_minutes(steps: int, seconds_per_tile: float) -> int:
+    """A walk's length in whole minutes (at least one for any step)."""
+    return math.ceil(steps * seconds_per_tile / 60)
+
+
+def arrival(departed: datetime, steps: int, seconds_per_tile: float) -> datetime:
+    return departed + timedelta(seconds=steps * seconds_per_tile)
+
+
+def progress(trip: Trip, now: datetime, seconds_per_tile: float) -> int:
+    """How many of the trip's steps are walked by `now`."""
+    walked = (now - trip.departed).total_seconds() / seconds_per_tile
+    return min(len(trip.path), max(0, int(walked + 1e-9)))

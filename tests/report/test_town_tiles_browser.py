@@ -1,0 +1,172 @@
+"""The town's tile map in the viewer, measured in headless Chromium at both window sizes with 5
+and 25 agents (the shipped town, scripted, to its first conversations): every marker of an
+agent at a place lies inside that place's building, no speech bubble covers a place's name or
+another bubble, and an agent is seen walking its logged tiles from one step to the next as
+the replay plays."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.conftest import NEEDS_CHROMIUM
+from tests.engine.test_conformance import SCENARIOS
+
+from simulacra.experiments import load_scenario, run
+from simulacra.report import build_outputs
+
+from .browser import artifacts
+from .test_every_world_browser import SIZES
+from .test_viewer_layout import GO, _covers
+
+pytestmark = NEEDS_CHROMIUM
+
+# In the page: each shown marker's centre and its agent's place, each place's box, each name's
+# and bubble's box, all on screen (px).
+DRAWN = """() => {
+  const box = (n) => {
+    const r = n.getBoundingClientRect();
+    return [r.left, r.top, r.right, r.bottom];
+  };
+  const all = (selector) => [...document.querySelectorAll(selector)];
+  const places = {};
+  all("#map g.place").forEach((g) => { places[g.dataset.place] = box(g.querySelector("rect")); });
+  const markers = all("#map g.agent:not([visibility=hidden]) circle").map((c) => {
+    const [l, t, r, b] = box(c);
+    return [c.parentNode.dataset.agent, (l + r) / 2, (t + b) / 2];
+  });
+  const names = all("#map text.place-name, #map text.place-kind").map(box);
+  const bubbles = all("#map g.bubble rect").map((r) => [r.parentNode.dataset.agent, box(r)]);
+  return { places, markers, names, bubbles };
+}"""
+
+# In the page: a marker's point on the map (its translate) by agent, and whether it walks.
+POINTS = """() => Object.fromEntries([...document.querySelectorAll("#map g.agent")].map((g) => {
+  const m = /translate\\(([-\\d.e]+) ([-\\d.e]+)\\)/.exec(g.getAttribute("transform") || "");
+  return [g.dataset.agent, m ? [Number(m[1]), Number(m[2]), g.dataset.walking === "1"] : null];
+}))"""
+
+
+WALKING = """(agent) => {
+  const g = document.querySelector(`#map g.agent[data-agent="${agent}"]`);
+  return g && g.dataset.walking === "1";
+}"""
+
+
+def _town(root: Path, count: int) -> Path:
+    sets = [
+        "model.spec=scripted",
+        "memory.embedder=hashing",
+        f"output.root={root}",
+        "clock.duration=100m",
+        f"agents.count={count}",
+    ]
+    return run(load_scenario(SCENARIOS / "town.yaml", sets), progress=False).path
+
+
+@pytest.fixture(scope="module")
+def towns(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[int, Path]]:
+    root = tmp_path_factory.mktemp("tiles")
+    with ThreadPoolExecutor(1) as thread:  # Playwright's sync API may hold an event loop here
+        found = {n: thread.submit(_town, root / str(n), n).result() for n in (5, 25)}
+    for path in found.values():
+        build_outputs(path)
+    yield found
+
+
+def _frames(path: Path) -> list[dict[str, Any]]:
+    events = (json.loads(line) for line in (path / "events.jsonl").open(encoding="utf-8"))
+    return [e["data"] for e in events if e["kind"] == "world"]
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("count", [5, 25])
+def test_markers_stay_in_their_buildings_and_bubbles_cover_no_name_or_bubble(
+    browser: Any, towns: dict[int, Path], count: int, size: tuple[int, int], tmp_path: Path
+) -> None:
+    page = browser.new_page(viewport={"width": size[0], "height": size[1]})
+    try:
+        page.goto((towns[count] / "viewer.html").as_uri())
+        outside, covered, said = [], [], 0
+        for frame in _frames(towns[count]):
+            step = frame["step"]
+            page.evaluate(GO, f"#step={step}")
+            page.wait_for_timeout(30)
+            drawn = page.evaluate(DRAWN)
+            for agent, x, y in drawn["markers"]:
+                place = frame["agents"][agent]["place"]
+                if place is None:
+                    continue  # on the way between places
+                left, top, right, bottom = drawn["places"][place]
+                if not (left <= x <= right and top <= y <= bottom):
+                    outside.append(f"step {step}: {agent} outside {place}")
+            boxes = [b for _, b in drawn["bubbles"]]
+            said += len(boxes)
+            for i, bubble in enumerate(boxes):
+                covered += [
+                    f"step {step}: a bubble covers a name"
+                    for n in drawn["names"]
+                    if _covers(bubble, n)
+                ]
+                covered += [
+                    f"step {step}: two bubbles"
+                    for other in boxes[i + 1 :]
+                    if _covers(bubble, other)
+                ]
+            if drawn["bubbles"] and step % 5 == 0:
+                page.screenshot(
+                    path=str(artifacts(tmp_path) / f"town-{count}-{size[0]}-{step}.png")
+                )
+        assert said > 0  # something was said to check
+        assert outside == []
+        assert covered == []
+    finally:
+        page.close()
+
+
+def test_an_agent_is_seen_walking_its_tiles_between_two_steps(
+    browser: Any, towns: dict[int, Path]
+) -> None:
+    frames = _frames(towns[5])
+    index = next(
+        i for i, f in enumerate(frames) if any(len(w["tiles"]) > 4 for w in f.get("walks", []))
+    )
+    walk = next(w for w in frames[index]["walks"] if len(w["tiles"]) > 4)
+    agent, tiles = walk["agent"], [(x + 0.5, y + 0.5) for x, y in walk["tiles"]]
+    page = browser.new_page(viewport={"width": 1440, "height": 900})
+    try:
+        page.goto((towns[5] / "viewer.html").as_uri())
+        page.evaluate(GO, f"#step={frames[index - 1]['step']}")
+        before = page.evaluate(POINTS)[agent]
+        page.select_option("#speed", "1")  # a step a second; a walk is drawn over 900 ms
+        page.click("#play")
+        page.wait_for_function(WALKING, arg=agent)
+        x, y, walking = page.evaluate(POINTS)[agent]
+        page.click("#pause")
+        page.wait_for_timeout(1200)
+        end = page.evaluate(POINTS)[agent]
+    finally:
+        page.close()
+    assert walking and not end[2]
+    # On its way: on the line through its walked tiles, neither where it was nor where it ends.
+    assert min(abs(x - tx) + abs(y - ty) for tx, ty in tiles) <= 1.0
+    assert (x, y) != (before[0], before[1]) and (x, y) != (end[0], end[1])
+    assert re.match(r"^\w+$", agent)
+
+
+def test_the_agent_panel_shows_the_places_it_knows(browser: Any, towns: dict[int, Path]) -> None:
+    page = browser.new_page(viewport={"width": 1440, "height": 900})
+    try:
+        page.goto((towns[5] / "viewer.html").as_uri() + "#step=0&agent=marta_okafor")
+        page.wait_for_selector("#panel [data-section=known]")
+        known = page.inner_text("#panel [data-section=known]")
+    finally:
+        page.close()
+    # Her home, whole, and the cafe her persona says she runs.
+    assert "Alder Cottage" in known and "bedroom: bed, wardrobe" in known
+    assert "Hobbs Cafe" in known and "Riverside Park" not in known
