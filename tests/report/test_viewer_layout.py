@@ -5,6 +5,7 @@ name, another marker or another bubble, at any step, and no bubble runs off the 
 
 from __future__ import annotations
 
+import io
 import json
 from collections import Counter
 from collections.abc import Iterator
@@ -12,7 +13,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
+from PIL import Image
 from tests.conftest import NEEDS_CHROMIUM
 from tests.engine.test_conformance import SCENARIOS
 
@@ -22,11 +25,11 @@ from simulacra.report import build_outputs
 from .browser import artifacts
 from .conftest import write_town_run
 from .test_every_world_browser import SIZES
-from .worlds import write_grid_run
+from .worlds import write_commute_run, write_grid_run
 
 pytestmark = NEEDS_CHROMIUM
 
-# In the page: every name, marker and bubble drawn on the map as [kind, whose, box] with the
+# In the page: every name, count, marker and bubble drawn on the map as [kind, whose, box] with the
 # box on screen (px), and the map's own box.
 BOXES = """() => {
   const box = (n) => {
@@ -35,7 +38,8 @@ BOXES = """() => {
   };
   const all = (selector) => [...document.querySelectorAll(selector)];
   const out = [];
-  all("#map text.place-name, #map text.place-kind, #map g.extra text").forEach((t) => {
+  const names = "#map text.place-name, #map text.place-kind, #map text.place-count";
+  all(names + ", #map g.extra text").forEach((t) => {
     out.push(["name", (t.closest("[data-place]") || t).dataset.place || t.textContent, box(t)]);
   });
   all("#map g.agent:not([visibility=hidden]) circle").forEach((c) => {
@@ -95,17 +99,20 @@ def _small(name: str, root: Path, *more: str) -> Path:
 def sites(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]]:
     """Runs with crowded places and much said: the shipped town (scripted) until its first
     conversations, the shipped hazard grid (warnings fly from step 3), the hand-made town and
-    grid, and the shipped 320-agent commute's first day (the logit commuters)."""
+    grid, the shipped 320-agent commute's first day (the logit commuters) and the shipped
+    100-agent El Farol's first weeks (Arthur's predictors)."""
     root = tmp_path_factory.mktemp("layout")
     with ThreadPoolExecutor(1) as thread:  # Playwright's sync API may hold an event loop here
         made = {
             "town": thread.submit(_small, "town", root, "clock.duration=100m"),
             "hazard": thread.submit(_small, "hazard", root),
             "commute": thread.submit(_small, "commute", root, "agents.mind=logit", "clock.ticks=1"),
+            "elfarol": thread.submit(_small, "elfarol", root, "clock.ticks=3"),
         }
         found = {name: future.result() for name, future in made.items()}
     found["hand-made town"] = write_town_run(root / "hand-made-town")
     found["hand-made grid"] = write_grid_run(root / "hand-made-grid")
+    found["hand-made commute"] = write_commute_run(root / "hand-made-commute")
     for path in found.values():
         build_outputs(path)
     yield found
@@ -170,3 +177,76 @@ def test_a_crowd_of_320_commuters_is_one_counted_circle_a_zone_split_by_mode(
             page.screenshot(path=str(shots / f"commute-crowds-{width}.png"))
         finally:
             page.close()
+
+
+def test_a_hundred_el_farol_agents_each_keep_a_marker_at_the_bar_or_at_home(
+    browser: Any, sites: dict[str, Path], tmp_path: Path
+) -> None:
+    path = sites["elfarol"]
+    events = [json.loads(line) for line in (path / "events.jsonl").open(encoding="utf-8")]
+    seats = next(e for e in events if e["kind"] == "run")["data"]["world"]["seats"]
+    shots = artifacts(tmp_path)
+    for width, height in SIZES:
+        page = browser.new_page(viewport={"width": width, "height": height})
+        try:
+            page.goto((path / "viewer.html").as_uri())
+            for step in _frames(path)[1:]:
+                page.evaluate(GO, f"#step={step}")
+                day = next(
+                    e["data"] for e in events if e["kind"] == "world" and e["data"]["step"] == step
+                )
+                assert page.locator("#map g.agent[visibility=visible]").count() == 100
+                assert page.locator("#map g.crowd").count() == 0
+                at_bar = sum(a["place"] == "bar" for a in day["agents"].values())
+                assert at_bar == day["attendance"]
+                count = page.locator('#map text.place-count[data-place="bar"]').text_content()
+                assert count == f"{at_bar} of {seats}" + (", crowded" if at_bar > seats else "")
+                home = page.locator('#map text.place-count[data-place="home"]').text_content()
+                assert home == str(100 - at_bar)
+                drawn = page.evaluate(BOXES)
+                assert _overlaps(drawn) == [], step
+                assert _off_the_map(drawn) == []
+            page.locator('#map g.agent[data-agent="42"]').click()
+            assert page.inner_text("#agent-name") == "42"
+            page.screenshot(path=str(shots / f"elfarol-{width}.png"))
+        finally:
+            page.close()
+
+
+def _changed(before: bytes, after: bytes) -> tuple[int, int, int, int] | None:
+    """The box (left, top, right, bottom, px) of the pixels that differ, None when none do."""
+    a, b = (
+        np.asarray(Image.open(io.BytesIO(shot)).convert("RGB"), int) for shot in (before, after)
+    )
+    ys, xs = np.nonzero(np.abs(a - b).sum(axis=2) > 24)
+    return (xs.min(), ys.min(), xs.max() + 1, ys.max() + 1) if len(xs) else None
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("world", ["town", "hazard", "hand-made commute", "elfarol"])
+def test_selecting_an_agent_marks_its_marker_and_changes_nothing_else_on_the_map(
+    browser: Any, sites: dict[str, Path], world: str, size: tuple[int, int]
+) -> None:
+    page = browser.new_page(viewport={"width": size[0], "height": size[1]})
+    try:
+        page.goto((sites[world] / "viewer.html").as_uri() + "#step=1")
+        marker = page.locator("#map g.agent[visibility=visible]").first
+        before = page.locator("#map").screenshot()
+        marker.click()
+        assert page.locator("#map g.agent.selected").count() == 1
+        after = page.locator("#map").screenshot()
+        x0, y0, _, _ = page.locator("#map").bounding_box().values()
+        ring = marker.locator("circle").bounding_box()
+        changed = _changed(before, after)
+        assert changed is not None, "the selection is not shown on the map"
+        left, top, right, bottom = (
+            ring["x"] - x0,
+            ring["y"] - y0,
+            ring["x"] - x0 + ring["width"],
+            ring["y"] - y0 + ring["height"],
+        )
+        slack = 4  # the ring's stroke, half outside the circle, and anti-aliasing
+        assert changed[0] >= left - slack and changed[1] >= top - slack, (changed, ring)
+        assert changed[2] <= right + slack and changed[3] <= bottom + slack, (changed, ring)
+    finally:
+        page.close()
