@@ -20,7 +20,10 @@ from tests.conftest import NEEDS_CHROMIUM
 from tests.engine.test_conformance import SCENARIOS
 
 from simulacra.experiments import load_scenario, run
+from simulacra.experiments.stats import CONFIDENCE, METHOD, WILSON_COUNT
+from simulacra.experiments.sweep_results import JobResult, summarize_sweep
 from simulacra.report import build_outputs
+from simulacra.report.sweep_page import write_sweep_report
 
 from .browser import artifacts
 from .conftest import write_town_run
@@ -248,5 +251,126 @@ def test_selecting_an_agent_marks_its_marker_and_changes_nothing_else_on_the_map
         slack = 4  # the ring's stroke, half outside the circle, and anti-aliasing
         assert changed[0] >= left - slack and changed[1] >= top - slack, (changed, ring)
         assert changed[2] <= right + slack and changed[3] <= bottom + slack, (changed, ring)
+    finally:
+        page.close()
+
+
+# In the page: each element drawn past the left or right edge of its card (`selector`),
+# unless a box between them scrolls it (a table in its own scrolling box, an SVG's insides).
+PAST_THE_CARD = """(selector) => {
+  const out = [];
+  document.querySelectorAll(selector).forEach((card) => {
+    const c = card.getBoundingClientRect();
+    const name = card.querySelector("h2") ? card.querySelector("h2").textContent : card.id;
+    card.querySelectorAll("*").forEach((el) => {
+      for (let a = el.parentElement; a && a !== card; a = a.parentElement) {
+        if (getComputedStyle(a).overflowX !== "visible") return;
+      }
+      const r = el.getBoundingClientRect();
+      if (r.width && (r.right > c.right + 1 || r.left < c.left - 1)) {
+        out.push(`${name}: <${el.tagName.toLowerCase()}> ${Math.round(r.right - c.right)} px`);
+      }
+    });
+  });
+  return out;
+}"""
+# In the page: the timeline's legend as [name, fill, box], each segment's fill, and each agent
+# name's box with the drawing's.
+TIMELINE = """() => {
+  const box = (n) => {
+    const r = n.getBoundingClientRect();
+    return [r.left, r.top, r.right, r.bottom];
+  };
+  const svg = document.querySelector("#timeline svg");
+  if (!svg) return null;
+  return {
+    legend: [...svg.querySelectorAll("text.legend")].map((t) =>
+      [t.textContent, t.previousElementSibling.getAttribute("fill"), box(t)]),
+    fills: [...svg.querySelectorAll("rect.segment")].map((r) => r.getAttribute("fill")),
+    names: [...svg.querySelectorAll("text.agent-name")].map(box),
+    drawing: box(svg),
+  };
+}"""
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("world", ["town", "hazard", "commute", "elfarol", "hand-made commute"])
+def test_each_report_fits_its_cards_and_its_timeline_gives_each_place_a_colour(
+    browser: Any, sites: dict[str, Path], world: str, size: tuple[int, int], tmp_path: Path
+) -> None:
+    page = browser.new_page(viewport={"width": size[0], "height": size[1]})
+    try:
+        page.goto((sites[world] / "report.html").as_uri())
+        assert page.evaluate(PAST_THE_CARD, "main section") == []
+        drawn = page.evaluate(TIMELINE)
+        if drawn is not None:
+            names = [name for name, _, _ in drawn["legend"]]
+            fills = [fill for _, fill, _ in drawn["legend"]]
+            assert len(set(fills)) == len(fills) == len(set(names)), drawn["legend"]
+            assert set(drawn["fills"]) <= set(fills)
+            boxes = [b for _, _, b in drawn["legend"]]
+            assert not [
+                (a, b) for i, a in enumerate(boxes) for b in boxes[i + 1 :] if _covers(a, b)
+            ]
+            left, _, right, _ = drawn["drawing"]
+            assert all(left - 1 <= b[0] and b[2] <= right + 1 for b in drawn["names"])
+        page.screenshot(
+            path=str(artifacts(tmp_path) / f"{world}-report-{size[0]}.png"), full_page=True
+        )
+    finally:
+        page.close()
+
+
+def _sweep_page(root: Path) -> Path:
+    """A sweep's page from hand-made replicates (three per variant, long variant names, a
+    share whose replicates all agree), summarized by the sweep's own code."""
+    variants = [f"world.threshold={t},world.memory_weeks={w}" for t in (0.4, 0.6) for w in (3, 8)]
+    names = ["mean_attendance", "attendance_std", "crowded_share", "fallback_rate"]
+    results = [
+        JobResult(
+            variant,
+            "scripted",
+            r,
+            1994 + r,
+            f"elfarol-{variant.replace(',', '_')}-r{r}-run",
+            {"mean_attendance": 50.0 + i + r, "attendance_std": 9.0 - r, "crowded_share": 0.5}
+            | {"fallback_rate": 0.0},
+        )
+        for i, variant in enumerate(variants)
+        for r in (1, 2, 3)
+    ]
+    summary = {
+        "scenario": "elfarol", "world": "elfarol", "agents": 100, "ticks": 30, "wall_s": 80.0,
+        "confidence": CONFIDENCE, "interval_method": METHOD, "marked_method": WILSON_COUNT,
+        "figures": names, "columns": [["attendance", names[:3]], ["model", names[3:]]],
+        "minds": dict.fromkeys(variants, "elfarol"), "baselines": [], "reference": None,
+        "rows": summarize_sweep(results, {"crowded_share": 1.0, "fallback_rate": 1.0}),
+        "comparison": [], "runs": [vars(r) for r in results],
+    }  # fmt: skip
+    root.mkdir(parents=True, exist_ok=True)
+    return write_sweep_report(root, summary)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_sweep_page_fits_its_cards_says_its_method_and_plots_each_figure(
+    browser: Any, tmp_path: Path, size: tuple[int, int]
+) -> None:
+    path = _sweep_page(tmp_path / "sweep")
+    page = browser.new_page(viewport={"width": size[0], "height": size[1]})
+    try:
+        page.goto(path.as_uri())
+        assert page.evaluate(PAST_THE_CARD, "main section") == []
+        if size[0] >= 1440:  # wide, the tables fit whole: nothing left to scroll to
+            widths = page.evaluate(
+                "() => [...document.querySelectorAll('div.scroll')]"
+                ".map((d) => [d.scrollWidth, d.clientWidth])"
+            )
+            assert widths and all(wide <= seen + 1 for wide, seen in widths), widths
+        text = page.inner_text("section:has(h2:text('Results'))")
+        assert METHOD in text and "Student's t" in text
+        # A share from three agreeing replicates is no certainty: a width, marked *.
+        assert "0.50 [0.13, 0.87]*" in " ".join(text.split())
+        assert page.locator("section:has(h2:text('Results')) figure.plot img").count() == 1
+        page.screenshot(path=str(artifacts(tmp_path) / f"sweep-{size[0]}.png"), full_page=True)
     finally:
         page.close()
