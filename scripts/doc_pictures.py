@@ -15,6 +15,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from playwright.sync_api import sync_playwright
 
@@ -31,10 +32,10 @@ class Picture:
     target: str  # under docs/
     scenario: str  # under scenarios/
     settings: tuple[str, ...]
-    moment: Callable[[list[dict]], str]  # the run's events -> the viewer's #step=..&agent=..
+    moment: Callable[[list[dict[str, Any]]], str]  # its events -> "#step=..&agent=.."
 
 
-def _first_party_talk(events: list[dict]) -> str:
+def _first_party_talk(events: list[dict[str, Any]]) -> str:
     """The first word said of the party, on its speaker: the demo's news spreading. A line
     said belongs to the frame of the first world event after it."""
     said = next(
@@ -46,7 +47,7 @@ def _first_party_talk(events: list[dict]) -> str:
     return f"#step={step}&agent={events[said]['agent']}"
 
 
-def _fullest_week(events: list[dict]) -> str:
+def _fullest_week(events: list[dict[str, Any]]) -> str:
     """The week the most went to the bar, on its first agent at the bar."""
     weeks = [e["data"] for e in events if e["kind"] == "world" and e["data"].get("attendance")]
     week = max(weeks, key=lambda w: w["attendance"])
