@@ -193,10 +193,11 @@
     const x = p.x + p.w / 2;
     const attrs = { "font-size": unit * 1.8, class: "place-name slanted", "data-place": p.name };
     if (DENSE) {
-      const y = p.y - unit * 0.8, name = sv("text", { ...attrs, class: "place-name slanted level", x: p.x, y }, p.name);
+      // Larger than a small place's name: a dense map is wide, and shown small.
+      const y = p.y - unit * 0.9, name = sv("text", { ...attrs, "font-size": unit * 2.6, class: "place-name slanted level", x: p.x, y }, p.name);
       layers.labels.append(name);
       const b = name.getBBox(), widest = typeof p.capacity === "number" ? `${ids.length} of ${p.capacity}, crowded` : `${ids.length}`;
-      counts[p.name] = layers.labels.appendChild(sv("text", { x: b.x + b.width + unit, y, "font-size": unit * 1.6, class: "place-count", "data-place": p.name }, widest));
+      counts[p.name] = layers.labels.appendChild(sv("text", { x: b.x + b.width + unit, y, "font-size": unit * 2.2, class: "place-count", "data-place": p.name }, widest));
       return;
     }
     if (group.length === 1) {
