@@ -41,19 +41,13 @@ def planted_facts(
         # The interviews' own words, where they describe it, as the diffusion counts it.
         asked = bool(asks) and knows_by_words(item.text, asks, owner)
         words = asks if asked else facts[fact] if fact is not None else []
+        first: dict[str, datetime] = {}  # each other agent's first record that holds it
+        for when, agent, text in records if words else ():  # in the log's order: by time
+            seen = agent == item.agent or agent in first
+            if not seen and knows_by_words(text, words, names.get(agent, agent)):
+                first[agent] = when
         held = [
-            {
-                "t": t.isoformat(),
-                "agents": sorted(
-                    {
-                        agent
-                        for when, agent, text in records
-                        if when <= t
-                        and agent != item.agent
-                        and knows_by_words(text, words, names.get(agent, agent))
-                    }
-                ),
-            }
+            {"t": t.isoformat(), "agents": sorted(a for a, when in first.items() if when <= t)}
             for t in (times if words else [])
         ]
         at = scenario.when(item.at).isoformat()
