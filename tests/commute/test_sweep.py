@@ -151,7 +151,8 @@ def test_the_sweep_report_is_one_file_with_the_table_and_per_variant_figures(
 ) -> None:
     page = (sweep / "report.html").read_text()
     assert escape("The source's Table 5") in page and "taxi strike on days 3, 4" in page
-    assert page.count('src="data:image/svg+xml;base64,') == 10  # 2 figures x 5 variants
+    # 2 figures x 5 variants, and each figure by variant with its interval
+    assert page.count('src="data:image/svg+xml;base64,') == 11
     assert "<script" not in page and 'src="http' not in page
     # Figure 6 is drawn from the run with no strike, and only from it.
     assert page.count("available100 (scripted): no strike: every taxi in service") == 1

@@ -75,7 +75,7 @@ class Check:
 # The first pattern that matches a command decides how it is checked.
 CHECKS: list[tuple[str, Check]] = [
     (
-        r"^make (demo|test)$",
+        r"^make (demo|test|pictures)$",
         Check(
             "target",
             "builds a virtual environment (never from a test): checked to be a Makefile target",

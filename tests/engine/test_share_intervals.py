@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from simulacra.experiments import load_scenario
 from simulacra.experiments.kinds import binding_of
-from simulacra.experiments.stats import figure_ci, mean_ci, share_ci
+from simulacra.experiments.stats import WILSON_COUNT, figure_ci, mean_ci, share_ci
 
 
 def test_two_runs_of_a_share_stay_inside_zero_and_one() -> None:
@@ -31,9 +31,17 @@ def test_far_from_the_bounds_the_interval_is_student_s() -> None:
     assert wilson.high == pytest.approx(student.high, abs=2e-3)
 
 
-def test_equal_shares_and_shares_of_none_or_all_have_no_width() -> None:
-    assert (share_ci([0.3, 0.3]).low, share_ci([0.3, 0.3]).high) == (0.3, 0.3)
-    assert share_ci([0.0, 0.0, 0.0]).high == 0.0 and share_ci([100.0] * 4, 100).low == 100.0
+def test_shares_that_all_agree_count_each_replicate_as_one_trial_and_say_so() -> None:
+    # Three runs at 0.50 are no certainty: Wilson's interval for 1.5 of 3 trials, z = 1.96.
+    # By hand: shrink 1 + 3.8415 / 3 = 2.2805, half 1.96 / 2.2805 * sqrt(0.0833 + 0.1067)
+    # = 0.3747 around 0.5.
+    ci = share_ci([0.5, 0.5, 0.5])
+    assert (ci.low, ci.high) == (pytest.approx(0.1253, abs=1e-3), pytest.approx(0.8747, abs=1e-3))
+    assert ci.method == WILSON_COUNT
+    # At the bounds too: none of 3, and all of 4 on a percentage scale, keep a width.
+    assert share_ci([0.0, 0.0, 0.0]).high == pytest.approx(0.5615, abs=1e-3)
+    assert share_ci([100.0] * 4, 100).low == pytest.approx(51.01, abs=0.01)
+    assert share_ci([0.2, 0.7]).method == "wilson" and mean_ci([0.2, 0.7]).method == "t"
 
 
 def test_only_the_shares_named_take_wilson_and_a_value_off_the_scale_falls_back() -> None:

@@ -5,6 +5,7 @@ name, another marker or another bubble, at any step, and no bubble runs off the 
 
 from __future__ import annotations
 
+import io
 import json
 from collections import Counter
 from collections.abc import Iterator
@@ -12,21 +13,26 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
+from PIL import Image
 from tests.conftest import NEEDS_CHROMIUM
 from tests.engine.test_conformance import SCENARIOS
 
 from simulacra.experiments import load_scenario, run
+from simulacra.experiments.stats import CONFIDENCE, METHOD, WILSON_COUNT
+from simulacra.experiments.sweep_results import JobResult, summarize_sweep
 from simulacra.report import build_outputs
+from simulacra.report.sweep_page import write_sweep_report
 
 from .browser import artifacts
 from .conftest import write_town_run
 from .test_every_world_browser import SIZES
-from .worlds import write_grid_run
+from .worlds import write_commute_run, write_grid_run
 
 pytestmark = NEEDS_CHROMIUM
 
-# In the page: every name, marker and bubble drawn on the map as [kind, whose, box] with the
+# In the page: every name, count, marker and bubble drawn on the map as [kind, whose, box] with the
 # box on screen (px), and the map's own box.
 BOXES = """() => {
   const box = (n) => {
@@ -35,7 +41,8 @@ BOXES = """() => {
   };
   const all = (selector) => [...document.querySelectorAll(selector)];
   const out = [];
-  all("#map text.place-name, #map text.place-kind, #map g.extra text").forEach((t) => {
+  const names = "#map text.place-name, #map text.place-kind, #map text.place-count";
+  all(names + ", #map g.extra text").forEach((t) => {
     out.push(["name", (t.closest("[data-place]") || t).dataset.place || t.textContent, box(t)]);
   });
   all("#map g.agent:not([visibility=hidden]) circle").forEach((c) => {
@@ -95,17 +102,20 @@ def _small(name: str, root: Path, *more: str) -> Path:
 def sites(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]]:
     """Runs with crowded places and much said: the shipped town (scripted) until its first
     conversations, the shipped hazard grid (warnings fly from step 3), the hand-made town and
-    grid, and the shipped 320-agent commute's first day (the logit commuters)."""
+    grid, the shipped 320-agent commute's first day (the logit commuters) and the shipped
+    100-agent El Farol's first weeks (Arthur's predictors)."""
     root = tmp_path_factory.mktemp("layout")
     with ThreadPoolExecutor(1) as thread:  # Playwright's sync API may hold an event loop here
         made = {
             "town": thread.submit(_small, "town", root, "clock.duration=100m"),
             "hazard": thread.submit(_small, "hazard", root),
             "commute": thread.submit(_small, "commute", root, "agents.mind=logit", "clock.ticks=1"),
+            "elfarol": thread.submit(_small, "elfarol", root, "clock.ticks=3"),
         }
         found = {name: future.result() for name, future in made.items()}
     found["hand-made town"] = write_town_run(root / "hand-made-town")
     found["hand-made grid"] = write_grid_run(root / "hand-made-grid")
+    found["hand-made commute"] = write_commute_run(root / "hand-made-commute")
     for path in found.values():
         build_outputs(path)
     yield found
@@ -170,3 +180,198 @@ def test_a_crowd_of_320_commuters_is_one_counted_circle_a_zone_split_by_mode(
             page.screenshot(path=str(shots / f"commute-crowds-{width}.png"))
         finally:
             page.close()
+
+
+def test_a_hundred_el_farol_agents_each_keep_a_marker_at_the_bar_or_at_home(
+    browser: Any, sites: dict[str, Path], tmp_path: Path
+) -> None:
+    path = sites["elfarol"]
+    events = [json.loads(line) for line in (path / "events.jsonl").open(encoding="utf-8")]
+    seats = next(e for e in events if e["kind"] == "run")["data"]["world"]["seats"]
+    shots = artifacts(tmp_path)
+    for width, height in SIZES:
+        page = browser.new_page(viewport={"width": width, "height": height})
+        try:
+            page.goto((path / "viewer.html").as_uri())
+            for step in _frames(path)[1:]:
+                page.evaluate(GO, f"#step={step}")
+                day = next(
+                    e["data"] for e in events if e["kind"] == "world" and e["data"]["step"] == step
+                )
+                assert page.locator("#map g.agent[visibility=visible]").count() == 100
+                assert page.locator("#map g.crowd").count() == 0
+                at_bar = sum(a["place"] == "bar" for a in day["agents"].values())
+                assert at_bar == day["attendance"]
+                count = page.locator('#map text.place-count[data-place="bar"]').text_content()
+                assert count == f"{at_bar} of {seats}" + (", crowded" if at_bar > seats else "")
+                home = page.locator('#map text.place-count[data-place="home"]').text_content()
+                assert home == str(100 - at_bar)
+                drawn = page.evaluate(BOXES)
+                assert _overlaps(drawn) == [], step
+                assert _off_the_map(drawn) == []
+            page.locator('#map g.agent[data-agent="42"]').click()
+            assert page.inner_text("#agent-name") == "42"
+            page.screenshot(path=str(shots / f"elfarol-{width}.png"))
+        finally:
+            page.close()
+
+
+def _changed(before: bytes, after: bytes) -> tuple[int, int, int, int] | None:
+    """The box (left, top, right, bottom, px) of the pixels that differ, None when none do."""
+    a, b = (
+        np.asarray(Image.open(io.BytesIO(shot)).convert("RGB"), int) for shot in (before, after)
+    )
+    ys, xs = np.nonzero(np.abs(a - b).sum(axis=2) > 24)
+    return (xs.min(), ys.min(), xs.max() + 1, ys.max() + 1) if len(xs) else None
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("world", ["town", "hazard", "hand-made commute", "elfarol"])
+def test_selecting_an_agent_marks_its_marker_and_changes_nothing_else_on_the_map(
+    browser: Any, sites: dict[str, Path], world: str, size: tuple[int, int]
+) -> None:
+    page = browser.new_page(viewport={"width": size[0], "height": size[1]})
+    try:
+        page.goto((sites[world] / "viewer.html").as_uri() + "#step=1")
+        marker = page.locator("#map g.agent[visibility=visible]").first
+        before = page.locator("#map").screenshot()
+        marker.click()
+        assert page.locator("#map g.agent.selected").count() == 1
+        after = page.locator("#map").screenshot()
+        x0, y0, _, _ = page.locator("#map").bounding_box().values()
+        ring = marker.locator("circle").bounding_box()
+        changed = _changed(before, after)
+        assert changed is not None, "the selection is not shown on the map"
+        left, top, right, bottom = (
+            ring["x"] - x0,
+            ring["y"] - y0,
+            ring["x"] - x0 + ring["width"],
+            ring["y"] - y0 + ring["height"],
+        )
+        slack = 4  # the ring's stroke, half outside the circle, and anti-aliasing
+        assert changed[0] >= left - slack and changed[1] >= top - slack, (changed, ring)
+        assert changed[2] <= right + slack and changed[3] <= bottom + slack, (changed, ring)
+    finally:
+        page.close()
+
+
+# In the page: each element drawn past the left or right edge of its card (`selector`),
+# unless a box between them scrolls it (a table in its own scrolling box, an SVG's insides).
+PAST_THE_CARD = """(selector) => {
+  const out = [];
+  document.querySelectorAll(selector).forEach((card) => {
+    const c = card.getBoundingClientRect();
+    const name = card.querySelector("h2") ? card.querySelector("h2").textContent : card.id;
+    card.querySelectorAll("*").forEach((el) => {
+      for (let a = el.parentElement; a && a !== card; a = a.parentElement) {
+        if (getComputedStyle(a).overflowX !== "visible") return;
+      }
+      const r = el.getBoundingClientRect();
+      if (r.width && (r.right > c.right + 1 || r.left < c.left - 1)) {
+        out.push(`${name}: <${el.tagName.toLowerCase()}> ${Math.round(r.right - c.right)} px`);
+      }
+    });
+  });
+  return out;
+}"""
+# In the page: the timeline's legend as [name, fill, box], each segment's fill, and each agent
+# name's box with the drawing's.
+TIMELINE = """() => {
+  const box = (n) => {
+    const r = n.getBoundingClientRect();
+    return [r.left, r.top, r.right, r.bottom];
+  };
+  const svg = document.querySelector("#timeline svg");
+  if (!svg) return null;
+  return {
+    legend: [...svg.querySelectorAll("text.legend")].map((t) =>
+      [t.textContent, t.previousElementSibling.getAttribute("fill"), box(t)]),
+    fills: [...svg.querySelectorAll("rect.segment")].map((r) => r.getAttribute("fill")),
+    names: [...svg.querySelectorAll("text.agent-name")].map(box),
+    drawing: box(svg),
+  };
+}"""
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+# The 320-agent commute's report is the hand-made commute's with longer tables (10 s more).
+@pytest.mark.parametrize("world", ["town", "hazard", "elfarol", "hand-made commute"])
+def test_each_report_fits_its_cards_and_its_timeline_gives_each_place_a_colour(
+    browser: Any, sites: dict[str, Path], world: str, size: tuple[int, int], tmp_path: Path
+) -> None:
+    page = browser.new_page(viewport={"width": size[0], "height": size[1]})
+    try:
+        page.goto((sites[world] / "report.html").as_uri())
+        assert page.evaluate(PAST_THE_CARD, "main section") == []
+        drawn = page.evaluate(TIMELINE)
+        if drawn is not None:
+            names = [name for name, _, _ in drawn["legend"]]
+            fills = [fill for _, fill, _ in drawn["legend"]]
+            assert len(set(fills)) == len(fills) == len(set(names)), drawn["legend"]
+            assert set(drawn["fills"]) <= set(fills)
+            boxes = [b for _, _, b in drawn["legend"]]
+            assert not [
+                (a, b) for i, a in enumerate(boxes) for b in boxes[i + 1 :] if _covers(a, b)
+            ]
+            left, _, right, _ = drawn["drawing"]
+            assert all(left - 1 <= b[0] and b[2] <= right + 1 for b in drawn["names"])
+        page.screenshot(
+            path=str(artifacts(tmp_path) / f"{world}-report-{size[0]}.png"), full_page=True
+        )
+    finally:
+        page.close()
+
+
+def _sweep_page(root: Path) -> Path:
+    """A sweep's page from hand-made replicates (three per variant, long variant names, a
+    share whose replicates all agree), summarized by the sweep's own code."""
+    variants = [f"world.threshold={t},world.memory_weeks={w}" for t in (0.4, 0.6) for w in (3, 8)]
+    names = ["mean_attendance", "attendance_std", "crowded_share", "fallback_rate"]
+    results = [
+        JobResult(
+            variant,
+            "scripted",
+            r,
+            1994 + r,
+            f"elfarol-{variant.replace(',', '_')}-r{r}-run",
+            {"mean_attendance": 50.0 + i + r, "attendance_std": 9.0 - r, "crowded_share": 0.5}
+            | {"fallback_rate": 0.0},
+        )
+        for i, variant in enumerate(variants)
+        for r in (1, 2, 3)
+    ]
+    summary = {
+        "scenario": "elfarol", "world": "elfarol", "agents": 100, "ticks": 30, "wall_s": 80.0,
+        "confidence": CONFIDENCE, "interval_method": METHOD, "marked_method": WILSON_COUNT,
+        "figures": names, "columns": [["attendance", names[:3]], ["model", names[3:]]],
+        "minds": dict.fromkeys(variants, "elfarol"), "baselines": [], "reference": None,
+        "rows": summarize_sweep(results, {"crowded_share": 1.0, "fallback_rate": 1.0}),
+        "comparison": [], "runs": [vars(r) for r in results],
+    }  # fmt: skip
+    root.mkdir(parents=True, exist_ok=True)
+    return write_sweep_report(root, summary)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_sweep_page_fits_its_cards_says_its_method_and_plots_each_figure(
+    browser: Any, tmp_path: Path, size: tuple[int, int]
+) -> None:
+    path = _sweep_page(tmp_path / "sweep")
+    page = browser.new_page(viewport={"width": size[0], "height": size[1]})
+    try:
+        page.goto(path.as_uri())
+        assert page.evaluate(PAST_THE_CARD, "main section") == []
+        if size[0] >= 1440:  # wide, the tables fit whole: nothing left to scroll to
+            widths = page.evaluate(
+                "() => [...document.querySelectorAll('div.scroll')]"
+                ".map((d) => [d.scrollWidth, d.clientWidth])"
+            )
+            assert widths and all(wide <= seen + 1 for wide, seen in widths), widths
+        text = page.inner_text("section:has(h2:text('Results'))")
+        assert METHOD in text and "Student's t" in text
+        # A share from three agreeing replicates is no certainty: a width, marked *.
+        assert "0.50 [0.13, 0.87]*" in " ".join(text.split())
+        assert page.locator("section:has(h2:text('Results')) figure.plot img").count() == 1
+        page.screenshot(path=str(artifacts(tmp_path) / f"sweep-{size[0]}.png"), full_page=True)
+    finally:
+        page.close()

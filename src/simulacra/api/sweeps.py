@@ -77,8 +77,10 @@ class Sweep:
 
     def summary(self, confidence: float = CONFIDENCE) -> pd.DataFrame:
         """Per variant, model and figure: the mean over completed replicates with its
-        two-sided interval (`low`, `high`; none from a single replicate) and `n`: Student's
-        t, or for a share (a proportion or percentage) Wilson's, which stays in its range."""
+        two-sided interval (`low`, `high`; none from a single replicate), `n` and `method`
+        (stats.METHOD says each in words): "t", Student's; "wilson", a share's (a proportion
+        or percentage), which stays in its range; or stats.WILSON_COUNT, a share whose
+        replicates all agree, each counted as one trial."""
         kind = BINDINGS.get(str(self.info.get("world")))
         shares = kind.share_scales() if kind is not None else {}
         table = self.table()
@@ -90,10 +92,11 @@ class Sweep:
                 values = group[figure].dropna().tolist()
                 if values:
                     ci = figure_ci(str(figure), values, shares, confidence)
-                    rows.append((variant, model, figure, ci.mean, ci.low, ci.high, ci.n))
-        columns = ["variant", "model", "figure", "mean", "low", "high", "n"]
+                    row = (variant, model, figure, ci.mean, ci.low, ci.high, ci.n, ci.method)
+                    rows.append(row)
+        columns = ["variant", "model", "figure", "mean", "low", "high", "n", "method"]
         frame = pd.DataFrame.from_records(rows, columns=columns)
-        types = {"variant": "str", "model": "str", "figure": "str", "n": "int64"}
+        types = {"variant": "str", "model": "str", "figure": "str", "n": "int64", "method": "str"}
         return frame.astype({**types, "mean": "float64", "low": "float64", "high": "float64"})
 
     def export(self, out: str | Path | None = None) -> Path:

@@ -24,7 +24,7 @@ from simulacra.core.times import (
     on_day,
     parse_hhmm,
 )
-from simulacra.core.words import mentions_all
+from simulacra.core.words import at_a_word, mentions_all
 from simulacra.core.world import (
     Action,
     Address,
@@ -64,6 +64,7 @@ __all__ = [
     "TimeFormatError",
     "World",
     "WorldEvent",
+    "at_a_word",
     "crc_seed",
     "derived_seed",
     "format_hhmm",

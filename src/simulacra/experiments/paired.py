@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from simulacra.experiments.stats import mean_ci
+from simulacra.experiments.stats import WILSON_COUNT, mean_ci
 
 Group = tuple[str, str]  # (variant, model)
 
@@ -121,4 +121,5 @@ def interval_text(value: Mapping[str, Any] | None, *, signed: bool = False) -> s
     form = "+.2f" if signed else ".2f"
     if value["low"] is None:
         return f"{value['mean']:{form}} (n/a)"
-    return f"{value['mean']:{form}} [{value['low']:{form}}, {value['high']:{form}}]"
+    mark = "*" if value.get("method") == WILSON_COUNT else ""  # stats.METHOD says why
+    return f"{value['mean']:{form}} [{value['low']:{form}}, {value['high']:{form}}]{mark}"

@@ -11,6 +11,7 @@ from simulacra.engine import Clock
 from simulacra.experiments.facts import aware_test, knows_by_words, knows_off, planting
 from simulacra.experiments.kinds import binding_of
 from simulacra.experiments.measures import MemoryTally, budget, diffusion, fallbacks
+from simulacra.experiments.planted import planted_facts
 from simulacra.experiments.scenario import Scenario
 from simulacra.experiments.session import cast_names
 from simulacra.memory import WITNESSED
@@ -31,7 +32,9 @@ def measure(
     plan = scenario.interviews
     # An interview's answer is judged against what it rests on: the records of what its agent
     # saw or heard.
-    evidence = plan is not None and bool(plan.aware_when)
+    # A planted fact's spread is read from the same records (experiments/planted.py).
+    thoughts = any(item.type == "thought" for item in scenario.interventions)
+    evidence = thoughts or (plan is not None and bool(plan.aware_when))
     events: list[Event] = []
     memory = MemoryTally(clock.calendar.start)
     models: set[str] = set()  # what answered, by the name each call logged
@@ -73,6 +76,8 @@ def measure(
         metrics["diffusion"] = diffusion(
             events, plan.question, test, told, owner, said_off if off else None
         )
+    if thoughts:
+        metrics["planted"] = planted_facts(scenario, events, _names(events))
     metrics |= kind.measures(events, scenario)
     summary = kind.headline(metrics)
     if metrics.get("diffusion"):

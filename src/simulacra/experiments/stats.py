@@ -1,7 +1,7 @@
 """Means with confidence intervals over replicates, computed here (no SciPy): Student's t for
 a figure of any range, and for a share (a figure between 0 and a full scale: a proportion, a
 percentage, a mean of values in that range) a Wilson score interval, which never leaves the
-range.
+range. `METHOD` says so in words, for every page that shows the intervals.
 """
 
 from __future__ import annotations
@@ -9,8 +9,17 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from statistics import NormalDist
 
 CONFIDENCE = 0.95
+# How each interval is made, as summary.md and the sweep's report.html both say it.
+METHOD = (
+    "Student's t over the replicates; for a share (0 to 1, or a percentage), Wilson's score "
+    "interval with the replicates' effective sample size. Where the replicates of a share all "
+    "agree, or all sit at 0 or the full scale, their spread says nothing of the uncertainty: "
+    "the interval (marked *) is Wilson's with each replicate counted as one trial."
+)
+WILSON_COUNT = "wilson, one trial a replicate"
 
 
 @dataclass(frozen=True)
@@ -21,9 +30,12 @@ class Interval:
     low: float | None
     high: float | None
     n: int
+    method: str = "t"  # "t", "wilson", or WILSON_COUNT
 
-    def as_dict(self) -> dict[str, float | int | None]:
-        return {"mean": self.mean, "low": self.low, "high": self.high, "n": self.n}
+    def as_dict(self) -> dict[str, float | int | str | None]:
+        return {"mean": self.mean, "low": self.low, "high": self.high, "n": self.n} | {
+            "method": self.method
+        }
 
     def text(self, digits: int = 2) -> str:
         if self.low is None or self.high is None:
@@ -61,17 +73,25 @@ def share_ci(
         raise ValueError(f"share_ci needs values between 0 and {scale}, got {list(values)}")
     p = math.fsum(values) / n / scale
     if n < 2:
-        return Interval(p * scale, None, None, n)
+        return Interval(p * scale, None, None, n, "wilson")
     variance = math.fsum((v / scale - p) ** 2 for v in values) / (n - 1) / n  # of the mean
     if variance == 0 or p in (0.0, 1.0):
-        return Interval(p * scale, p * scale, p * scale, n)
+        # No spread to size it by (three runs at 0.50 are no certainty): each replicate is
+        # one trial, the least the runs can be worth, with the normal quantile.
+        low, high = _wilson(p, n, NormalDist().inv_cdf(0.5 + confidence / 2))
+        return Interval(p * scale, low * scale, high * scale, n, WILSON_COUNT)
     trials = p * (1 - p) / variance
     z = t_quantile(0.5 + confidence / 2, n - 1)
+    low, high = _wilson(p, trials, z)
+    return Interval(p * scale, low * scale, high * scale, n, "wilson")
+
+
+def _wilson(p: float, trials: float, z: float) -> tuple[float, float]:
+    """Wilson's score interval for a proportion `p` of `trials` (a real number of them)."""
     shrink = 1 + z * z / trials
     centre = (p + z * z / (2 * trials)) / shrink
-    half = z / shrink * math.sqrt(variance + z * z / (4 * trials * trials))
-    low, high = max(0.0, centre - half), min(1.0, centre + half)
-    return Interval(p * scale, low * scale, high * scale, n)
+    half = z / shrink * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials))
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def figure_ci(

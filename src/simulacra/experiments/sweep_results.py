@@ -18,7 +18,7 @@ from simulacra.experiments.paired import (
     signature_columns,
 )
 from simulacra.experiments.scenario import Scenario
-from simulacra.experiments.stats import CONFIDENCE, figure_ci
+from simulacra.experiments.stats import CONFIDENCE, METHOD, WILSON_COUNT, figure_ci
 
 
 @dataclass(frozen=True)
@@ -84,6 +84,8 @@ def write_outputs(
         "agents": len(kind.roster(scenario)),
         "ticks": len(scenario.clock.calendar().times()),
         "confidence": CONFIDENCE,
+        "interval_method": METHOD,
+        "marked_method": WILSON_COUNT,
         "wall_s": wall_s,
         "figures": names,
         "columns": signature_columns(kind.signature_groups(), names),
@@ -109,8 +111,7 @@ def _markdown(summary: dict[str, Any]) -> str:
         f"# {summary['scenario']}: sweep",
         "",
         f"{summary['agents']} agents x {summary['ticks']} ticks. Mean "
-        f"[{summary['confidence']:.0%} interval over replicates: Student's t; for shares, "
-        "Wilson's, with the replicates' effective sample size].",
+        f"[{summary['confidence']:.0%} interval: {summary['interval_method']}]",
         "",
         "| variant | model | replicates | " + " | ".join(names) + " |",
         "|" + " --- |" * (len(names) + 3),

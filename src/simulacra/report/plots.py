@@ -5,9 +5,9 @@ from __future__ import annotations
 import contextlib
 import io
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import matplotlib
@@ -28,26 +28,56 @@ class DiffusionPoint:
     link: str  # into the viewer at this time
 
 
-def diffusion_svg(points: Sequence[DiffusionPoint]) -> str:
+def diffusion_svg(
+    points: Sequence[DiffusionPoint], skipped: Sequence[tuple[datetime, datetime]] = ()
+) -> str:
+    """How many knew at each interview, a step line; the line breaks at each span the clock
+    skipped (a night), shaded, for nothing was simulated there to carry it across."""
     with plot_style():
         fig = Figure(figsize=(9, 3))
         ax = fig.add_subplot()
         times = [p.t for p in points]
         timed = all(t is not None for t in times)
-        xs = [_hours(t, times[0]) if timed else float(i) for i, t in enumerate(times)]
+        first = times[0] if timed else None
+        xs = [_hours(t, first) if timed else float(i) for i, t in enumerate(times)]
         aware = [p.aware for p in points]
-        ax.step(xs, aware, where="post", color=_ACCENT, linewidth=1.6, label="aware of it")
+        gaps = [(_hours(a, first), _hours(b, first)) for a, b in skipped] if timed else []
+        for index, (low, high) in enumerate(gaps):
+            label = "not simulated (skipped)" if index == 0 else None
+            ax.axvspan(low, high, color="#eef0f3", zorder=0, label=label)
+        for run in _unbroken(xs, gaps):
+            line_xs, line_ys = [xs[i] for i in run], [aware[i] for i in run]
+            later = [low for low, _ in gaps if low >= line_xs[-1]]
+            if later and run[-1] < len(xs) - 1:  # the day's last count holds until it ends
+                line_xs.append(min(later))
+                line_ys.append(line_ys[-1])
+            first_run = run[0] == 0
+            ax.step(line_xs, line_ys, where="post", color=_ACCENT, linewidth=1.6,
+                    label="aware of it" if first_run else None)  # fmt: skip
+            ax.plot(line_xs[: len(run)], [points[i].agents for i in run], color="#9aa0ad",
+                    linestyle="--", label="agents" if first_run else None)  # fmt: skip
         dots = ax.scatter(xs, aware, color=_ACCENT, zorder=3, s=28)
         dots.set_urls([p.link for p in points])  # each point opens the viewer at its time
-        ax.plot(xs, [p.agents for p in points], color="#9aa0ad", linestyle="--", label="agents")
         ax.set_ylim(0, max([p.agents for p in points] + aware + [1]) * 1.08)
         ax.set_ylabel("agents")
         ax.set_xlabel("simulated time" if timed else "interview round")
-        if timed:
-            ax.xaxis.set_major_formatter(_clock)
+        if first is not None:
+            days = len({t.date() for t in times if t is not None}) > 1
+            ax.xaxis.set_major_formatter(_clock_of(first, days))
         ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
         tidy_axes(ax)
         return figure_svg(fig)
+
+
+def _unbroken(xs: Sequence[float], gaps: Sequence[tuple[float, float]]) -> list[list[int]]:
+    """The runs of point indices with no skipped span between neighbours."""
+    runs: list[list[int]] = []
+    for i, x in enumerate(xs):
+        if runs and not any(xs[i - 1] <= low and high <= x for low, high in gaps):
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return runs
 
 
 def steps_svg(
@@ -114,6 +144,48 @@ def ratings_svg(rows: Sequence[Mapping[str, Any]], published: Mapping[str, float
         ax.set_yticks(ys, names)
         ax.set_xlabel("TrueSkill mu (o ours with 95% interval, \u25c6 the source's)")
         tidy_axes(ax)
+        return figure_svg(fig)
+
+
+def intervals_svg(
+    names: Sequence[str],
+    rows: Sequence[tuple[str, Mapping[str, Mapping[str, Any] | None]]],
+    marked: str | None = None,
+) -> str:
+    """A panel per figure: each row's (variant's) mean as a dot and its interval as a bar,
+    the rows in the table's order, top down; a hollow dot where the interval was made by the
+    `marked` method (a share whose replicates agree: experiments/stats.py)."""
+    with plot_style():
+        across = max(1, min(len(names), 3))
+        down = max(1, math.ceil(len(names) / across))
+        fig = Figure(figsize=(9, (0.7 + 0.32 * len(rows)) * down))
+        axes = fig.subplots(down, across, squeeze=False, sharey=True)
+        ys = list(range(len(rows)))
+        for index, ax in enumerate(axes.flat):
+            if index >= len(names):
+                ax.set_visible(False)
+                continue
+            name = names[index]
+            for y, (_label, figures) in zip(ys, rows, strict=True):
+                value = figures.get(name)
+                if not value:
+                    continue
+                low, high = value.get("low"), value.get("high")
+                if low is not None and high is not None:
+                    ax.plot([low, high], [y, y], color=_ACCENT, linewidth=3, alpha=0.35)
+                counted = marked is not None and value.get("method") == marked
+                ax.plot(
+                    [value["mean"]],
+                    [y],
+                    "o",
+                    color=_ACCENT,
+                    fillstyle="none" if counted else "full",
+                )
+            ax.set_yticks(ys, [label for label, _ in rows])
+            ax.set_ylim(len(rows) - 0.5, -0.5)
+            ax.set_title(name.replace("_", " "), loc="left", fontsize=9)
+            tidy_axes(ax)
+        fig.tight_layout()
         return figure_svg(fig)
 
 
@@ -200,7 +272,8 @@ def branches_svg(
             if fork is not None:
                 ax.axvline(_hours(fork, first), color=_INK, linewidth=0.8, linestyle=":")
             ax.set_title(name)
-            ax.xaxis.set_major_formatter(_clock)
+            if first is not None:
+                ax.xaxis.set_major_formatter(_clock_of(first, False))
             tidy_axes(ax)
         axes[-1].legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
         return figure_svg(fig)
@@ -221,9 +294,16 @@ def _hours(t: datetime | None, first: datetime | None) -> float:
     return (t - midnight).total_seconds() / 3600
 
 
-def _clock(hours: float, _position: float) -> str:
-    minutes = round(hours * 60)
-    return f"{minutes // 60 % 24:02d}:{minutes % 60:02d}"
+def _clock_of(first: datetime, days: bool) -> Callable[[float, float], str]:
+    """An axis label for hours since the first day's midnight: the clock time, with the day
+    where the plot spans more than one ("14 Feb 16:00")."""
+    midnight = first.replace(hour=0, minute=0, second=0, microsecond=0)
+
+    def label(hours: float, _position: float) -> str:
+        t = midnight + timedelta(minutes=round(hours * 60))
+        return f"{t:%d %b %H:%M}" if days else f"{t:%H:%M}"
+
+    return label
 
 
 def tidy_axes(ax: Axes) -> None:

@@ -81,8 +81,10 @@ def _places(world: Any) -> tuple[Place, ...]:
         x, y, w, h = (_num(raw.get(key)) for key in ("x", "y", "w", "h"))
         if x is None or y is None:
             continue  # a place with no position cannot be drawn
+        capacity = _num(raw.get("capacity"))
+        name, kind = _text(raw.get("name")), _text(raw.get("kind"))
         places.append(
-            Place(_text(raw.get("name")), _text(raw.get("kind")), x, y, w or 1.0, h or 1.0)
+            Place(name, kind, x, y, w or 1.0, h or 1.0, None if capacity is None else int(capacity))
         )
     return tuple(places)
 

@@ -22,6 +22,7 @@ class Place:
     y: float
     w: float
     h: float
+    capacity: int | None = None  # the most the world lets in (El Farol's seats), where it says
 
 
 @dataclass(frozen=True)

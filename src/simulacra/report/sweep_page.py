@@ -15,17 +15,24 @@ from pathlib import Path
 from typing import Any
 
 from simulacra.report.per_world import world_report
+from simulacra.report.plots import intervals_svg
 
 _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'"
 _CSS = """
 body{font:14px/1.45 system-ui,sans-serif;color:#1f2430;background:#f5f6f8;margin:0}
-header{background:#1f2430;color:#fff;padding:12px 24px}main{max-width:1100px;margin:auto}
+header{background:#1f2430;color:#fff;padding:12px 24px}main{max-width:1300px;margin:auto}
 section{background:#fff;border:1px solid #dde;border-radius:6px;margin:16px;padding:12px 18px;
-overflow-x:auto}table{border-collapse:collapse;margin:6px 0}td,th{padding:4px 10px;
-text-align:left;border-bottom:1px solid #e5e7eb}th{background:#f0f1f4}
-.badge{background:#fff3cd;padding:2px 6px;white-space:nowrap}img{max-width:100%}
-.muted{color:#6b7280}.ci{white-space:nowrap}
+overflow-x:auto}table{border-collapse:collapse;margin:6px 0}td,th{padding:4px 8px;
+text-align:left;border-bottom:1px solid #e5e7eb;vertical-align:top}th{background:#f0f1f4}
+.badge{background:#fff3cd;padding:2px 6px}img{max-width:100%}
+.muted{color:#6b7280}.ci span{white-space:nowrap}
+.scroll{overflow-x:auto}td a{overflow-wrap:anywhere}
+figure.plot{margin:10px 0 0}figure.plot img{width:100%;height:auto}
+figcaption{color:#6b7280;font-size:.85rem}
 """
+# A figure's name may break after each underscore, so a table of many fits its card.
+_BREAK = "_<wbr>"
+_OLDER = "Student's t; for shares, Wilson's"  # a summary.json written before it said
 
 
 def write_sweep_report(out: Path, summary: Mapping[str, Any]) -> Path:
@@ -75,7 +82,7 @@ def _columns(summary: Mapping[str, Any]) -> list[tuple[str, list[str]]]:
 
 def _head(first: Sequence[str], columns: Sequence[tuple[str, list[str]]]) -> str:
     groups = "".join(f"<th colspan={len(names)}>{escape(group)}</th>" for group, names in columns)
-    names = "".join(f"<th>{escape(n)}</th>" for _, group in columns for n in group)
+    names = "".join(f"<th>{_name(n)}</th>" for _, group in columns for n in group)
     lead = "".join(f"<th rowspan=2>{escape(c)}</th>" for c in first)
     return f"<tr>{lead}{groups}</tr><tr>{names}</tr>"
 
@@ -87,25 +94,44 @@ def _who(summary: Mapping[str, Any], variant: str, model: str) -> str:
         model_cell = '<span class="badge">classical baseline: no model</span>'
     else:
         model_cell = escape(model)
-    return f"<td>{escape(variant)}</td><td>{escape(mind)}</td><td>{model_cell}</td>"
+    return f"<td>{_variant(variant)}</td><td>{escape(mind)}</td><td>{model_cell}</td>"
 
 
 def _results(summary: Mapping[str, Any]) -> str:
     columns = _columns(summary)
+    marked = summary.get("marked_method")
     body = ""
     for row in summary["rows"]:
         cells = "".join(
-            f"<td>{_interval(row['figures'].get(n))}</td>" for _, names in columns for n in names
+            f"<td>{_interval(row['figures'].get(n), marked)}</td>"
+            for _, names in columns
+            for n in names
         )
         who = _who(summary, str(row["variant"]), str(row["model"]))
         body += f"<tr>{who}<td>{row['replicates']}</td>{cells}</tr>"
     head = _head(("variant", "mind", "model", "replicates"), columns)
     note = (
-        f"<p>Mean [{summary['confidence']:.0%} confidence interval over replicates, Student's "
-        "t]; n/a with one replicate. Language-model variants and baselines side by side, the "
-        "figures grouped by the world's signature.</p>"
+        f"<p>Mean [{summary['confidence']:.0%} confidence interval: "
+        f"{escape(str(summary.get('interval_method', _OLDER)))}] n/a with one replicate. "
+        "Language-model variants and baselines side by side, the figures grouped by the "
+        "world's signature.</p>"
     )
-    return sweep_section("Results", f"{note}<table>{head}{body}</table>")
+    names = [n for _, group in columns for n in group]
+    several = len({r["model"] for r in summary["rows"]}) > 1
+    rows = [
+        (
+            str(r["variant"]).replace(",", "\n") + (f"\n({r['model']})" if several else ""),
+            r["figures"],
+        )
+        for r in summary["rows"]
+    ]
+    plot = figure(
+        svg_uri(intervals_svg(names, rows, marked)),
+        "each figure's mean by variant, with its interval",
+        "Each figure by variant: the mean (dot) and its interval (bar); a hollow dot's "
+        "interval counts each replicate as one trial (*).",
+    )
+    return sweep_section("Results", f"{note}{_table(head + body)}{plot if rows else ''}")
 
 
 def _comparison(summary: Mapping[str, Any]) -> str:
@@ -117,7 +143,7 @@ def _comparison(summary: Mapping[str, Any]) -> str:
     body = ""
     for row in rows:
         cells = "".join(
-            f"<td>{_interval(row['figures'].get(n), signed=True)}</td>"
+            f"<td>{_interval(row['figures'].get(n), None, signed=True)}</td>"
             for _, names in columns
             for n in names
         )
@@ -135,13 +161,13 @@ def _comparison(summary: Mapping[str, Any]) -> str:
     if not rows:
         note += '<p class="muted">No group finished beside the reference.</p>'
     title = f"Paired differences from {reference}"
-    return sweep_section(title, f"{note}<table>{head}{body}</table>")
+    return sweep_section(title, f"{note}{_table(head + body)}")
 
 
 def _runs(summary: Mapping[str, Any]) -> str:
     names = list(summary["figures"])
     head = "<tr><th>variant</th><th>model</th><th>replicate</th><th>seed</th>"
-    head += "".join(f"<th>{escape(n)}</th>" for n in names) + "<th>wall s</th><th>run</th></tr>"
+    head += "".join(f"<th>{_name(n)}</th>" for n in names) + "<th>wall s</th><th>run</th></tr>"
     body = ""
     for run in summary["runs"]:
         link = "failed"
@@ -150,26 +176,52 @@ def _runs(summary: Mapping[str, Any]) -> str:
             link = f'<a href="{name}/report.html">{name}</a>'
         cells = "".join(f"<td>{figure_text(run['summary'].get(n))}</td>" for n in names)
         body += (
-            f"<tr><td>{escape(str(run['variant']))}</td><td>{escape(str(run['model']))}</td>"
+            f"<tr><td>{_variant(str(run['variant']))}</td><td>{escape(str(run['model']))}</td>"
             f"<td>{run['replicate']}</td><td>{run['seed']}</td>{cells}"
             f"<td>{figure_text(run['wall_s'])}</td><td>{link}</td></tr>"
         )
-    return sweep_section("Runs", f"<table>{head}{body}</table>")
+    return sweep_section("Runs", _table(head + body))
 
 
 def svg_uri(svg: str) -> str:
     return "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode("ascii")
 
 
-def _interval(value: Mapping[str, Any] | None, *, signed: bool = False) -> str:
+def _name(figure_name: str) -> str:
+    return _BREAK.join(escape(part) for part in figure_name.split("_"))
+
+
+def _variant(name: str) -> str:
+    """A variant's settings, which may break after each comma."""
+    return ",<wbr>".join(escape(part) for part in name.split(","))
+
+
+def _table(rows: str) -> str:
+    """A table that scrolls inside its card, under itself, where it cannot fit."""
+    return f'<div class="scroll"><table>{rows}</table></div>'
+
+
+def figure(uri: str, alt: str, caption: str) -> str:
+    return (
+        f'<figure class="plot"><img src="{uri}" alt="{escape(alt)}">'
+        f"<figcaption>{escape(caption)}</figcaption></figure>"
+    )
+
+
+def _interval(value: Mapping[str, Any] | None, marked: str | None, *, signed: bool = False) -> str:
+    """A mean and its interval, which may go under it where the column is narrow; marked *
+    where it was made by the `marked` method (summary.json's `marked_method`)."""
     if value is None:
         return "—"
     mean, low, high = value["mean"], value["low"], value["high"]
     form = "+.2f" if signed else ".2f"
     if low is None or high is None:
-        return f"<span class='ci'>{mean:{form}} <span class='muted'>(n/a)</span></span>"
-    bounds = f"[{low:{form}}, {high:{form}}]"
-    return f"<span class='ci'>{mean:{form}} <span class='muted'>{bounds}</span></span>"
+        return (
+            f"<span class='ci'><span>{mean:{form}}</span> <span class='muted'>(n/a)</span></span>"
+        )
+    mark = "*" if marked and value.get("method") == marked else ""
+    bounds = f"[{low:{form}}, {high:{form}}]{mark}"
+    return f"<span class='ci'><span>{mean:{form}}</span> <span class='muted'>{bounds}</span></span>"
 
 
 def figure_text(value: Any) -> str:

@@ -39,7 +39,8 @@ def value_html(value: Any, link: AgentLink, depth: int = 0) -> str:
 
 def rows_table(rows: Sequence[Mapping[str, Any]], link: AgentLink, depth: int = 0) -> str:
     columns = list(dict.fromkeys(key for row in rows for key in row))
-    head = "".join(f"<th>{escape(str(c))}</th>" for c in columns)
+    # A column's name may break after an underscore, so that a table of many fits its card.
+    head = "".join(f"<th>{'_<wbr>'.join(map(escape, str(c).split('_')))}</th>" for c in columns)
     body = "".join(
         "<tr>"
         + "".join(

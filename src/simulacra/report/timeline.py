@@ -11,12 +11,17 @@ from itertools import pairwise
 from simulacra.report.replay_model import Replay
 from simulacra.report.sections import viewer_link
 
+# Paul Tol's colour-blind-safe schemes (personal.sron.nl/~pault): "muted", then "light"
+# without its grey (the grey is "between places"): 17 colours, the shipped town's 16 places
+# each its own. Past them a place takes a colour again, hatched, so none shares a fill.
 PALETTE = (
-    "#8ecae6", "#f4a261", "#90be6d", "#e9c46a", "#cdb4db", "#f28482", "#84a59d",
-    "#a3c4f3", "#ffcb77", "#b5e48c", "#ffafcc", "#bde0fe", "#d4a373", "#c9ada7",
+    "#cc6677", "#332288", "#ddcc77", "#117733", "#88ccee", "#882255", "#44aa99", "#999933",
+    "#aa4499", "#77aadd", "#ee8866", "#eedd88", "#ffaabb", "#99ddff", "#44bb99", "#bbcc33",
+    "#aaaa00",
 )  # fmt: skip
 ON_THE_WAY = "between places"  # a frame with no place: travelling, or outside every place
-_LABEL_W, _PLOT_W, _ROW_H, _GAP, _TOP = 150.0, 740.0, 20.0, 6.0, 24.0
+_PLOT_W, _ROW_H, _GAP, _TOP = 740.0, 20.0, 6.0, 24.0
+_NAME_PX = 7.0  # an agent's name, 11 px bold, per character at most (DejaVu Sans' widest)
 MAX_ROWS = 60  # a crowd (the commute's hundreds) is shown by its first agents
 
 
@@ -58,7 +63,10 @@ def place_colours(replay: Replay) -> dict[str, str]:
     for frame in replay.frames:
         names += [pos.place or ON_THE_WAY for pos in frame.agents.values()]
     ordered = [name for name in dict.fromkeys(names) if name != ON_THE_WAY]
-    colours = {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(ordered)}
+    colours = {
+        name: PALETTE[i] if i < len(PALETTE) else f"url(#hatch-{i})"
+        for i, name in enumerate(ordered)
+    }
     if ON_THE_WAY in names:
         colours[ON_THE_WAY] = "#d9dbe0"
     return colours
@@ -76,7 +84,7 @@ def day_timeline_svg(replay: Replay) -> str:
         name = replay.agents[agent].name
         href = viewer_link(replay, agent=agent)
         parts.append(
-            f'<a href="{escape(href)}"><text x="{_LABEL_W - 8}" y="{y + _ROW_H * 0.7}" '
+            f'<a href="{escape(href)}"><text x="{scale.left - 8}" y="{y + _ROW_H * 0.7}" '
             f'text-anchor="end" class="agent-name">{escape(name)}</text></a>'
         )
         for seg in segments(replay, agent):
@@ -92,13 +100,14 @@ def day_timeline_svg(replay: Replay) -> str:
                     f"<title>{escape(tip)}</title></rect></a>"
                 )
     height = _TOP + len(agents) * (_ROW_H + _GAP)
-    legend, legend_h = _legend(colours, height + 8)
+    legend, legend_h = _legend(colours, scale.left, height + 8)
     more = len(replay.agents) - len(agents)
     note = f'<p class="empty">The first {len(agents)} agents; {more} more not shown.</p>'
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" class="timeline" viewBox="0 0 '
-        f'{_LABEL_W + _PLOT_W + 30} {height + 8 + legend_h}" width="100%" role="img" '
-        f'aria-label="each agent\'s day">{scale.axis(height)}{scale.skipped(height)}'
+        f'{scale.left + _PLOT_W + 30} {height + 8 + legend_h}" width="100%" role="img" '
+        f'aria-label="each agent\'s day">{_hatches(colours)}{scale.axis(height)}'
+        f"{scale.skipped(height)}"
         f"{''.join(parts)}{legend}</svg>"
     ) + (note if more else "")
 
@@ -110,14 +119,17 @@ class _Scale:
     start: datetime | None
     minutes: tuple[float, ...]  # each frame's end, after the start's: `minutes[i + 1]` ends i
     starts: tuple[float, ...]  # each frame's own start
+    left: float  # where the plot starts: room for the longest name shown
 
     @classmethod
     def of(cls, replay: Replay) -> _Scale:
         times = [_parse(f.t) for f in replay.frames]
         first = times[0]
+        shown = [replay.agents[a].name for a in list(replay.agents)[:MAX_ROWS]]
+        left = max(90.0, _NAME_PX * max(map(len, shown), default=0) + 16)
         if first is None or len(times) < 2 or any(t is None for t in times):
             steps = tuple(float(i) for i in range(len(times) + 1))
-            return cls(None, steps, steps[:-1])
+            return cls(None, steps, steps[:-1], left)
         minutes = [(t - first).total_seconds() / 60 for t in times if t is not None]
         # A frame is the world at its tick's end, so it spans the tick before it; the start
         # (frame 0) has no length. Where the clock skipped time (a night between two days),
@@ -126,7 +138,7 @@ class _Scale:
         starts = [minutes[0]] + [
             max(before, end - tick) if tick else before for before, end in pairwise(minutes)
         ]
-        return cls(first, (minutes[0], *minutes), tuple(starts))
+        return cls(first, (minutes[0], *minutes), tuple(starts), left)
 
     def x_start(self, frame: int) -> float:
         return self.x_of_minute(self.starts[frame])
@@ -158,7 +170,7 @@ class _Scale:
 
     def x_of_minute(self, minute: float) -> float:
         span = (self.minutes[-1] - self.minutes[0]) or 1.0
-        return _LABEL_W + _PLOT_W * (minute - self.minutes[0]) / span
+        return self.left + _PLOT_W * (minute - self.minutes[0]) / span
 
     def x(self, frame: int) -> float:
         return self.x_of_minute(self.minutes[frame])
@@ -183,7 +195,7 @@ class _Scale:
 
     def axis(self, height: float) -> str:
         if self.start is None:
-            return f'<text x="{_LABEL_W}" y="{_TOP - 8}" class="axis">steps</text>'
+            return f'<text x="{self.left}" y="{_TOP - 8}" class="axis">steps</text>'
         hours = (self.minutes[-1] - self.minutes[0]) / 60
         if self.days:
             every = timedelta(days=max(1, math.ceil(hours / 24 / 12)))
@@ -208,18 +220,33 @@ class _Scale:
         return "".join(lines)
 
 
-def _legend(colours: dict[str, str], top: float) -> tuple[str, float]:
-    parts, x, y = [], _LABEL_W, top
+def _legend(colours: dict[str, str], left: float, top: float) -> tuple[str, float]:
+    parts, x, y = [], left, top
     for name, colour in colours.items():
         width = 26 + 6.5 * len(name)
-        if x + width > _LABEL_W + _PLOT_W:
-            x, y = _LABEL_W, y + 18
+        if x + width > left + _PLOT_W:
+            x, y = left, y + 18
         parts.append(
             f'<rect x="{x:.1f}" y="{y}" width="12" height="12" fill="{colour}"/>'
             f'<text x="{x + 16:.1f}" y="{y + 10}" class="legend">{escape(name)}</text>'
         )
         x += width
     return "".join(parts), y - top + 20
+
+
+def _hatches(colours: dict[str, str]) -> str:
+    """A pattern for each place past the palette: its colour again, with white stripes."""
+    parts = []
+    for fill in colours.values():
+        if fill.startswith("url(#hatch-"):
+            index = int(fill[len("url(#hatch-") : -1])
+            parts.append(
+                f'<pattern id="hatch-{index}" width="6" height="6" patternUnits="userSpaceOnUse" '
+                f'patternTransform="rotate({45 + 90 * (index // len(PALETTE) % 2)})">'
+                f'<rect width="6" height="6" fill="{PALETTE[index % len(PALETTE)]}"/>'
+                '<rect width="2" height="6" fill="#fff"/></pattern>'
+            )
+    return f"<defs>{''.join(parts)}</defs>" if parts else ""
 
 
 def _parse(value: str | None) -> datetime | None:

@@ -36,6 +36,21 @@
   // draws under the map once, `frame` after each frame is drawn.
   const WORLD = window.SimulacraWorldView || {};
   const unit = WORLD.unit ? WORLD.unit(R) : Math.max(bw, bh) / 100;
+  // Where an agent stands: its own point, else its place's centre; null when neither is known.
+  function spotOf(pos) {
+    if (pos.x !== null && pos.y !== null) return [pos.x, pos.y];
+    const p = placeByName[pos.place];
+    return p ? [p.x + p.w / 2, p.y + p.h / 2] : null;
+  }
+  const spotKey = ([x, y]) => x.toFixed(2) + "," + y.toFixed(2);
+  // Many agents, each on a spot of its own (El Farol's seats at the bar and at home): every
+  // agent keeps a marker, shrunk to the room between spots, and each place's name stands
+  // above it with how many are there against its capacity. Many agents sharing few spots
+  // (the commute's zones) are drawn as crowds instead (drawCrowds).
+  const DENSE = ids.length > CROWD_MAX && R.frames.every((f) => {
+    const spots = Object.values(f.agents).map(spotOf).filter(Boolean);
+    return spots.length <= CROWD_MAX || new Set(spots.map(spotKey)).size >= 0.9 * spots.length;
+  });
   const state = { frame: 0, agent: null, timer: null, open: {}, showAll: {} };
 
   // ---- tiny DOM helpers --------------------------------------------------------------
@@ -153,11 +168,11 @@
   setAttrs(map, { viewBox: `${bx} ${by - unit * 6} ${bw} ${bh + unit * 6}`, preserveAspectRatio: "xMidYMid meet" });
   const layers = {};
   ["places", "extras", "agents", "crowds", "labels", "bubbles"].forEach((name) => { layers[name] = map.appendChild(sv("g", { id: "layer-" + name })); });
-  const small = [];  // places too narrow for their name inside
+  const small = [];  // places too narrow for their name inside (every place, when DENSE)
   R.places.forEach((p) => {
     const g = sv("g", { class: "place", "data-place": p.name });
     g.append(sv("rect", { x: p.x, y: p.y, width: p.w, height: p.h, rx: Math.min(unit * 0.8, p.w / 4, p.h / 4), fill: placeColour(p.kind) }));
-    if (p.w >= unit * 4) {
+    if (p.w >= unit * 4 && !DENSE) {
       layers.places.append(g);  // in the document, so that its text can be measured
       fitLabel(g, p);
     } else {
@@ -176,9 +191,18 @@
     const near = last && p.x + p.w / 2 - (last[last.length - 1].x + last[last.length - 1].w / 2) < unit * 8;
     if (near) last.push(p); else clusters.push([p]);
   });
+  const counts = {};  // DENSE: each place's count, beside its name
   clusters.forEach((group) => group.forEach((p, level) => {
     const x = p.x + p.w / 2;
     const attrs = { "font-size": unit * 1.8, class: "place-name slanted", "data-place": p.name };
+    if (DENSE) {
+      // Larger than a small place's name: a dense map is wide, and shown small.
+      const y = p.y - unit * 0.9, name = sv("text", { ...attrs, "font-size": unit * 2.6, class: "place-name slanted level", x: p.x, y }, p.name);
+      layers.labels.append(name);
+      const b = name.getBBox(), widest = typeof p.capacity === "number" ? `${ids.length} of ${p.capacity}, crowded` : `${ids.length}`;
+      counts[p.name] = layers.labels.appendChild(sv("text", { x: b.x + b.width + unit, y, "font-size": unit * 2.2, class: "place-count", "data-place": p.name }, widest));
+      return;
+    }
     if (group.length === 1) {
       const y = p.y - unit * 0.8;
       layers.labels.append(sv("text", { ...attrs, x, y, transform: `rotate(-35 ${x} ${y})` }, p.name));
@@ -241,17 +265,18 @@
     const spot = {};
     const size = {};
     Object.entries(frame.agents).forEach(([id, pos]) => {
-      let x = pos.x, y = pos.y;
-      if ((x === null || y === null) && placeByName[pos.place]) {
-        const p = placeByName[pos.place];
-        x = p.x + p.w / 2; y = p.y + p.h / 2;
-      }
-      if (x === null || y === null) return;
-      const key = x.toFixed(2) + "," + y.toFixed(2);
-      (spots[key] = spots[key] || []).push(id);
-      out[id] = [x, y];
-      spot[id] = [x, y];
+      const at = spotOf(pos);
+      if (!at) return;
+      (spots[spotKey(at)] = spots[spotKey(at)] || []).push(id);
+      out[id] = at;
+      spot[id] = at;
     });
+    if (DENSE) {
+      // Each marker on its own spot, as wide as the nearest other spot leaves room for.
+      const shrink = Math.min(1, (0.45 * nearest(Object.values(spot))) / (unit * 2.4));
+      Object.keys(spot).forEach((id) => { size[id] = shrink; });
+      return { at: out, spot, size };
+    }
     Object.values(spots).forEach((group) => {
       const [x, y] = out[group[0]];
       if (group.length > RING_MAX) {
@@ -273,6 +298,16 @@
       });
     });
     return { at: out, spot, size };
+  }
+
+  // The least distance between two different spots (Infinity for fewer than two).
+  function nearest(points) {
+    let least = Infinity;
+    points.forEach(([x, y], i) => points.slice(i + 1).forEach(([u, v]) => {
+      const d = Math.hypot(x - u, y - v);
+      if (d > 0 && d < least) least = d;
+    }));
+    return least;
   }
 
   // Each marker at the nearest spot to its own that covers no name, extra's name or marker
@@ -314,8 +349,9 @@
       });
     });
     const fixed = names().concat([...layers.extras.querySelectorAll("text.extra-name")].map(MapLayout.boxOf));
-    const crowded = !!frame && Object.keys(placed.at).length > CROWD_MAX;
-    const where = frame && !crowded ? settleMarkers(frame, placed, fixed) : {};
+    const crowded = !!frame && !DENSE && Object.keys(placed.at).length > CROWD_MAX;
+    const where = !frame || crowded ? {} : DENSE ? onSpots(placed) : settleMarkers(frame, placed, fixed);
+    drawCounts(frame);
     drawCrowds(crowded ? frame : null, placed, fixed);
     ids.forEach((id) => {
       const { g, title } = dots[id];
@@ -357,6 +393,19 @@
       setAttrs(tail, { x1: mx, y1: my, x2: tx, y2: ty });
     });
     if (WORLD.frame) WORLD.frame({ R, frame, index: state.frame, where, dots, layers, sv, unit, agent: state.agent, playing: !!state.timer, speed: Number($("speed").value) });
+  }
+
+  function onSpots(placed) {
+    return Object.fromEntries(Object.entries(placed.at).map(([id, [x, y]]) => [id, [x, y, unit * 2.4 * placed.size[id]]]));
+  }
+  // DENSE: how many stand in each place now, against its capacity where the world gives one.
+  function drawCounts(frame) {
+    Object.entries(counts).forEach(([name, text]) => {
+      const n = frame ? Object.values(frame.agents).filter((a) => a.place === name).length : 0;
+      const cap = placeByName[name].capacity, known = typeof cap === "number";
+      text.textContent = known ? `${n} of ${cap}` + (n > cap ? ", crowded" : "") : `${n}`;
+      text.classList.toggle("over", known && n > cap);
+    });
   }
 
   // ---- crowds ----------------------------------------------------------------------------

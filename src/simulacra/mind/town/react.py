@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
 
+from simulacra.core import at_a_word
 from simulacra.memory import MemoryRecord
 from simulacra.mind.context import MindContext, clock
 from simulacra.mind.decision import model_decision
@@ -60,8 +61,8 @@ def worth_asking(
 
 
 def topic(record: MemoryRecord) -> str:
-    """A memory as one option of what to talk about: its first line, cut; a conversation is
-    named by its topic and the people in it."""
+    """A memory as one option of what to talk about: its first line, cut at a word; a
+    conversation is named by its topic and the people in it."""
     meta = record.meta or {}
     said = meta.get("topic")
     first = (
@@ -69,7 +70,7 @@ def topic(record: MemoryRecord) -> str:
         if isinstance(said, str) and isinstance(meta.get("from"), str)
         else record.text.split("\n", 1)[0]
     )
-    return first.strip()[: p.TOPIC_CHARS]
+    return at_a_word(first.strip(), p.TOPIC_CHARS)
 
 
 def _topics(found: Sequence[MemoryRecord]) -> tuple[str, ...]:

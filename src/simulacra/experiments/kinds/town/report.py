@@ -5,8 +5,10 @@ report's own."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from datetime import datetime, timedelta
 from html import escape
 from importlib.resources import files
+from itertools import pairwise
 from typing import Any
 
 from simulacra.report.per_world import WorldReport
@@ -43,8 +45,9 @@ def _percent(share: float) -> str:
 
 
 def _story(replay: Replay, metrics: Metrics) -> str:
-    """What happened, at a glance: the model and its fallbacks, the conversations, who knew
-    of the event at each interview and whom they heard it from, and who came."""
+    """What happened, at a glance: the model and its fallbacks, the conversations, each
+    planted fact, who knew of the event at each interview and whom they heard it from, and
+    who came."""
 
     def name(agent: object) -> str:
         track = replay.agents.get(str(agent))
@@ -59,12 +62,15 @@ def _story(replay: Replay, metrics: Metrics) -> str:
             f"{_percent(number(fell.get('rate')))} of the model's",
         ),
     ]
+    when = _clock(replay)
     talks = [
-        f"{escape((c.t or '')[11:16])} {' and '.join(name(p) for p in c.participants)}: "
+        f"{when(c.t)} {' and '.join(name(p) for p in c.participants)}: "
         f"{escape(c.topic)} ({_many(c.turns, 'turn')})"
         for c in replay.conversations
     ]
     rows.append((f"conversations ({len(talks)})", "<br>".join(talks) or "none"))
+    for fact in as_rows(metrics.get("planted")):
+        rows.append(_planted(fact, name, when, len(replay.agents)))
     for row in as_rows(metrics.get("diffusion")):
         heard, claims = as_mapping(row.get("heard_from")), as_mapping(row.get("claims"))
         knew = [
@@ -77,16 +83,60 @@ def _story(replay: Replay, metrics: Metrics) -> str:
         ]
         answers = as_mapping(row.get("answers"))
         total = len(answers) or len(replay.agents)
-        at = escape(str(row.get("t", ""))[11:16])
-        rows.append((f"knew at {at} ({len(knew)} of {total})", ", ".join(knew) or "nobody"))
+        rows.append(
+            (f"knew at {when(row.get('t'))} ({len(knew)} of {total})", ", ".join(knew) or "nobody")
+        )
     came = as_mapping(metrics.get("attendance"))
     if came:
-        hours = "-".join(str(came.get(k, ""))[11:16] for k in ("start", "end"))
+        hours = "-".join(when(came.get(k)) for k in ("start", "end"))
         where = escape(f"{came.get('place')} {hours}".strip(" -"))
         guests = ", ".join(name(a) for a in as_list(came.get("attended"))) or "nobody"
         rows.append((f"came to {where}", guests))
     cells = "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows)
     return section("What happened", f'<table class="pairs">{cells}</table>', "story")
+
+
+def _clock(replay: Replay) -> Callable[[object], str]:
+    """A simulated time as the report shows it: its clock time, with its day where the run
+    spans more than one ("14 Feb 16:00"), escaped."""
+    days = {t.date() for t in (parse_time(f.t) for f in replay.frames) if t is not None}
+
+    def when(value: object) -> str:
+        t = parse_time(value)
+        if t is None:
+            return escape(str(value or ""))
+        return f"{t:%d %b %H:%M}" if len(days) > 1 else f"{t:%H:%M}"
+
+    return when
+
+
+def _planted(
+    fact: Mapping[str, Any], name: Callable[[object], str], when: Callable[[object], str], of: int
+) -> tuple[str, str]:
+    """A planted fact's line: who was given it, when and in which words; whether the
+    interviews ask about it; who held it in what they saw or heard at each interview time."""
+    called = f" ({escape(str(fact['fact']))})" if fact.get("fact") else ""
+    words = escape(str(fact.get("text")))
+    said = f"{when(fact.get('at'))}, {name(fact.get('owner'))}: \u201c{words}\u201d"
+    if fact.get("asked"):
+        asked = "asked about at the interviews (below)"
+    elif fact.get("fact"):
+        asked = "not asked at this run's interviews; <code>simulacra evaluate</code> asks about it"
+    else:
+        asked = (
+            "no words describe it (interviews.aware_when, or the evaluation's facts): not measured"
+        )
+    held = [
+        f"{when(row.get('t'))}: {len(as_list(row.get('agents')))} of {of - 1} others"
+        + (
+            f" ({', '.join(name(a) for a in as_list(row.get('agents')))})"
+            if row.get("agents")
+            else ""
+        )
+        for row in as_rows(fact.get("held"))
+    ]
+    heard = f"<br>held in what others saw or heard: {'; '.join(held)}" if held else ""
+    return (f"planted fact{called}", f"{said}<br>{asked}{heard}")
 
 
 def _from(name: Callable[[object], str], teller: object, claim: Mapping[str, Any]) -> str:
@@ -126,12 +176,24 @@ def _diffusion(replay: Replay, metrics: Metrics) -> str:
             }
         )
     steps = {str(r["viewer"]) for r in table}
-    body = f'<div class="plot">{diffusion_svg(points)}</div>'
+    body = f'<div class="plot">{diffusion_svg(points, _skipped(replay))}</div>'
     body += rows_table(table, links(replay, steps))
     note = (
         "<p>How many agents know, by interviewing each at fixed times. Click a point to replay.</p>"
     )
     return section("Diffusion over time", note + body, "diffusion")
+
+
+def _skipped(replay: Replay) -> list[tuple[datetime, datetime]]:
+    """The spans the clock skipped (a night): a frame is the world at its tick's end, so
+    one more than a tick after the frame before leaves the time between unsimulated."""
+    tick = timedelta(minutes=replay.run.tick_minutes or 0)
+    times = [parse_time(f.t) for f in replay.frames]
+    return [
+        (a, b - tick)
+        for a, b in pairwise(times)
+        if a is not None and b is not None and tick and b - tick > a
+    ]
 
 
 def _attendance(replay: Replay, metrics: Metrics) -> str:
@@ -144,7 +206,7 @@ def _attendance(replay: Replay, metrics: Metrics) -> str:
 REPORT = WorldReport(
     "town",
     sections=_town,
-    shown=("diffusion", "attendance"),
+    shown=("diffusion", "attendance", "planted"),
     units={"conversations": "conversations", "attended": "agents"},
     # The tile map, walks, emoji, pan, zoom and follow (town_view.js).
     script=files(__package__).joinpath("town_view.js").read_text(encoding="utf-8"),
