@@ -31,8 +31,8 @@ from simulacra.errors import Interrupted, UserError, explain_os_error
 from simulacra.experiments.diagnose.commands import register as register_diagnose
 from simulacra.experiments.estimate_command import register as register_estimate
 from simulacra.lab.commands import lab_app
-from simulacra.llm import Request, chat, load_model
-from simulacra.runlog import RunDir, compare_runs
+from simulacra.llm import ModelUnreachable, Request, chat, load_model
+from simulacra.runlog import RunDir, compare_runs, model_label
 
 DEFAULT_SPEC = "embedded"
 EXPECTED, BUG, BUDGET, INTERRUPTED, TERMINATED = 2, 1, 3, 130, 143  # exit codes
@@ -182,7 +182,7 @@ def models_check(
     """Load a model and the embedder, ask for one structured answer, print it with its cost."""
     from simulacra.embed import default_embedder
 
-    model = load_model(spec)
+    model = load_model(spec, unreachable_after=1)  # a model that never answers: one error line
     encoder = default_embedder(embedder)
     request = Request(
         chat(
@@ -196,7 +196,13 @@ def models_check(
         purpose="models.check",
     )
     started = time.perf_counter()
-    completion = asyncio.run(model.complete(request))
+    try:
+        completion = asyncio.run(model.complete(request))
+    except ModelUnreachable as exc:
+        raise UserError(
+            f"the model {spec} at {exc.where} did not answer ({model.attempts} "
+            f"attempts; last: {exc.last}); check that its server is up at that address"
+        ) from None
     model_s = time.perf_counter() - started
     started = time.perf_counter()
     vectors = encoder.embed(["a party at the cafe", "a celebration at the coffee shop"])
@@ -257,7 +263,7 @@ def inspect(run: Annotated[Path, typer.Argument(help="a run directory")]) -> Non
     table.add_row("status", escape(str(info.get("status"))))
     if info.get("error"):
         table.add_row("error", escape(str(info["error"])))
-    table.add_row("model", escape(str(info.get("model"))))
+    table.add_row("model", escape(model_label(info)))
     table.add_row("seed", str(info.get("seed")))
     if "parent" in info:  # a fork: its history reads the parent's prefix in place
         point = info["parent"]
