@@ -11,8 +11,12 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import signal
 import sys
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -27,11 +31,11 @@ from simulacra.errors import Interrupted, UserError, explain_os_error
 from simulacra.experiments.diagnose.commands import register as register_diagnose
 from simulacra.experiments.estimate_command import register as register_estimate
 from simulacra.lab.commands import lab_app
-from simulacra.llm import Request, chat, load_model
-from simulacra.runlog import RunDir, compare_runs
+from simulacra.llm import ModelUnreachable, Request, chat, load_model
+from simulacra.runlog import RunDir, compare_runs, model_label
 
 DEFAULT_SPEC = "embedded"
-EXPECTED, BUG, BUDGET, INTERRUPTED = 2, 1, 3, 130  # exit codes
+EXPECTED, BUG, BUDGET, INTERRUPTED, TERMINATED = 2, 1, 3, 130, 143  # exit codes
 
 
 def _console(stderr: bool = False) -> Console:
@@ -51,20 +55,52 @@ class _Boundary(TyperGroup):
     """The command line's one error boundary."""
 
     def invoke(self, ctx: Any) -> Any:
-        try:
-            return super().invoke(ctx)
-        except (typer.Exit, typer.Abort, typer.TyperException):
-            raise  # typer's own: help, usage errors, exit codes
-        except KeyboardInterrupt as exc:
-            if ctx.params.get("debug"):
-                raise
-            said = escape(str(exc)) if isinstance(exc, Interrupted) else "stopped by Ctrl+C"
-            errors.print(f"[bold red]interrupted:[/] {said}")
-            raise typer.Exit(INTERRUPTED) from None
-        except Exception as exc:
-            if ctx.params.get("debug"):
-                raise
-            raise typer.Exit(_report(exc)) from None
+        with _sigterm_as_ctrl_c() as terminated:
+            try:
+                done = super().invoke(ctx)
+            except (typer.Exit, typer.Abort, typer.TyperException):
+                raise  # typer's own: help, usage errors, exit codes
+            except KeyboardInterrupt as exc:
+                if ctx.params.get("debug"):
+                    raise
+                by_term = terminated.is_set()
+                said = f"stopped by {'SIGTERM' if by_term else 'Ctrl+C'}"
+                if isinstance(exc, Interrupted):
+                    said = escape(str(exc))
+                errors.print(f"[bold red]{'terminated' if by_term else 'interrupted'}:[/] {said}")
+                raise typer.Exit(TERMINATED if by_term else INTERRUPTED) from None
+            except Exception as exc:
+                if ctx.params.get("debug"):
+                    raise
+                raise typer.Exit(_report(exc)) from None
+            if terminated.is_set():  # a server that SIGTERM stopped cleanly
+                raise typer.Exit(TERMINATED)
+            return done
+
+
+@contextmanager
+def _sigterm_as_ctrl_c() -> Iterator[threading.Event]:
+    """SIGTERM (a `kill`, a scheduler's stop) stops a command the way Ctrl+C does: the run
+    marks itself interrupted and says how to resume; the event tells the boundary to exit 143
+    instead of 130. Only the main thread may set a handler (a test may invoke from another)."""
+    terminated = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield terminated
+        return
+
+    def stop(signum: int, frame: Any) -> None:
+        terminated.set()
+        ctrl_c = signal.getsignal(signal.SIGINT)  # asyncio's while a run plays, a sweep's own
+        if callable(ctrl_c):
+            ctrl_c(signal.SIGINT, frame)
+        else:
+            raise KeyboardInterrupt
+
+    before = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield terminated
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 def _report(exc: Exception) -> int:
@@ -146,7 +182,7 @@ def models_check(
     """Load a model and the embedder, ask for one structured answer, print it with its cost."""
     from simulacra.embed import default_embedder
 
-    model = load_model(spec)
+    model = load_model(spec, unreachable_after=1)  # a model that never answers: one error line
     encoder = default_embedder(embedder)
     request = Request(
         chat(
@@ -160,7 +196,13 @@ def models_check(
         purpose="models.check",
     )
     started = time.perf_counter()
-    completion = asyncio.run(model.complete(request))
+    try:
+        completion = asyncio.run(model.complete(request))
+    except ModelUnreachable as exc:
+        raise UserError(
+            f"the model {spec} at {exc.where} did not answer ({model.attempts} "
+            f"attempts; last: {exc.last}); check that its server is up at that address"
+        ) from None
     model_s = time.perf_counter() - started
     started = time.perf_counter()
     vectors = encoder.embed(["a party at the cafe", "a celebration at the coffee shop"])
@@ -221,7 +263,7 @@ def inspect(run: Annotated[Path, typer.Argument(help="a run directory")]) -> Non
     table.add_row("status", escape(str(info.get("status"))))
     if info.get("error"):
         table.add_row("error", escape(str(info["error"])))
-    table.add_row("model", escape(str(info.get("model"))))
+    table.add_row("model", escape(model_label(info)))
     table.add_row("seed", str(info.get("seed")))
     if "parent" in info:  # a fork: its history reads the parent's prefix in place
         point = info["parent"]

@@ -29,7 +29,7 @@ def run_with_console(
             console.print("  the run waits before its first tick: press Resume or Step")
 
     served = Served(ready=ready)
-    try:
+    try:  # Ctrl+C in the run stops it as in a plain run: the boundary says how to resume
         if resume is not None:
             done = run_console(
                 served=served, resume=resume, port=port, paused=paused, overrides=sets
@@ -38,17 +38,19 @@ def run_with_console(
             assert scenario is not None
             valid = load_scenario(scenario, sets)
             done = run_console(valid, served=served, port=port, paused=paused)
-        console.print(f"[bold green]run finished:[/] {escape(str(done.path))}", soft_wrap=True)
-        again = write_scheduled(done.path)
-        console.print(
-            f"  the same run, the console's actions scheduled: simulacra run {escape(str(again))}",
-            soft_wrap=True,
-        )
-        console.print("the console stays up, read-only; press Ctrl+C to stop")
-        while True:
-            time.sleep(3600)
-    except KeyboardInterrupt:
-        pass
+        try:  # the run is over: Ctrl+C from here on is the normal end of its console
+            console.print(f"[bold green]run finished:[/] {escape(str(done.path))}", soft_wrap=True)
+            again = write_scheduled(done.path)
+            console.print(
+                "  the same run, the console's actions scheduled: "
+                f"simulacra run {escape(str(again))}",
+                soft_wrap=True,
+            )
+            console.print("the console stays up, read-only; press Ctrl+C to stop")
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            pass
     finally:
         served.stop()
 

@@ -109,7 +109,7 @@ sweep = simulacra.sweep(
     model="scripted",
     set={{"agents.count": 6, "clock.ticks": 3, "output.report": False,
           "sweep.vary": {{"world.threshold": [0.4, 0.6]}}, "sweep.replicates": 1}},
-    workers=2,
+    workers=1,  # a spawned worker re-imports the main script all the same
     root={root!r},
 )
 print("variants:", sorted(sweep.table()["variant"]))

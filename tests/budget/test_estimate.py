@@ -88,6 +88,7 @@ def test_the_day_that_opens_a_town_run_is_no_sample_of_the_rest(tmp_path: Path) 
     sets = [
         "model.spec=scripted",
         "agents.count=2",
+        "memory.embedder=hashing",
         "clock.duration=6h",
         f"output.root={tmp_path / 'runs'}",
         "output.report=false",

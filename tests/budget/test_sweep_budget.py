@@ -21,7 +21,7 @@ def _sweep(root: Path, *extra: str) -> tuple[int, str, Path]:
         "agents.count=5",
         "clock.ticks=4",  # 20 calls a run
         "sweep.vary={world.threshold: [0.4, 0.6]}",
-        "sweep.replicates=3",  # 6 runs
+        "sweep.replicates=2",  # 4 runs (each wave starts a pool of processes: few waves)
         f"output.root={root}",
         "output.report=false",
         *extra,
@@ -33,18 +33,19 @@ def _sweep(root: Path, *extra: str) -> tuple[int, str, Path]:
 
 
 def test_a_sweep_starts_no_run_its_budget_cannot_pay_for(tmp_path: Path) -> None:
-    # 20 calls a run, 90 allowed: two waves of two (80 calls), then no room for another.
-    code, output, out = _sweep(tmp_path, "sweep.budget.calls=90")
+    # 20 calls a run, 70 allowed: a wave of two (40 calls), then room for one more run only
+    # (a wave of one: 60 calls), then for none.
+    code, output, out = _sweep(tmp_path, "sweep.budget.calls=70")
     assert code == 3, output
     info = json.loads((out / "sweep.json").read_text())
-    assert info["status"] == "stopped: budget" and info["completed"] == 4
-    assert info["spent"]["calls"] == 80
-    assert "it completed 4 of 6 runs" in output
+    assert info["status"] == "stopped: budget" and info["completed"] == 3
+    assert info["spent"]["calls"] == 60
+    assert "it completed 3 of 4 runs" in output
     runs = [p for p in out.iterdir() if (p / "run.json").is_file()]
-    assert len(runs) == 4
-    assert len((out / "results.csv").read_text().splitlines()) == 1 + 4
+    assert len(runs) == 3
+    assert len((out / "results.csv").read_text().splitlines()) == 1 + 3
 
-    # With a raised budget in its config.yaml, a resume reads the four back and runs two.
+    # With a raised budget in its config.yaml, a resume reads the three back and runs one.
     config = yaml.safe_load((out / "config.yaml").read_text())
     config["sweep"]["budget"]["calls"] = 1000
     (out / "config.yaml").write_text(yaml.safe_dump(config))
@@ -52,12 +53,12 @@ def test_a_sweep_starts_no_run_its_budget_cannot_pay_for(tmp_path: Path) -> None
     assert resumed.exit_code == 0, resumed.output
     info = json.loads((out / "sweep.json").read_text())
     assert info["status"] == "completed" and "completed" not in info
-    assert len((out / "results.csv").read_text().splitlines()) == 1 + 6
-    assert len([p for p in out.iterdir() if (p / "run.json").is_file()]) == 6
+    assert len((out / "results.csv").read_text().splitlines()) == 1 + 4
+    assert len([p for p in out.iterdir() if (p / "run.json").is_file()]) == 4
 
 
 def test_a_sweep_within_its_budget_completes(tmp_path: Path) -> None:
-    code, output, out = _sweep(tmp_path, "sweep.budget.calls=120")
+    code, output, out = _sweep(tmp_path, "sweep.budget.calls=80")
     assert code == 0, output
     info = json.loads((out / "sweep.json").read_text())
     assert info["status"] == "completed" and "completed" not in info

@@ -192,7 +192,9 @@ def test_a_grid_agent_with_bounded_memory_says_it_cannot_be_interviewed(in_tmp):
 
 @pytest.mark.parametrize("name", ["town", "hazard", "commute"])
 def test_every_world_sweeps(name, in_tmp):
-    sweep = ["sweep.replicates=2", "sweep.workers=2", "output.report=false"]
+    # One worker: a worker process costs an import of the package, and what runs in
+    # parallel is tested in tests/budget/test_sweep_budget.py and tests/hardening.
+    sweep = ["sweep.replicates=2", "sweep.workers=1", "output.report=false"]
     if name == "hazard":
         sweep.append("sweep.vary={memory.recall: [0, 5]}")
     elif name == "town":

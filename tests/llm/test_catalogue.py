@@ -24,7 +24,7 @@ from simulacra.llm.catalogue import (
     Shipped,
     catalogue_model,
 )
-from simulacra.llm.weights import WeightsError, made, reencode, sha256
+from simulacra.llm.weights import WeightsError, made, sha256
 
 gguf = pytest.importorskip("gguf")
 
@@ -49,25 +49,40 @@ def test_the_default_is_smollm2_re_encoded_as_q8_0_and_named_so() -> None:
     )
 
 
+@dataclasses.dataclass(frozen=True)
+class Prepared:
+    folder: Path  # SIMULACRA_MODELS while it was made
+    target: Path  # where the default model's file belongs there
+    made: Path  # what prepare() returned
+
+
+@pytest.fixture(scope="module")
+def prepared(tmp_path_factory: pytest.TempPathFactory) -> Prepared:
+    """The default model made once over a stale or fabricated file in a fresh models folder:
+    re-encoding the weights is the slow part, and both tests below read its result."""
+    folder = tmp_path_factory.mktemp("prepared") / "models"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SIMULACRA_MODELS", str(folder))
+        target = DEFAULT.path()
+        folder.mkdir()
+        target.write_bytes(b"GGUF" + b"\0" * 1000)
+        return Prepared(folder, target, DEFAULT.prepare())
+
+
 def test_the_re_encoded_file_has_the_catalogues_sha256_and_a_fabricated_one_is_replaced(
-    models_dir: Path,
+    prepared: Prepared,
 ) -> None:
-    target = DEFAULT.path()
-    assert target.parent == models_dir
-    models_dir.mkdir()
-    target.write_bytes(b"GGUF" + b"\0" * 1000)  # a stale or fabricated file
-    made_path = DEFAULT.prepare()
-    assert made_path == target
-    assert sha256(target) == DEFAULT.sha256
-    assert list(models_dir.iterdir()) == [target]  # no temporary file left behind
+    assert prepared.target.parent == prepared.folder
+    assert prepared.made == prepared.target
+    assert sha256(prepared.target) == DEFAULT.sha256
+    assert list(prepared.folder.iterdir()) == [prepared.target]  # no temporary file left
 
 
 def test_re_encoding_changes_only_the_q4_1_tensors_and_keeps_their_values(
-    tmp_path: Path,
+    prepared: Prepared,
 ) -> None:
-    source = SHIPPED.prepare()
-    target = tmp_path / "q8.gguf"
-    reencode(source, target, "Q4_1", "Q8_0")
+    assert DEFAULT.reencode == ("Q4_1", "Q8_0")  # what prepare() re-encoded, and how
+    source, target = SHIPPED.prepare(), prepared.made
     old, new = gguf.GGUFReader(source), gguf.GGUFReader(target)
     assert [t.name for t in new.tensors] == [t.name for t in old.tensors]
     q4_1 = gguf.GGMLQuantizationType.Q4_1

@@ -27,6 +27,7 @@ from simulacra.core import derived_seed
 from simulacra.engine import Engine, ProgressHook
 from simulacra.engine.checkpoint import copy_database
 from simulacra.experiments.fork_plan import STATE, ForkError, Plan, plan
+from simulacra.experiments.kinds import binding_of
 from simulacra.experiments.models import cache_in_run, load_run_model
 from simulacra.experiments.pipeline import _play
 from simulacra.experiments.session import MEMORY_DB, open_session
@@ -34,7 +35,7 @@ from simulacra.llm import Gateway, Ledger, SqliteCache
 from simulacra.llm.cache import LayeredCache
 from simulacra.llm.replay import ReplayBackend, logged_model
 from simulacra.llm.spec import model_name
-from simulacra.runlog import Event, EventWriter, RunDir, history, read_events
+from simulacra.runlog import MINDS, Event, EventWriter, RunDir, history, read_events
 from simulacra.runlog.compare import without_wall
 from simulacra.runlog.lineage import HEADER, PARENT
 
@@ -87,6 +88,7 @@ def branch(
         config=scenario.model_dump(mode="json"),
         extra={
             "world": scenario.world.kind,
+            MINDS: binding_of(scenario).models_used(scenario),
             "pid": os.getpid(),
             PARENT: made.point.as_info(),
             FORK: {"changes": list(made.changes), "replicate": replicate},

@@ -145,7 +145,7 @@ def validate_scenario(raw: dict[str, Any], source: str) -> Scenario:
         scenario = Scenario.model_validate(raw)
     except ValidationError as exc:
         raise ScenarioError(source, explained(exc.errors(), Scenario, WORLD_CONFIGS)) from None
-    scenario, dropped = within_the_clock(scenario)
+    scenario, dropped = within_the_clock(binding_of(scenario).resolve(scenario))
     if dropped:
         log.warning("%s: %s", source, dropped_line(scenario, dropped))
     problems = cross_check(scenario)

@@ -35,7 +35,7 @@ from simulacra.experiments.console_actions import (
     recorded_interventions,
 )
 from simulacra.experiments.heap import fewer_collections
-from simulacra.experiments.kinds import Cast
+from simulacra.experiments.kinds import Cast, binding_of
 from simulacra.experiments.load import load_scenario
 from simulacra.experiments.models import cache_in_run, load_run_model
 from simulacra.experiments.run_metrics import measure
@@ -43,7 +43,7 @@ from simulacra.experiments.scenario import Scenario
 from simulacra.experiments.session import MEMORY_DB, Session, checkpoints_of, open_session
 from simulacra.llm import Gateway, Ledger
 from simulacra.llm.budget import BudgetReached
-from simulacra.runlog import EventWriter, RunDir, RunLock, fork_point
+from simulacra.runlog import MINDS, EventWriter, RunDir, RunLock, fork_point
 from simulacra.runlog.events import Measured, RunEnded
 
 log = logging.getLogger(__name__)
@@ -96,7 +96,12 @@ def run(
         seed=scenario.seed,
         model=spec,
         config=scenario.model_dump(mode="json"),
-        extra={"world": scenario.world.kind, "pid": os.getpid(), **(extra_info or {})},
+        extra={
+            "world": scenario.world.kind,
+            MINDS: binding_of(scenario).models_used(scenario),
+            "pid": os.getpid(),
+            **(extra_info or {}),
+        },
     )
     lock: RunLock | None = None
     writer: EventWriter | None = None

@@ -123,9 +123,10 @@ class AgentsConfig(_Strict):
 
     `personas`: the roster (a list, or a YAML file of one), entries as the world kind reads
     them. `count`: how many take part: the first `count` of the roster, or (grid) the roster
-    and generated agents up to `count`. `profiles` and `mix` (commute): the archetypes agents
-    are drawn from and how many of each. `mind`: which mind drives them (each world lists its
-    minds; the first is the default). `options`: each mind's own settings, under its name
+    and generated agents up to `count`; (commute) the total `mix` is scaled to, by its shares.
+    `profiles` and `mix` (commute): the archetypes agents are drawn from and how many of
+    each. `mind`: which mind drives them (each world lists its minds; the first is the
+    default). `options`: each mind's own settings, under its name
     (`options: {commuter: {merge_every: 4}}`); only the running mind's are read, so a sweep
     can switch minds without touching them."""
 
@@ -135,6 +136,11 @@ class AgentsConfig(_Strict):
     personas: list[dict[str, Any]] = Field(default_factory=list)
     profiles: dict[str, dict[str, Any]] = Field(default_factory=dict)
     mix: dict[str, int] = Field(default_factory=dict)
+
+    @field_validator("mix", mode="before")
+    @classmethod
+    def _mix_left_out(cls, value: Any) -> Any:
+        return {} if value is None else value  # `mix: null` as no mix: the world says the form
 
 
 class MemoryConfig(_Strict):

@@ -42,7 +42,12 @@ class ModelFailure(RuntimeError):
 
 
 class ModelUnreachable(ModelFailure, UserError):
-    """Calls in a row that never reached the model: the server is down or hangs."""
+    """Calls in a row that never reached the model: the server is down or hangs. `where` is
+    its address and `last` the last attempt's fault, for callers that say it their way."""
+
+    def __init__(self, message: str, where: str = "", last: str = "") -> None:
+        super().__init__(message)
+        self.where, self.last = where, last
 
 
 CallHook = Callable[[Request, Completion], None]
@@ -211,7 +216,9 @@ class Gateway:
         raise ModelUnreachable(
             f"the model {self.name} at {where} did not answer {self.silent_calls} calls in a "
             f"row (each tried {self.attempts} times; last: {error}); check that its server is "
-            "up at that address, or give model.unreachable_after a larger number"
+            "up at that address, or give model.unreachable_after a larger number",
+            where,
+            error,
         )
 
     async def _generate(

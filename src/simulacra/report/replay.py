@@ -30,7 +30,7 @@ from simulacra.report.replay_model import (
     RunSummary,
     Score,
 )
-from simulacra.runlog import Event
+from simulacra.runlog import Event, model_label
 
 # Every other key of a world event is a world-specific extra; the grid's `positions` repeat the
 # agents' x and y, so the replay leaves them out.
@@ -160,7 +160,7 @@ def _summary(
     return RunSummary(
         scenario=str(info.get("scenario") or start.get("scenario") or "unnamed"),
         world=_text(kind),
-        model=str(info.get("model") or start.get("model") or "unknown"),
+        model=model_label(info) if info.get("model") else str(start.get("model") or "unknown"),
         seed=int(seed) if isinstance(seed, int | float | str) and str(seed).isdigit() else None,
         status=str(info.get("status") or (statuses[-1] if statuses else "unknown")),
         started=_num(info.get("started")),

@@ -4,6 +4,7 @@ from simulacra.runlog.compare import Comparison, Difference, compare_runs
 from simulacra.runlog.events import EVENT_KINDS, Event, EventSink
 from simulacra.runlog.lineage import ForkPoint, children, fork_point, history, lineage
 from simulacra.runlog.lock import RunLock, RunLocked
+from simulacra.runlog.minds import MINDS, model_label
 from simulacra.runlog.output import RunFolderError
 from simulacra.runlog.reader import LogError, LogTail, read_events
 from simulacra.runlog.rundir import RunDir, RunDirError, versions
@@ -11,6 +12,7 @@ from simulacra.runlog.writer import EventWriter, prefix_digest
 
 __all__ = [
     "EVENT_KINDS",
+    "MINDS",
     "Comparison",
     "Difference",
     "Event",
@@ -29,6 +31,7 @@ __all__ = [
     "fork_point",
     "history",
     "lineage",
+    "model_label",
     "prefix_digest",
     "read_events",
     "versions",

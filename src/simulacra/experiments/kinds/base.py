@@ -188,6 +188,11 @@ class Binding(MindSettings, Measures):
     def abilities(self, scenario: Scenario) -> set[Ability]:
         raise NotImplementedError
 
+    def resolve(self, scenario: Scenario) -> Scenario:
+        """The scenario with what its world derives from other fields filled in (the commute
+        scales agents.mix to agents.count); unchanged by default."""
+        return scenario
+
     def trim(self, scenario: Scenario, last: datetime) -> tuple[Scenario, list[str]]:
         """The scenario without what its world section sets after the last tick (`last`),
         and each item left out, in words (experiments/trim.py does the other sections)."""

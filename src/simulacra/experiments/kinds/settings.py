@@ -38,6 +38,11 @@ class MindSettings:
     def is_baseline(self, scenario: Scenario) -> bool:
         return self.mind(scenario) in self.baselines
 
+    def models_used(self, scenario: Scenario) -> dict[str, str | None]:
+        """run.json's `minds`: the mind the agents run and the model it calls (None for a
+        baseline, which calls none)."""
+        return {self.mind(scenario): None if self.is_baseline(scenario) else scenario.model.spec}
+
     def mind_options(self, scenario: Scenario) -> Any:
         """The running mind's settings, validated (`check_options` has reported any fault)."""
         model = self.options.get(self.mind(scenario), NoOptions)

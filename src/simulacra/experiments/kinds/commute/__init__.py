@@ -13,6 +13,7 @@ from simulacra.core import Mind, parse_hhmm
 from simulacra.errors import unknown
 from simulacra.experiments.explain import explained
 from simulacra.experiments.kinds.base import INTERVIEW, Ability, Binding, Cast, Services
+from simulacra.experiments.kinds.commute.mix import mix_form, scale_mix
 from simulacra.experiments.scenario import Scenario
 from simulacra.llm import ScriptedModel
 from simulacra.mind.commuter import (
@@ -159,8 +160,12 @@ class CommuteBinding(Binding):
             for mode in profile.allowed_modes:
                 if mode not in MODES:
                     problems.append(f"{where}.allowed_modes: {unknown('mode', mode, list(MODES))}")
+        form = mix_form(list(agents.profiles), agents.count)
         if not agents.mix:
-            problems.append("scenario.agents.mix: give how many agents of each profile")
+            problems.append(
+                f"scenario.agents.mix: give how many agents of each profile, as {form}; "
+                "with agents.count, they are shares that count scales"
+            )
         for name, count in agents.mix.items():
             if name not in agents.profiles:
                 problems.append(
@@ -169,14 +174,11 @@ class CommuteBinding(Binding):
             if count < 0:
                 problems.append(f"scenario.agents.mix.{name}: a count cannot be negative")
         if agents.mix and sum(agents.mix.values()) == 0:
-            problems.append("scenario.agents.mix: adds up to no agent; give at least one")
+            problems.append(
+                f"scenario.agents.mix: adds up to no agent; give at least one, as {form}"
+            )
         if agents.personas:
             problems.append("scenario.agents.personas: commuters are drawn from agents.profiles")
-        if agents.count is not None and agents.count != sum(agents.mix.values()):
-            problems.append(
-                f"scenario.agents.count: {agents.count}, but agents.mix adds up to "
-                f"{sum(agents.mix.values())}; drop count or make them agree"
-            )
         problems += _announcement_problems(scenario, self.is_baseline(scenario))
         problems += _figure_problems(scenario, profiles)
         problems += _constants_problems(scenario)
@@ -195,6 +197,16 @@ class CommuteBinding(Binding):
                 "scenario.clock: a commute ticks one working day: tick: 1d, weekdays: true"
             )
         return problems
+
+    def resolve(self, scenario: Scenario) -> Scenario:
+        """agents.count, where given, scales the mix to that many agents (kinds/commute/mix.py);
+        a mix that cannot be scaled (a negative count, no agent) is left for `check`."""
+        agents = scenario.agents
+        weights = agents.mix.values()
+        if agents.count is None or any(w < 0 for w in weights) or sum(weights) <= 0:
+            return scenario
+        mix = scale_mix(agents.mix, agents.count)
+        return scenario.model_copy(update={"agents": agents.model_copy(update={"mix": mix})})
 
     def trim(self, scenario: Scenario, last: datetime) -> tuple[Scenario, list[str]]:
         config, days = _commute(scenario), len(scenario.clock.calendar().times())
