@@ -294,6 +294,10 @@ def test_a_reflection_or_lesson_that_names_no_outcome_is_refused(said: str) -> N
     for model, field in ((Reflection, "summary"), (Patterns, "pattern")):
         with pytest.raises(ValueError, match="names no outcome"):
             model.model_validate({field: said})
+    # A loop is refused even where it names a mode.
+    looping = "Modes allowed: walk, bus, taxi, taxi, taxi, taxi, taxi, taxi, taxi, taxi"
+    with pytest.raises(ValueError, match="repeats 'taxi' 8 times in 12 words"):
+        Patterns(pattern=looping)
     # A mode, a time or a day is enough.
     for named in ("The taxi was slow.", "I left at 07:40 and it worked.", "Late on day 3 again.",
                   "Waited 40 min for nothing.", "Wednesday went badly for me."):  # fmt: skip

@@ -8,6 +8,7 @@ Compact on purpose: the embedded 135M model must fill the schemas. Purposes:
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
@@ -23,6 +24,8 @@ _MAX_LESSON = 300
 _WORDS = re.compile(r"[A-Za-z]{2,}")
 _DEBRIS = re.compile(r"[{}\[\]]")
 MIN_WORDS = 3
+# A loop: in a text of at least 6 words, one word a third of them ("taxi, taxi, taxi ...").
+_LOOP_WORDS, _LOOP_SHARE = 6, 3
 # What a reflection or lesson must name of the outcomes it remembers: a mode, a time (a clock
 # time or minutes) or a day.
 _OUTCOME = re.compile(
@@ -43,7 +46,8 @@ MAX_TOKENS = {
 def _sentences(text: str) -> str:
     """One or two sentences about what happened: words, not "{{" or an empty string (either
     would count as a reflection that worked and hide a failure), naming at least one outcome
-    (a mode, a time, a day), not advice that could be written without having travelled."""
+    (a mode, a time, a day), not advice that could be written without having travelled, and
+    not a loop."""
     text = " ".join(text.split())
     if _DEBRIS.search(text) or len(_WORDS.findall(text)) < MIN_WORDS:
         raise ValueError(
@@ -51,6 +55,10 @@ def _sentences(text: str) -> str:
         )
     if not _OUTCOME.search(text):
         raise ValueError(f"{text[:40]!r} names no outcome; say which mode, time or day it is about")
+    words = [w.lower() for w in _WORDS.findall(text)]
+    top, count = Counter(words).most_common(1)[0]
+    if len(words) >= _LOOP_WORDS and count * _LOOP_SHARE > len(words):
+        raise ValueError(f"{text[:40]!r} repeats {top!r} {count} times in {len(words)} words")
     return text
 
 
