@@ -21,16 +21,21 @@ def lines(path: Path) -> list[dict[str, str]]:
 
 def test_a_prompt_comes_back_exactly_and_a_shared_prefix_is_kept_once(tmp_path: Path) -> None:
     log = PromptLog(tmp_path / "prompts.jsonl")
-    monday = chat("Answer in JSON.", f"{IDENTITY}\nThis week:\nDay 1: bus.\nToday is Tuesday.")
+    monday = chat("Answer in JSON.", f"{IDENTITY}\nThis week:\nDay 1: bus.\nPlan.")
     tuesday = chat("Answer in JSON.", f"{IDENTITY}\nThis week:\nDay 1: bus.\nDay 2: walk.\nPlan.")
     first = log.keep(monday)
     size = len(lines(tmp_path / "prompts.jsonl"))
     second = log.keep(tuesday)
     kept = lines(tmp_path / "prompts.jsonl")
-    # The system line, the identity's three lines, "This week:" and Day 1 are kept once; the
-    # second prompt adds only its own last two lines.
-    assert size == 1 + 3 + 3 and len(kept) == size + 2
-    assert [k["t"] for k in kept[size:]] == ["Day 2: walk.\n", "Plan."]
+    # The first prompt's seven lines, each kept once as a line and once as a chunk of the
+    # chain; the second adds a chunk for "Day 2" and its line, and a chunk for the "Plan."
+    # that now follows it, whose line it already holds.
+    assert size == 2 * 7
+    assert [(k.get("h") is not None, k.get("t")) for k in kept[size:]] == [
+        (False, "Day 2: walk.\n"),
+        (True, None),
+        (True, None),
+    ]
     store = read_prompts(tmp_path / "prompts.jsonl")
     for ref, messages in ((first, monday), (second, tuesday)):
         back = prompt_of(store, ref)

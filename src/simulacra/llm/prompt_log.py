@@ -2,11 +2,13 @@
 
 A prompt is a chain of chunks, one per line of each message, and each chunk is stored once
 under the hash of the prompt up to and including it: `{"h": hash, "p": parent hash or null,
-"r": role where a message starts, "t": the line}`. So every distinct prompt prefix is kept
-once: the system message and a commuter's identity once for all its calls, a week's episodes
-once for every later prompt of that week that repeats them. An `llm.call` event names its
-prompt by the hash of its last chunk (`prompt`); `read` walks the chain back. An image is
-kept as its digest, not its bytes.
+"r": role where a message starts, "x": its line's hash}`; each distinct line once, as
+`{"x": hash, "t": the line}`. So every distinct prompt prefix is kept once (the system
+message and a commuter's identity once for all its calls, a week's episodes once for every
+later prompt of that week that repeats them), and a line that ends many prompts (an
+instruction) once whatever came before it. An `llm.call` event names its prompt by the hash
+of its last chunk (`prompt`); `prompt_of` walks the chain back. An image is kept as its
+digest, not its bytes.
 
 Chunks are appended as each call is made, before the event that names them is written, so a
 log a kill cut short never names a chunk the store does not hold.
@@ -53,11 +55,14 @@ def _chunks(messages: Sequence[Message]) -> Iterator[tuple[str | None, str]]:
             yield (message.role if i == 0 else None), line
 
 
-def _hash(parent: str | None, role: str | None, text: str) -> str:
+def _hash(*parts: str) -> str:
     digest = hashlib.blake2b(digest_size=_HASH_HEX // 2)
-    digest.update(f"{parent or ''}\x00{role or ''}\x00".encode())
-    digest.update(text.encode())
+    digest.update("\x00".join(parts).encode())
     return digest.hexdigest()
+
+
+def _line(entry: dict[str, str | None]) -> str:
+    return json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
 
 
 class PromptLog:
@@ -65,23 +70,28 @@ class PromptLog:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self.known: set[str] = set()
-        if self.path.exists():  # a resumed run: its chunks so far
+        self.known: set[str] = set()  # chunks' hashes and lines' hashes
+        if self.path.exists():  # a resumed run: what it kept so far
             for line in self.path.read_text(encoding="utf-8").splitlines():
                 if line.strip():
-                    self.known.add(json.loads(line)["h"])
+                    entry = json.loads(line)
+                    self.known.add(entry.get("h") or entry["x"])
 
     def keep(self, messages: Sequence[Message]) -> str:
         parent: str | None = None
         new: list[str] = []
         for role, text in _chunks(messages):
-            node = _hash(parent, role, text)
+            line = _hash(text)
+            node = _hash(parent or "", role or "", line)
             if node not in self.known:
+                if line not in self.known:
+                    self.known.add(line)
+                    new.append(_line({"x": line, "t": text}))
                 self.known.add(node)
-                entry = {"h": node, "p": parent, "r": role, "t": text}
+                entry = {"h": node, "p": parent, "r": role, "x": line}
                 if role is None:
                     del entry["r"]
-                new.append(json.dumps(entry, ensure_ascii=False, separators=(",", ":")))
+                new.append(_line(entry))
             parent = node
         if new:
             blob = ("\n".join(new) + "\n").encode("utf-8")
@@ -96,13 +106,17 @@ class PromptLog:
 
 def read_prompts(path: str | Path) -> PromptStore:
     """The store as hash -> (parent, role, text)."""
-    found: PromptStore = {}
+    lines: dict[str, str] = {}
+    nodes: list[dict[str, str | None]] = []
     with Path(path).open(encoding="utf-8") as fh:
-        for line in fh:
-            if line.strip():
-                node = json.loads(line)
-                found[node["h"]] = (node["p"], node.get("r"), node["t"])
-    return found
+        for raw in fh:
+            if raw.strip():
+                entry = json.loads(raw)
+                if "h" in entry:
+                    nodes.append(entry)
+                else:
+                    lines[entry["x"]] = entry["t"]
+    return {str(n["h"]): (n["p"], n.get("r"), lines[str(n["x"])]) for n in nodes}
 
 
 def prompt_of(store: PromptStore, ref: str) -> tuple[KeptMessage, ...]:
