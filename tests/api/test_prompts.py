@@ -54,7 +54,8 @@ def test_every_call_names_its_prompt_and_the_api_gives_it_back(tmp_path: Path) -
     # and all (a quarter smaller here, where most lines are a day's own).
     log = (found.path / "prompts.jsonl").read_text()
     assert log.count(calls["prompt"].iloc[0][0]["text"]) == 1
-    assert log.count("I usually leave at") == 8
+    people = {p[1]["text"].splitlines()[0] for p in calls["prompt"]}
+    assert log.count('"t":"I am ') == len(people) == 8
     sent = sum(len(m["text"]) for p in calls["prompt"] for m in p)
     assert len(log) < 0.75 * sent, (len(log), sent)
 
