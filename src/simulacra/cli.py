@@ -251,11 +251,26 @@ def models_install(
 
 
 @app.command()
-def inspect(run: Annotated[Path, typer.Argument(help="a run directory")]) -> None:
-    """Summarise a run directory: status, model, events by kind, model budget."""
+def inspect(
+    run: Annotated[Path, typer.Argument(help="a run directory")],
+    prompt: Annotated[
+        int | None,
+        typer.Option(help="print the prompt of the model call logged as event SEQ", metavar="SEQ"),
+    ] = None,
+) -> None:
+    """Summarise a run directory: status, model, events by kind, model budget; or print the
+    prompt one model call was sent."""
     from simulacra.api import open_run
 
     found = open_run(run)
+    if prompt is not None:
+        from simulacra.report.prompts import prompt_text
+
+        try:
+            console.print(escape(prompt_text(found.prompt(prompt))), highlight=False)
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+        return
     info = found.info
     events, calls = found.events(), found.calls()
     table = Table(title=f"run {escape(found.name)}", show_header=False)

@@ -10,6 +10,7 @@ import pytest
 from tests.lab.attempts import SIMULATE, build, claim
 from typer.testing import CliRunner
 
+from simulacra.api import open_run
 from simulacra.cli import app
 from simulacra.lab.library import SEED, Library
 from simulacra.lab.sandbox import bwrap_path
@@ -129,3 +130,8 @@ def test_one_outer_attempt_and_one_inner_try_bound_an_unsolvable_task(tmp_path: 
     assert "rejected after 1 attempt(s)" in result.output
     (episode,) = (tmp_path / "runs").glob("lab-solve-*/episodes/*")
     assert [p.name for p in episode.glob("attempt-*")] == ["attempt-1"]
+    # Every prompt the lab sent is kept in its run folder and read back with its call.
+    calls = open_run(episode.parents[1]).calls(prompts=True)
+    assert len(calls) > 0 and calls["prompt_ref"].notna().all()
+    for prompt in calls["prompt"]:
+        assert prompt[1]["role"] == "user" and "Draw a bicycle." in prompt[1]["text"]

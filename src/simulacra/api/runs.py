@@ -23,6 +23,7 @@ from simulacra.experiments import fork as fork_run
 from simulacra.experiments import interview as interview_agent
 from simulacra.experiments import resume as resume_run
 from simulacra.experiments import run as run_scenario
+from simulacra.report.prompts import kept_prompts, prompt_dicts
 from simulacra.runlog import RunDir, children, fork_point, history
 
 ScenarioSource = str | Path | Mapping[str, Any] | Scenario
@@ -118,9 +119,30 @@ class Run:
         """One row per record each retrieval returned, with its score components."""
         return self._table("retrievals")
 
-    def calls(self) -> pd.DataFrame:
-        """Every model call: purpose, tokens, latency, cache, attempts, fallback."""
-        return self._table("calls")
+    def calls(self, prompts: bool = False) -> pd.DataFrame:
+        """Every model call: purpose, tokens, latency, cache, attempts, fallback, the hash
+        its prompt is kept under (`prompt_ref`) and, with `prompts`, the prompt itself
+        (`prompt`: [{"role", "text"}, ...]; None where the run kept none)."""
+        frame = self._table("calls")
+        if prompts:
+            store = kept_prompts(self.path)
+            kept = [prompt_dicts(store, ref) for ref in frame["prompt_ref"]]
+            frame["prompt"] = pd.Series(kept, index=frame.index, dtype="object")
+        return frame
+
+    def prompt(self, seq: int) -> list[dict[str, str]]:
+        """The messages of the model call logged as event `seq`: [{"role", "text"}, ...]."""
+        found = self.calls()
+        row = found[found["seq"] == seq]
+        if row.empty:
+            raise ValueError(f"{self.name}: event {seq} is no model call")
+        kept = prompt_dicts(kept_prompts(self.path), row["prompt_ref"].iloc[0])
+        if kept is None:
+            raise ValueError(
+                f"{self.name}: event {seq}'s prompt was not kept (output.prompts was off, or "
+                "the run predates the prompt log)"
+            )
+        return kept
 
     def metrics(self) -> pd.DataFrame:
         """The measures the run logged: awareness at each interview, the headline figures."""

@@ -73,6 +73,7 @@ _CALLS = {
     "attempts": "int64",
     "fallback": "bool",
     "error": "str",
+    "prompt_ref": "str",
 }
 _CALL_DEFAULTS = {"cached_prompt_tokens": 0}  # runs written before it was counted
 _METRICS = {
@@ -193,9 +194,10 @@ def retrievals_table(events: Iterable[Event]) -> pd.DataFrame:
 def calls_table(events: Iterable[Event]) -> pd.DataFrame:
     """Every model call: `purpose` (plan.daily, react ...), `model`, tokens (of the prompt's,
     `cached_prompt_tokens` came from the server's prompt cache), `latency_s` (wall clock),
-    whether the response cache answered, the attempts and whether the declared
-    fallback stood in."""
-    names = list(_CALLS)[3:]
+    whether the response cache answered, the attempts, whether the declared
+    fallback stood in, and `prompt_ref`, the hash its prompt is kept under (None where the
+    run kept no prompts)."""
+    names = [n.removesuffix("_ref") for n in list(_CALLS)[3:]]
     rows = [
         (e.seq, e.t, e.agent, *(e.data.get(n, _CALL_DEFAULTS.get(n)) for n in names))
         for e in events

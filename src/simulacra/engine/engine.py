@@ -46,6 +46,7 @@ from simulacra.engine.interventions import Interventions
 from simulacra.engine.sink import EventRouter
 from simulacra.llm import Completion, Gateway, Request
 from simulacra.llm.budget import BudgetReached
+from simulacra.llm.prompt_log import PromptLog
 from simulacra.runlog.events import Acted, CheckpointSaved, ModelCall, WorldState
 
 
@@ -81,6 +82,7 @@ class Engine:
         checkpoint_every: int = 6,
         on_progress: ProgressHook | None = None,
         control: Control | None = None,
+        prompts: PromptLog | None = None,
     ) -> None:
         self.world = world
         self.minds = dict(minds)
@@ -95,6 +97,7 @@ class Engine:
         self.checkpoint_every = checkpoint_every
         self.on_progress = on_progress
         self.control = control  # a live console's, where the run has one
+        self.prompts = prompts  # where each call's prompt is kept, unless the scenario says not
         self.over_budget: Callable[[], str | None] | None = None  # the limit reached, if one
         model.on_call = self.record_call
 
@@ -208,8 +211,9 @@ class Engine:
     # --- accounting and progress ----------------------------------------------------------
 
     def record_call(self, request: Request, completion: Completion) -> None:
+        prompt = self.prompts.keep(request.messages) if self.prompts is not None else None
         self.router.sink(request.agent).emit(
-            _call(request, completion), t=self.clock.now, agent=request.agent
+            _call(request, completion, prompt), t=self.clock.now, agent=request.agent
         )
 
     def _report(self) -> None:
@@ -267,7 +271,7 @@ def _state(step: int, frame: dict[str, Any]) -> WorldState:
     return WorldState(step=step, agents=agents, extra=frame)
 
 
-def _call(request: Request, completion: Completion) -> ModelCall:
+def _call(request: Request, completion: Completion, prompt: str | None) -> ModelCall:
     return ModelCall(
         purpose=request.purpose,
         model=completion.model,
@@ -279,4 +283,5 @@ def _call(request: Request, completion: Completion) -> ModelCall:
         attempts=completion.attempts,
         fallback=completion.fallback,
         error=completion.error,
+        prompt=prompt,
     )

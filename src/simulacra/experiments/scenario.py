@@ -238,6 +238,10 @@ class OutputConfig(_Strict):
     root: str = Field(default="runs", min_length=1, description="the folder runs go in")
     report: bool = Field(default=True, description="report.html and viewer.html")
     frames: bool = Field(default=False, description="PNG frames under <run>/frames/")
+    prompts: bool = Field(
+        default=True,
+        description="keep every prompt sent, each distinct prefix once, in <run>/prompts.jsonl",
+    )
 
 
 class BranchConfig(_Strict):

@@ -23,6 +23,7 @@ from simulacra.experiments.facts import aware_test
 from simulacra.experiments.kinds import Cast, Services, binding_of
 from simulacra.experiments.scenario import Scenario
 from simulacra.llm import Gateway
+from simulacra.llm.prompt_log import PROMPTS, PromptLog
 from simulacra.runlog import EventWriter, RunDir
 from simulacra.runlog.events import RunStarted
 
@@ -86,6 +87,7 @@ def open_session(
             checkpoints=checkpoints_of(run_dir, cast, scenario.clock.checkpoint_every),
             checkpoint_every=scenario.clock.checkpoint_every,
             control=control,
+            prompts=PromptLog(run_dir.path / PROMPTS) if scenario.output.prompts else None,
         )
         if state is None:
             writer.emit(_start(scenario, cast, model, clock), t=clock.now)

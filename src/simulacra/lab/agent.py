@@ -33,6 +33,7 @@ from simulacra.lab.tasks import SuiteTask, Task, place_files
 from simulacra.lab.verifier import Verification, verify
 from simulacra.lab.views import act_view, critic_view, report_view, select_view, tail
 from simulacra.llm import LanguageModel, Request, Tally, chat
+from simulacra.llm.prompt_log import PromptLog
 from simulacra.runlog.events import (
     EventSink,
     LabAttempt,
@@ -75,11 +76,13 @@ class LearningAgent:
         sink: EventSink,
         condition: Condition,
         embedder: Embedder,
+        prompts: PromptLog | None = None,
     ) -> None:
         self.library = library
         self.model = model
         self.config = config
         self.sink = sink
+        self.prompts = prompts  # where each call's prompt is kept
         self.condition = condition
         self.embedder = embedder
         self._calls = 0
@@ -307,6 +310,7 @@ class LearningAgent:
             agent="lab",
         )
         completion = await self.model.complete(request)
+        kept = self.prompts.keep(request.messages) if self.prompts is not None else None
         usage = completion.usage
         if spent is not None:
             spent.add(completion)
@@ -322,6 +326,7 @@ class LearningAgent:
                 attempts=completion.attempts,
                 fallback=completion.fallback,
                 error=completion.error,
+                prompt=kept,
             ),
             agent="lab",
         )

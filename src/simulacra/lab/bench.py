@@ -86,7 +86,7 @@ def run_bench(
             if chosen_condition.seed_only:
                 seed_library = seed_library or Library.create(run.path / "seed-library", SEED)
                 memory_for = seed_library
-            agent = agent_for(memory_for, model, config, writer, chosen_condition.name)
+            agent = agent_for(memory_for, model, config, writer, chosen_condition.name, run)
             for suite, suite_tasks in loaded.items():
                 for suite_task in suite_tasks:
                     if stopped is not None:

@@ -190,7 +190,7 @@ def solve(
     stopped: BudgetStopped | None = None
     writer = run.writer()
     try:
-        agent = agent_for(lib, lm, config, writer, "full")
+        agent = agent_for(lib, lm, config, writer, "full", run)
         watch = meter.watch()
         if mode is Mode.normal:
             episode, changed = asyncio.run(solve_normal(agent, task, over_budget=watch))

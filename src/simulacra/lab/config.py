@@ -31,6 +31,7 @@ class LabConfig(BaseModel):
     # Metadata is short and plentiful (the bench indexes 20,000 entries): the fast embedder.
     embedder: EmbedderKind = "model2vec"
     seed: int = 0
+    prompts: bool = Field(default=True, description="keep every prompt sent in the run folder")
     sandbox: SandboxLimits = Field(default_factory=SandboxLimits)
 
 

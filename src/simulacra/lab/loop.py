@@ -33,6 +33,7 @@ from simulacra.lab.tasks import Category, Task
 from simulacra.lab.views import Coverage, curriculum_view
 from simulacra.llm import Gateway, LanguageModel
 from simulacra.llm.config import ModelConfig
+from simulacra.llm.prompt_log import PROMPTS, PromptLog
 from simulacra.runlog import RunDir, read_events
 from simulacra.runlog.events import EventSink, LabIteration, LabLint, RunEnded, RunStarted
 
@@ -67,9 +68,13 @@ def agent_for(
     config: LabConfig,
     sink: EventSink,
     name: str,
+    run: RunDir | None = None,
 ) -> LearningAgent:
+    """The agent of condition `name`; it keeps its prompts in `run`'s folder unless the config
+    says not to (or there is no run)."""
     embedder = build_embedder(EmbedderConfig(kind=config.embedder))
-    return LearningAgent(library, model, config, sink, condition(name), embedder)
+    prompts = PromptLog(run.path / PROMPTS) if run is not None and config.prompts else None
+    return LearningAgent(library, model, config, sink, condition(name), embedder, prompts)
 
 
 async def solve_frozen(agent: LearningAgent, task: Task, episodes: Path, **kwargs: Any) -> Episode:
@@ -102,7 +107,7 @@ def learn(
     writer = run.writer()
     if done == 0 and writer.seq == 0:
         writer.emit(started_event(model, "lab-learn", config, {"library": str(library.root)}))
-    agent = agent_for(library, model, config, writer, "full")
+    agent = agent_for(library, model, config, writer, "full", run)
     changes = 0
     paused = False
     stopped: BudgetStopped | None = None

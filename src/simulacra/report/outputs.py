@@ -11,6 +11,7 @@ from simulacra.errors import UserError
 from simulacra.report.cost import read_cost
 from simulacra.report.family import family_section, places_over_time, viewer_family
 from simulacra.report.per_world import report_of_run
+from simulacra.report.prompts import kept_prompts
 from simulacra.report.replay import build_replay
 from simulacra.report.report_page import render_report
 from simulacra.report.viewer_page import render_viewer
@@ -26,7 +27,9 @@ def build_outputs(run_dir: str | Path) -> dict[str, Path]:
     run = Path(run_dir)
     events = list(history(run))  # a fork: its parent's prefix, then its own
     cost = read_cost(run)
-    replay = build_replay(events, _read_json(run / "run.json"), cost.get("price"))
+    replay = build_replay(
+        events, _read_json(run / "run.json"), cost.get("price"), kept_prompts(run)
+    )
     metrics = _read_json(run / "metrics.json")
     world = report_of_run(replay, metrics)
     pictures = world.pictures

@@ -8,9 +8,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from simulacra.llm.prompt_log import PromptStore, prompt_of
 from simulacra.report.cost import spend_text
 from simulacra.report.evidence import evidence_tree
 from simulacra.report.per_world import world_report
+from simulacra.report.prompts import prompt_text
 from simulacra.report.replay_layout import on_screen
 from simulacra.report.replay_model import (
     AgentTrack,
@@ -41,9 +43,10 @@ def build_replay(
     events: Iterable[Event],
     run_info: Mapping[str, Any] | None = None,
     price: Mapping[str, Any] | None = None,
+    prompts: PromptStore | None = None,
 ) -> Replay:
     """The replay of a run's events; `price` (its config's model.price) adds dollars to the
-    spend line."""
+    spend line; `prompts` (the run's kept prompts) shows each decision's prompt."""
     events = list(events)
     info = dict(run_info or {})
     start = next((e.data for e in events if e.kind == "run" and "world" in e.data), {})
@@ -74,9 +77,12 @@ def build_replay(
             if e.kind == "action" and e.agent is not None and isinstance(e.data.get("step"), int)
         }
     invalid: dict[tuple[str, str], tuple[int, str]] = {}
+    asked: dict[str, object] = {}  # each agent's latest call's prompt: what its decision read
     for event in events:
         frame, agent = frame_of(event), event.agent
         data = event.data
+        if event.kind == "llm.call" and agent is not None:
+            asked[agent] = data.get("prompt")
         if agent is not None and agent not in tracks and event.kind != "llm.call":
             tracks[agent] = _track(agent, {})
         if event.kind == "memory.add" and agent is not None:
@@ -95,7 +101,8 @@ def build_replay(
         elif stepwise and event.kind == "decision" and agent is not None:
             step = data.get("step")
             acted = actions.get((agent, step), {}) if isinstance(step, int) else {}
-            parts[agent]["decisions"].append(_decision(data, acted, frame, event.t))
+            shown = _prompt(prompts, asked.pop(agent, None)) if data.get("raw") else ""
+            parts[agent]["decisions"].append(_decision(data, acted, frame, event.t, shown))
         elif event.kind == "plan" and agent is not None:
             parts[agent]["plans"].append(_plan(data, frame, event.t))
         elif event.kind == "message" and agent is not None:
@@ -223,8 +230,18 @@ def initials(name: str) -> str:
     return (words[0][:2] if words else "?").upper()
 
 
+def _prompt(prompts: PromptStore | None, ref: object) -> str:
+    """The kept prompt under `ref` for reading; "" where none was kept."""
+    if not prompts or not isinstance(ref, str):
+        return ""
+    try:
+        return prompt_text(prompt_of(prompts, ref))
+    except KeyError:
+        return ""
+
+
 def _decision(
-    data: Mapping[str, Any], acted: Mapping[str, Any], frame: int, t: str | None
+    data: Mapping[str, Any], acted: Mapping[str, Any], frame: int, t: str | None, prompt: str = ""
 ) -> DecisionStep:
     step = data.get("step")
     inference = data.get("latency_s")
@@ -250,6 +267,7 @@ def _decision(
         latency_s=float(inference) if isinstance(inference, int | float) else None,
         nudged=bool(data.get("nudged")),
         image=_text(data.get("image")),
+        prompt=prompt,
     )
 
 

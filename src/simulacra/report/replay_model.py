@@ -155,7 +155,8 @@ class Note:
 class DecisionStep:
     """One embodied decision: the model's raw reply (or a baseline's reason), the command the
     world read from it, and what came of it; `image` is the view the model was shown (a data
-    URI once the outputs attach it, else its path in the run)."""
+    URI once the outputs attach it, else its path in the run); `prompt` the messages it was
+    sent, where the run kept them ("" otherwise, and for a baseline's rule)."""
 
     frame: int
     t: str | None
@@ -174,6 +175,7 @@ class DecisionStep:
     latency_s: float | None  # the model call's wall time
     nudged: bool
     image: str
+    prompt: str = ""
 
 
 @dataclass(frozen=True)

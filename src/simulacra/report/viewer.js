@@ -662,7 +662,8 @@
       el("div", { class: "meta" }, meta),
       el("div", { class: "pictures" }, picture(d.image, "first-person view", "view"), overview),
       el("dl", { class: "decision-fields" }, ...rows.flatMap(([k, v]) => [el("dt", {}, k), el("dd", { "data-field": k }, v)])),
-      d.parsed ? el("code", { class: "parsed" }, JSON.stringify(d.parsed)) : null);
+      d.parsed ? el("code", { class: "parsed" }, JSON.stringify(d.parsed)) : null,
+      d.prompt ? el("details", { class: "prompt" }, el("summary", {}, "prompt sent"), el("pre", { "data-field": "prompt" }, d.prompt)) : null);
   }
 
   function drawPanel() {

@@ -219,7 +219,7 @@ class CommuterAgent:
         facts = str(trip["describe"])
         decision = await self._ask(
             "commute.reflect",
-            prompts.reflect_messages(self.identity, self.plan, facts),
+            prompts.reflect_messages(self.identity, day, self.plan, facts),
             prompts.Reflection,
             prompts.reflection_fallback(facts),
             now,

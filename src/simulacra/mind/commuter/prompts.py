@@ -8,6 +8,7 @@ Compact on purpose: the embedded 135M model must fill the schemas. Purposes:
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
@@ -18,12 +19,20 @@ from simulacra.mind.commuter.plans import WEEKDAYS, DayPlan, PlanRules
 from simulacra.mind.commuter.profiles import Commuter
 
 _MAX_TEXT = 200
-# What constrained decoding may write: a capital first, then prose (no braces, brackets,
-# quotes or backslashes), at least a few words' worth.
-_PROSE = r"^[A-Z][^{}\[\]\"\\]{19,199}$"
+# A lesson states each mode of its week or weeks: room for three.
+_MAX_LESSON = 300
 _WORDS = re.compile(r"[A-Za-z]{2,}")
 _DEBRIS = re.compile(r"[{}\[\]]")
 MIN_WORDS = 3
+# A loop: in a text of at least 6 words, one word a third of them ("taxi, taxi, taxi ...").
+_LOOP_WORDS, _LOOP_SHARE = 6, 3
+# What a reflection or lesson must name of the outcomes it remembers: a mode, a time (a clock
+# time or minutes) or a day.
+_OUTCOME = re.compile(
+    r"\b(?:bus(?:es)?|taxis?|walk(?:s|ed|ing)?|\d{1,2}:\d\d|\d+ ?min(?:utes?)?|days? \d+|"
+    r"monday|tuesday|wednesday|thursday|friday)\b",
+    re.IGNORECASE,
+)
 # Completion tokens per purpose: enough for the answer's JSON, no room to ramble.
 MAX_TOKENS = {
     "commute.weekly": 112,
@@ -35,14 +44,28 @@ MAX_TOKENS = {
 
 
 def _sentences(text: str) -> str:
-    """One or two sentences with content: words, not "{{" or an empty string (either would
-    count as a reflection that worked and hide a failure)."""
+    """One or two sentences about what happened: words, not "{{" or an empty string (either
+    would count as a reflection that worked and hide a failure), naming at least one outcome
+    (a mode, a time, a day), not advice that could be written without having travelled, and
+    not a loop."""
     text = " ".join(text.split())
     if _DEBRIS.search(text) or len(_WORDS.findall(text)) < MIN_WORDS:
         raise ValueError(
             f"{text[:40]!r} says nothing; write one or two sentences of at least {MIN_WORDS} words"
         )
+    if not _OUTCOME.search(text):
+        raise ValueError(f"{text[:40]!r} names no outcome; say which mode, time or day it is about")
+    words = [w.lower() for w in _WORDS.findall(text)]
+    top, count = Counter(words).most_common(1)[0]
+    if len(words) >= _LOOP_WORDS and count * _LOOP_SHARE > len(words):
+        raise ValueError(f"{text[:40]!r} repeats {top!r} {count} times in {len(words)} words")
     return text
+
+
+def _prose(limit: int) -> str:
+    """What constrained decoding may write: a capital first, then prose (no braces, brackets,
+    quotes or backslashes), at least a few words' worth."""
+    return rf"^[A-Z][^{{}}\[\]\"\\]{{19,{limit - 1}}}$"
 
 
 # MaxChars bounds constrained decoding at the limit and trims a longer answer instead of failing.
@@ -50,7 +73,13 @@ Sentences = Annotated[
     str,
     MaxChars(_MAX_TEXT),
     AfterValidator(_sentences),
-    Field(json_schema_extra={"pattern": _PROSE}),
+    Field(json_schema_extra={"pattern": _prose(_MAX_TEXT)}),
+]
+Lesson = Annotated[
+    str,
+    MaxChars(_MAX_LESSON),
+    AfterValidator(_sentences),
+    Field(json_schema_extra={"pattern": _prose(_MAX_LESSON)}),
 ]
 
 
@@ -67,7 +96,7 @@ class Patterns(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    pattern: Sentences
+    pattern: Lesson
 
 
 SYSTEM = "You are a commuter planning trips in a city. Answer only with JSON matching the schema."
@@ -90,12 +119,13 @@ WEEKLY = (
 )
 
 REFLECT = (
-    "{identity}\nYesterday's plan: {plan}.\nWhat happened: {outcome}.\n"
-    "In one or two sentences: did the plan work, and what should change?"
+    "{identity}\nThe plan of day {day}: {plan}.\nWhat happened: {outcome}.\n"
+    "In one or two sentences: what happened (the mode, the times, the day), did the plan "
+    "work, and what should change?"
 )
 
 DAILY = (
-    "{identity}\nThis week so far:\n{stm}\nToday is {weekday}. {environment}\n"
+    "{identity}\nThis week so far:\n{stm}\nToday is {weekday}.{environment}\n"
     "Planned for today: {initial}.\nKeep or change today's plan (departure HH:MM, mode)."
 )
 
@@ -146,8 +176,9 @@ def weekly_messages(identity: str, ltm: str) -> tuple[Message, ...]:
     return chat(SYSTEM, WEEKLY.format(identity=identity, ltm=ltm))
 
 
-def reflect_messages(identity: str, plan: DayPlan, outcome: str) -> tuple[Message, ...]:
-    return chat(SYSTEM, REFLECT.format(identity=identity, plan=plan.describe(), outcome=outcome))
+def reflect_messages(identity: str, day: int, plan: DayPlan, outcome: str) -> tuple[Message, ...]:
+    user = REFLECT.format(identity=identity, day=day, plan=plan.describe(), outcome=outcome)
+    return chat(SYSTEM, user)
 
 
 def daily_messages(
@@ -157,7 +188,7 @@ def daily_messages(
         identity=identity,
         stm=stm,
         weekday=WEEKDAYS[weekday % len(WEEKDAYS)],
-        environment=environment,
+        environment=f" {environment}" if environment else "",
         initial=initial.describe(),
     )
     return chat(SYSTEM, user)
@@ -171,18 +202,21 @@ def merge_messages(identity: str, lessons: str) -> tuple[Message, ...]:
     return chat(SYSTEM, MERGE.format(identity=identity, lessons=lessons))
 
 
+# The fallbacks are declared, not judged: built without validation, cut to the field's limit.
+
+
 def reflection_fallback(outcome: str) -> Reflection:
     """Used, flagged, when the model cannot reflect: the bare facts."""
-    return Reflection(summary=f"No reflection; the facts: {outcome}")
+    return Reflection.model_construct(summary=f"No reflection; the facts: {outcome}"[:_MAX_TEXT])
 
 
 def patterns_fallback(stm: str) -> Patterns:
     """Used, flagged, when the model cannot abstract: the week's last episode."""
     last = stm.strip().splitlines()[-1] if stm.strip() else "no trips"
-    return Patterns(pattern=f"No abstraction; last trip: {last}")
+    return Patterns.model_construct(pattern=f"No abstraction; last trip: {last}"[:_MAX_LESSON])
 
 
 def merge_fallback(lessons: str) -> Patterns:
     """Used, flagged, when the model cannot merge: the latest week's lesson stands."""
     latest = lessons.strip().splitlines()[-1] if lessons.strip() else "no lessons"
-    return Patterns(pattern=f"No merge; latest lesson: {latest}")
+    return Patterns.model_construct(pattern=f"No merge; latest lesson: {latest}"[:_MAX_LESSON])

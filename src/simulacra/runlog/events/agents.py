@@ -171,8 +171,9 @@ class Interviewed(Payload):
 class ModelCall(Payload):
     """One model call: purpose, model, tokens (`cached_prompt_tokens` of the prompt served
     from the server's prompt cache, the rest processed), latency, whether the response cache
-    answered, the attempts made, whether the fallback stood in, and the errors of failed
-    attempts."""
+    answered, the attempts made, whether the fallback stood in, the errors of failed
+    attempts, and the hash its prompt is kept under in the run's prompts.jsonl (none where the
+    scenario keeps no prompts: `output.prompts: false`)."""
 
     KIND = "llm.call"
     AGENT = "id or null"
@@ -186,3 +187,4 @@ class ModelCall(Payload):
     attempts: int
     fallback: bool
     error: str | None = None
+    prompt: str | None = None

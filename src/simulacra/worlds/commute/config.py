@@ -1,5 +1,7 @@
 """The commute section of a scenario: the city, the executor that runs its days, and what
-agents are told each day (the strike is never announced: source 6.2)."""
+agents are told on the days something is said (the strike is never announced, and a day with
+nothing said is not called normal either: source 6.2, agents perceived the disruption only
+through their waits and outcomes)."""
 
 from __future__ import annotations
 
@@ -37,7 +39,10 @@ class CommuteConfig(BaseModel):
     environment: dict[int, str] = Field(
         default_factory=dict, description="what agents are told on a given working day (from 1)"
     )
-    default_environment: str = "A normal working day; no announcements."
+    default_environment: str = Field(
+        default="",
+        description="what agents are told on a day `environment` names not; empty: nothing",
+    )
     figures: CommuteFigures = CommuteFigures()
 
     def environment_on(self, day: int) -> str:
