@@ -15,7 +15,7 @@ from tests.lab.references import REFERENCES
 
 from simulacra.lab.library import SEED, Library
 from simulacra.lab.sandbox import bwrap_path
-from simulacra.lab.scripted.policy import PRACTICE
+from simulacra.lab.scripted.practice import PRACTICE
 from simulacra.lab.tasks import Category, SuiteTask, load_suite
 from simulacra.lab.verifier import verify
 

@@ -146,10 +146,10 @@ class LearningAgent:
             episode.stopped = over_budget() if over_budget and number < outer else None
             if episode.stopped is not None:
                 break
-            # The next attempt gets the verdicts, not this attempt's raw debugging.
-            feedback = [f"{f.check}: {f.message}" for f in check.findings]
+            # The next attempt gets every earlier attempt's verdicts, not their raw debugging.
+            feedback += [f"attempt {number}, {f.check}: {f.message}" for f in check.findings]
             if critic is not None and critic.feedback:
-                feedback.append(f"critic: {critic.feedback}")
+                feedback.append(f"attempt {number}, critic: {critic.feedback}")
         if suite_task is not None:
             episode.verification = verify(suite_task, episode.final)
             episode.verified = episode.verification.passed

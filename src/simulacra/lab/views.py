@@ -21,9 +21,25 @@ TAIL_CHARS = 600
 
 @dataclass(frozen=True)
 class Coverage:
-    category: str
+    """Episodes attempted and accepted in one stage of the workflow or on one tool."""
+
+    name: str
     attempted: int
     accepted: int
+    status: str = ""  # a tool's: new, established (a page), used (a skill)
+
+
+@dataclass(frozen=True)
+class History:
+    """What the curriculum reads: coverage by stage and by tool of the installed SUMO, why
+    episodes failed, memory's pages and skills, and every task so far (no repeats)."""
+
+    stages: Sequence[Coverage]
+    tools: Sequence[Coverage]
+    failures: Sequence[str]
+    pages: Sequence[tuple[str, str]]
+    skills: Sequence[str]
+    tasks: Sequence[tuple[str, bool]]
 
 
 def task_block(task: Task) -> str:
@@ -35,17 +51,29 @@ def task_block(task: Task) -> str:
     )
 
 
-def curriculum_view(
-    coverage: Sequence[Coverage], recent: Sequence[tuple[str, bool]], skills: Sequence[str]
-) -> str:
-    lines = ["## Coverage"]
-    lines += [f"- {c.category}: {c.attempted} attempted, {c.accepted} accepted" for c in coverage]
-    lines += ["", "## Recent tasks"]
-    lines += [f"- [{'accepted' if ok else 'rejected'}] {text}" for text, ok in recent] or ["none"]
-    lines += ["", "## Skills in memory", ", ".join(skills) or "none", ""]
+def curriculum_view(history: History, problems: Sequence[str] = ()) -> str:
+    """`problems`: why the last proposal was refused, when it was."""
+    lines = ["## Coverage by stage"]
+    lines += [f"- {c.name}: {c.attempted} attempted, {c.accepted} accepted" for c in history.stages]
+    lines += ["", "## Tools of the installed SUMO (stage, tool, status, episodes)"]
+    lines += [
+        f"- {c.status} | {c.name} | {c.attempted} attempted, {c.accepted} accepted"
+        for c in history.tools
+    ]
+    lines += ["", "## Why episodes failed"]
+    lines += [f"- {f}" for f in history.failures] or ["none"]
+    lines += ["", "## Pages in memory"]
+    lines += [f"- {name}: {title}" for name, title in history.pages] or ["none"]
+    lines += ["", "## Skills in memory", ", ".join(history.skills) or "none", ""]
+    lines += ["## Tasks so far"]
+    lines += [f"- [{'accepted' if ok else 'rejected'}] {t}" for t, ok in history.tasks] or ["none"]
+    if problems:
+        lines += ["", "## Your last proposal was refused"] + [f"- {p}" for p in problems]
+    lines.append("")
     lines.append(
-        "Propose the next task: category, tier, text, inputs (name and value), "
-        "required_outputs (paths under outputs/), premise."
+        "Propose the next task, new and not a repeat: category (the stage), tier, text, inputs "
+        "(name and value), required_outputs (paths under outputs/), premise. Establish a "
+        "capability (run the tool, read its help) before a task assumes it."
     )
     return "\n".join(lines)
 
@@ -145,10 +173,20 @@ def consolidate_view(
     report: Report,
     existing: Sequence[Skill],
     pages: Sequence[str],
+    evidence: Evidence,
 ) -> str:
     """`echoed` holds, for each command, the `$ ...` lines its output echoed: the calls its
     script made, a tool's command line among them."""
     lines = [task_block(task), f"## Verdict\n{'accepted' if accepted else 'rejected'}"]
+    lines.append(
+        "## Findings and feedback of every attempt\n"
+        + ("\n".join(f"- {f}" for f in evidence.verdicts) or "none")
+    )
+    logs = [f"### {path}\n{text}" for path, text in evidence.logs.items() if text.strip()]
+    lines.append("## Logs of the final try\n" + ("\n".join(logs) or "none"))
+    heads = [f"### {path}\n{text}" for path, text in evidence.outputs]
+    lines.append("## Delivered text outputs\n" + ("\n".join(heads) or "none"))
+    lines.append("## Pages loaded\n" + ("\n".join(page_block(p) for p in evidence.pages) or "none"))
     lines.append("## Skills used\n" + ("\n".join(skill_block(s) for s in used) or "none"))
     lines.append("## Commands\n" + "\n".join(f"$ {r.command}" for r in commands))
     calls = [
@@ -170,6 +208,18 @@ def consolidate_view(
     lines.append("## Skills in memory\n" + ("\n".join(inventory) or "none"))
     lines.append("## Pages in memory\n" + (", ".join(pages) or "none"))
     return "\n\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What consolidation learns from beyond the commands: the checker's findings and the
+    critic's feedback of every attempt, the final try's logs, and the head of each delivered
+    text output (a tool's help, a JSON of figures)."""
+
+    verdicts: Sequence[str]
+    logs: dict[str, str]
+    outputs: Sequence[tuple[str, str]]
+    pages: Sequence[Page] = ()  # the pages the episode loaded, to revise
 
 
 def _command_line(record: CommandRecord) -> str:
