@@ -6,8 +6,9 @@ that says how to invoke it. The policy binds the task's files to them by name: a
 name parts match an option's words (`districts.taz.xml` and `--taz-files`, `town.rou.xml` and
 `--route-files`), a required output to the output option it names (`fcd.xml` and
 `--fcd-output`, else the tool's `--output-file`), a task input to the value option of its name
-(`seed`, `end`). A binding of an option to a kind of file that a recorded call failed with is
-not made again: that is how a page's record of a failure corrects the next call.
+(`seed`, `end`), a `--no-X` flag to a task that asks for it (`without turnarounds`). A binding
+of an option to a kind of file that a recorded call failed with is not made again: that is how
+a page's record of a failure corrects the next call.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from simulacra.lab.scripted.chains import Producer
 _OPTION = re.compile(r"^- (in|out|value|flag) --([\w.-]+) (\S+)(?: \(([^)]*)\))?: ?(.*)$", re.M)
 _CALL = re.compile(r"#+ Call\s*```[^\n]*\n(.+?)\n```", re.S)
 _FAILED = re.compile(r"^- failed: `([^`]+)`", re.M)
+_WRAPS = re.compile(r"^- wraps: `([^`]+)`", re.M)
 _GENERIC = frozenset(
     {"file", "files", "output", "input", "prefix", "outputs", "practice", "given", "type"}
     | {"format", "xml", "txt", "csv", "json", "the", "of", "and"}
@@ -39,6 +41,14 @@ class Tool:
     options: tuple[Option, ...]
     failed: tuple[str, ...]
     skill: bool
+    wraps: str = ""  # the tool a skill's script runs
+
+    @property
+    def tool(self) -> str:
+        """The tool's own name (`od2trips`, `tlsCoordinator`), lower case."""
+        call = shlex.split(self.wraps or self.call)
+        program = call[1] if call[0] == "python" and len(call) > 1 else call[0]
+        return program.rsplit("/", 1)[-1].removesuffix(".py").lower()
 
 
 def tools(text: str, marker: str) -> list[Tool]:
@@ -53,7 +63,17 @@ def tools(text: str, marker: str) -> list[Tool]:
         )
         if call is not None and options:
             failed = tuple(_FAILED.findall(block))
-            found.append(Tool(name, call.group(1).strip(), options, failed, marker == "skill"))
+            wraps = _WRAPS.search(block)
+            found.append(
+                Tool(
+                    name,
+                    call.group(1).strip(),
+                    options,
+                    failed,
+                    marker == "skill",
+                    wraps.group(1) if wraps else "",
+                )
+            )
     return found
 
 
@@ -79,6 +99,12 @@ def kind(path: str) -> str:
     return name.partition(".")[2] or name
 
 
+def _asked(flag: str, text: str) -> bool:
+    """A `--no-X` flag the task asks for in words: `without X` or `no X`."""
+    thing = flag.removeprefix("no-")
+    return re.search(rf"\b(?:without|no) {re.escape(thing)}\b", text.lower()) is not None
+
+
 def failed_pairs(calls: Sequence[str]) -> set[tuple[str, str]]:
     """(option, kind of file) of every file a failed call passed."""
     pairs = set()
@@ -96,8 +122,10 @@ def compose(
     present: Sequence[str],
     makeable: Sequence[str],
     inputs: Mapping[str, str],
+    text: str = "",
 ) -> Producer | None:
-    """The tool's call for this task, or None when no required output or no file binds."""
+    """The tool's call for this task (`text`), or None when no required output or no file
+    binds."""
     outs: list[tuple[str, str]] = []
     pending = [r for r in required if r not in present and r not in makeable]
     free = [o for o in tool.options if o.role == "out"]
@@ -106,7 +134,8 @@ def compose(
         if option is not None:
             outs.append((option.name, target))
             free.remove(option)
-    if not outs and len(pending) == 1:
+    # A plain `--output-file` says nothing of what it writes: only a task that names the tool.
+    if not outs and len(pending) == 1 and tool.tool in text.lower():
         default = next((o for o in free if o.name == "output-file"), None)
         if default is not None:
             outs.append((default.name, pending[0]))
@@ -135,9 +164,11 @@ def compose(
     if not ins:
         return None
     values = [o.name for o in tool.options if o.role == "value" and o.name in inputs]
+    flags = [o.name for o in tool.options if o.role == "flag" and _asked(o.name, text)]
     parts = [tool.call]
     parts += [f"--{o} {shlex.quote(p)}" for o, p in ins]
     parts += [f"--{v} {{{v}}}" for v in values]
+    parts += [f"--{f}" for f in flags]
     parts += [f"--{o} {shlex.quote(p)}" for o, p in outs]
     return Producer(
         tool.name,

@@ -197,7 +197,10 @@ def _tool_page(text: str) -> PageDraft | None:
     inputs = inputs_of(text)
     for skill_name, line in _echoed(section(text, "Tool calls the commands echoed")):
         skill = used.get(skill_name)
-        if skill is not None:  # a skill run inside a pipeline declares nothing here: skip it
+        # A skill that wraps a tool has the tool's options page already.
+        if skill is not None and not skill_name.startswith(
+            "use-"
+        ):  # a skill run inside a pipeline declares nothing here: skip it
             page = _describe(skill, line, inputs)
             if page.name not in known:
                 return page

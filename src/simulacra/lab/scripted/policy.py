@@ -1,9 +1,11 @@
-"""The scripted policy's answers to each `lab.*` purpose, and its practice tasks.
+"""The scripted policy's answers to each `lab.*` purpose.
 
-To act it chains the skills and the pages' tool calls it loaded (`chains`); it reports the
-claim lines the skills print; as critic it accepts an attempt whose commands all succeeded,
-whose required outputs exist and whose report makes a checkable claim; it consolidates by rule
-(`memory`). It proposes practice tasks by coverage and tier.
+To act it chains the skills and the pages' tool calls it loaded (`chains`) and the calls it
+composes from the options a page or a skill lists (`compose`); with nothing to compose from it
+runs the `--help` a task names. It reports the claim lines the skills print; as critic it
+accepts an attempt whose commands all succeeded, whose required outputs exist and, where the
+task asks for figures (a JSON or CSV output), whose report makes a checkable claim; it
+consolidates by rule (`memory`, `tool_memory`) and proposes tasks by coverage (`curriculum`).
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ def _act(request: Request) -> ActionPlan:
     producers = skills(loaded) + tool_calls(pages)
     makeable = [o for p in producers if not p.page and applies(p, inputs) for o in p.outputs]
     for tool in tools(loaded, "skill") + tools(pages, "page"):
-        composed = compose(tool, required, present, makeable, inputs)
+        composed = compose(tool, required, present, makeable, inputs, section(text, "Task"))
         if composed is not None:
             producers.append(composed)
     steps = plan_steps(producers, required, set(present), inputs)

@@ -88,7 +88,8 @@ def used(text: str) -> tuple[SkillDraft, PageDraft] | None:
         outputs=[],
         links=[tool.name],
         usage=f"{wrapper} {general}"[:400],
-        body=tool_body(f"Use {tool.call}", wrapper, options, [], []).split("\n", 2)[2],
+        body=f"- wraps: `{tool.call}`\n\n"
+        + tool_body(f"Use {tool.call}", wrapper, options, [], []).split("\n", 2)[2],
         scripts=[
             ScriptFile(
                 path="scripts/run.py",
@@ -142,6 +143,8 @@ def _keep(option: Option, asked: set[str]) -> bool:
         return True
     if option.role == "out":
         return option.name == "output-file" or bool(words(option.name) & asked)
+    if option.role == "flag":  # what the tool leaves out on request (`--no-turnarounds`)
+        return re.fullmatch(r"no-[a-z]+", option.name) is not None
     return option.role == "value" and option.name in _VALUES
 
 
