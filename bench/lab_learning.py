@@ -6,7 +6,8 @@ seeds: the mean paired difference (full - seed, task by task) on each suite with
 t-interval over the learning seeds. The first seed runs every condition (the 2 x 2 ablation),
 the others full and seed. One JSON line.
 
-    python bench/lab_learning.py --seeds 0 1 2 --iterations 30
+    python bench/lab_learning.py --seeds 0 1 2 --iterations 30 --all-conditions
+    python bench/lab_learning.py --combine run-a.log run-b.log   # pool per-seed lines
 """
 
 from __future__ import annotations
@@ -42,7 +43,9 @@ def interval(values: list[float]) -> dict[str, Any]:
             "n": len(values)}  # fmt: skip
 
 
-def one_seed(seed: int, iterations: int, root: Path, conditions: list[str]) -> dict[str, Any]:
+def one_seed(
+    seed: int, iterations: int, root: Path, conditions: list[str], suites: list[str]
+) -> dict[str, Any]:
     model = script_lab(load_model("scripted"))
     library = Library.create(root / f"lib-{seed}", SEED)
     config = LabConfig(seed=seed)
@@ -50,7 +53,7 @@ def one_seed(seed: int, iterations: int, root: Path, conditions: list[str]) -> d
     started = time.perf_counter()
     learn(library, model, config, learning, iterations)
     learn_s = time.perf_counter() - started
-    run = run_bench(["v1", "v2"], conditions, library, model, config, root)
+    run = run_bench(suites, conditions, library, model, config, root)
     rows = json.loads((run.path / "results.json").read_text())
     table = summary(rows)
     return {
@@ -87,24 +90,37 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--iterations", type=int, default=30)
     parser.add_argument("--root", type=Path, default=None)
+    parser.add_argument("--suites", nargs="+", default=["v1", "v2"])
+    parser.add_argument("--all-conditions", action="store_true", help="for the first seed")
+    parser.add_argument(
+        "--combine", type=Path, nargs="+", help="per-seed lines of earlier runs to pool"
+    )
     args = parser.parse_args()
-    root = args.root or Path(tempfile.mkdtemp())
     results = []
-    for k, seed in enumerate(args.seeds):
-        conditions = list(CONDITIONS) if k == 0 else ["seed", "full"]
-        results.append(one_seed(seed, args.iterations, root / f"seed-{seed}", conditions))
-        print(json.dumps(results[-1]), flush=True)
+    if args.combine:
+        for path in args.combine:
+            lines = path.read_text().splitlines()
+            results += [json.loads(line) for line in lines if line.startswith('{"seed"')]
+    else:
+        root = args.root or Path(tempfile.mkdtemp())
+        for k, seed in enumerate(args.seeds):
+            conditions = list(CONDITIONS) if k == 0 and args.all_conditions else ["seed", "full"]
+            folder = root / f"seed-{seed}"
+            results.append(one_seed(seed, args.iterations, folder, conditions, args.suites))
+            print(json.dumps(results[-1]), flush=True)
+    suites = sorted({suite for r in results for suite in r["paired"]})
     print(
         json.dumps(
             {
                 "bench": "lab_learning",
                 "policy": "scripted (a stand-in, not a language model)",
-                "iterations": args.iterations,
                 "paired_full_minus_seed": {
-                    suite: interval([float(r["paired"][suite]) for r in results])
-                    for suite in ("v1", "v2")
+                    suite: interval(
+                        [float(r["paired"][suite]) for r in results if suite in r["paired"]]
+                    )
+                    for suite in suites
                 },
-                "seeds": results,
+                "seeds": [r["seed"] for r in results],
             }
         )
     )

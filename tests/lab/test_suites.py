@@ -76,6 +76,13 @@ def test_no_practice_task_is_a_suite_task_or_a_variant_of_one() -> None:
             assert _masked(text) != _masked(task.task.text), (text, task.task.id)
 
 
+def test_no_catalogue_task_delivers_a_suite_output() -> None:
+    # The curriculum's tasks on the installed SUMO's tools deliver a tool's help
+    # (outputs/<tool>.help.txt) or one output made with it (outputs/practice-<tool>.xml).
+    outputs = {o for task in TASKS.values() for o in task.task.required_outputs}
+    assert not [o for o in outputs if o.endswith(".help.txt") or "/practice-" in o]
+
+
 def test_no_v2_task_is_named_or_varied_by_the_seed_the_practice_or_v1(seed: Library) -> None:
     known = {o for s in seed.skills() for o in s.meta.outputs}
     known |= {o for _, outputs in PRACTISED for o in outputs}

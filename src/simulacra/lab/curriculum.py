@@ -22,7 +22,7 @@ import yaml
 from simulacra.lab.agent import LearningAgent
 from simulacra.lab.catalogue import Item, catalogue
 from simulacra.lab.library import Library
-from simulacra.lab.prompts import CURRICULUM, CURRICULUM_FALLBACK
+from simulacra.lab.prompts import CURRICULUM, CURRICULUM_FALLBACK, ProposedTask
 from simulacra.lab.tasks import Category, Task
 from simulacra.lab.views import Coverage, History, curriculum_view, tail
 
@@ -36,26 +36,22 @@ async def propose(agent: LearningAgent, library: Library, number: int) -> Task:
     problems: list[str] = []
     for _ in range(PROPOSALS):
         proposed = await agent.ask(CURRICULUM, curriculum_view(known, problems))
-        task = Task(
-            id=f"learn-{number:03d}-{proposed.category.value}",
-            tier=proposed.tier,
-            category=proposed.category,
-            text=proposed.text,
-            inputs={i.name: i.value for i in proposed.inputs},
-            required_outputs=[o.strip() for o in proposed.required_outputs if o.strip()],
-        )
+        task = _task(number, proposed)
         problems = proposal_problems(task, [t for t, _ in known.tasks])
         if not problems:
             return task
     library.append_log(f"curriculum: fallback task after refused proposals: {'; '.join(problems)}")
-    fallback = CURRICULUM_FALLBACK
+    return _task(number, CURRICULUM_FALLBACK)
+
+
+def _task(number: int, proposed: ProposedTask) -> Task:
     return Task(
-        id=f"learn-{number:03d}-{fallback.category.value}",
-        tier=fallback.tier,
-        category=fallback.category,
-        text=fallback.text,
-        inputs={i.name: i.value for i in fallback.inputs},
-        required_outputs=list(fallback.required_outputs),
+        id=f"learn-{number:03d}-{proposed.category.value}",
+        tier=proposed.tier,
+        category=proposed.category,
+        text=proposed.text,
+        inputs={i.name: i.value for i in proposed.inputs},
+        required_outputs=[o.strip() for o in proposed.required_outputs if o.strip()],
     )
 
 

@@ -183,9 +183,12 @@ CONSOLIDATE_FALLBACK = Consolidation(action=MemoryAction.none, reason="(fallback
 
 CURRICULUM_SYSTEM = """\
 You propose the next task for an agent that is learning to use the SUMO traffic simulator.
-Prefer novel tasks, areas of the workflow with little coverage, and a difficulty (tier 1-4) one \
-step above what the agent already does reliably. Missing memory does not show that SUMO lacks \
-a capability: set sumo_lacks_capability only with evidence. Answer with one JSON object."""
+Prefer novel tasks, stages of the workflow and tools of the installed SUMO with little \
+coverage, and a difficulty (tier 1-4) one step above what the agent already does reliably. \
+Establish a capability (run the tool, read its --help) before a task assumes it; learn from \
+why episodes failed. Missing memory does not show that SUMO lacks a capability: set \
+sumo_lacks_capability only with evidence. Required outputs are paths under outputs/; never \
+repeat a task. Answer with one JSON object."""
 
 SELECT_SYSTEM = """\
 You choose which skills and pages to load in full for a SUMO task, from their metadata. \
@@ -213,8 +216,10 @@ Answer with one JSON object: {"decision": "accept" or "revise", "reasons", "feed
 
 CONSOLIDATE_SYSTEM = """\
 You maintain the memory of an agent that learns SUMO. Write a new skill (instructions plus \
-scripts that run) or a page of knowledge only when the episode gives reusable evidence that \
-memory lacks; otherwise answer "none". Name in `supersedes` what the new one makes \
+scripts that run, its parameters general, not this episode's values) or a page of knowledge \
+only when the episode gives reusable evidence that memory lacks; otherwise answer "none". A \
+rejected episode proves no procedure: write no skill, but a page of what failed and why, from \
+the findings, the critic's feedback and the logs. Name in `supersedes` what the new one makes \
 redundant. Answer with one JSON object."""
 
 CURRICULUM = Prompt("lab.curriculum", CURRICULUM_SYSTEM, ProposedTask, CURRICULUM_FALLBACK, 1500)
