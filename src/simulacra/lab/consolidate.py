@@ -52,9 +52,9 @@ async def consolidate(
     return changed
 
 
-# A tool's help runs to tens of thousands of characters; its input, output and time options
-# come first.
-HEAD_CHARS = 20_000
+# A tool's help runs to tens of thousands of characters (sumo's 76,000): shown whole, so that
+# the options far down it (netconvert's --no-turnarounds) can be learned.
+HEAD_CHARS = 80_000
 _TEXT = (".txt", ".json", ".csv")
 
 
