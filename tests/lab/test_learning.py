@@ -216,3 +216,24 @@ def test_every_retry_sees_the_verdicts_of_every_earlier_attempt(tmp_path: Path) 
     last = seen[-1]
     assert "attempt 1, required outputs exist" in last and "attempt 1, critic:" in last
     assert "attempt 2, required outputs exist" in last and "attempt 2, critic:" in last
+
+
+def test_a_flag_is_passed_only_when_the_task_asks_for_it_in_words() -> None:
+    options = (
+        Option("node-files", "in", "FILE", "n", "Read XML-node defs from FILE"),
+        Option("edge-files", "in", "FILE", "e", "Read XML-edge defs from FILE"),
+        Option("output-file", "out", "FILE", "o", "The generated net will be written to FILE"),
+        Option("no-turnarounds", "flag", "", "", "Disables building turnarounds"),
+    )
+    tool = Tool("tool-netconvert", "netconvert", options, (), skill=False)
+    given = ["outputs/town.nod.xml", "outputs/town.edg.xml"]
+    asked = "Build it with netconvert, without turnarounds, as outputs/built.net.xml."
+    call = compose(tool, ["outputs/built.net.xml"], given, [], {}, asked)
+    assert call is not None and call.usage == (
+        "netconvert --node-files outputs/town.nod.xml --edge-files outputs/town.edg.xml "
+        "--no-turnarounds --output-file outputs/built.net.xml"
+    )
+    plain = compose(tool, ["outputs/built.net.xml"], given, [], {}, "Build it with netconvert.")
+    assert plain is not None and "--no-turnarounds" not in plain.usage
+    # A plain --output-file binds only for a task that names the tool.
+    assert compose(tool, ["outputs/built.net.xml"], given, [], {}, "Build the net.") is None
