@@ -79,9 +79,11 @@ def used(text: str) -> tuple[SkillDraft, PageDraft] | None:
     outputs = [o.name for o in options if o.role == "out"]
     skill = SkillDraft(
         name=name,
+        # What it writes first: skills that run one tool for different outputs must not read
+        # as near-duplicates to the lint.
         description=(
-            f"Run {tool.call} on the given files (options {', '.join(o.name for o in options)}); "
-            "echoes the call and claims how many records each output holds."
+            "; ".join(f"{o.name}: {o.help}" for o in options if o.role == "out")
+            + f" (with {tool.call}; echoes the call, claims each output's records)"
         )[:1024],
         tags=["tool", *sorted(words(slug))][:8],
         inputs=re.findall(r"\{(\w+)\}", general),
