@@ -179,7 +179,10 @@ def test_a_verified_call_becomes_a_general_skill_and_a_failure_a_page(tmp_path: 
     assert skill is not None and [s.name for s in skill.scripts] == ["run.py"]
     usage = skill.body.split("## Usage")[1]
     # General: kinds and names as placeholders, nothing of the episode's files or numbers.
-    assert "--net-file {net_xml} --route-files {rou_xml} --end {end} --fcd-output {xml}" in usage
+    # (The task's seed goes to sumo's --seed too: an input binds the option of its name.)
+    assert (
+        "--net-file {net_xml} --route-files {rou_xml} --end {end} --seed {seed} --fcd-output {xml}"
+    ) in usage
     assert "grid.net.xml" not in usage and "200" not in usage
     # The skill alone (procedural memory) does the held-out floating-car-data task.
     held_out = _held_out(library, "fcd-trace", tmp_path / "h", "procedural")
