@@ -18,6 +18,7 @@ from simulacra.lab.loop import agent_for, solve_frozen, solve_normal
 from simulacra.lab.prompts import ActionPlan
 from simulacra.lab.sandbox import bwrap_path
 from simulacra.lab.scripted import script_lab
+from simulacra.lab.scripted.chains import Producer, plan_steps
 from simulacra.lab.scripted.compose import Tool, compose
 from simulacra.lab.tasks import Category, Task, load_suite
 from simulacra.llm import Request, ScriptedModel, load_model
@@ -240,3 +241,22 @@ def test_a_flag_is_passed_only_when_the_task_asks_for_it_in_words() -> None:
     assert plain is not None and "--no-turnarounds" not in plain.usage
     # A plain --output-file binds only for a task that names the tool.
     assert compose(tool, ["outputs/built.net.xml"], given, [], {}, "Build the net.") is None
+
+
+def test_a_pipeline_is_not_chosen_when_a_step_must_run_inside_it() -> None:
+    grid = Producer("create-grid-network", ("grid",), ("outputs/grid.net.xml",), "grid {grid}")
+    tls = Producer("set-signal-cycle", ("outputs/grid.net.xml",), ("outputs/tls.add.xml",), "tls")
+    sim = Producer(
+        "run-simulation", ("outputs/grid.net.xml",), ("outputs/tripinfo.xml",), "simulate"
+    )
+    pipeline = Producer(
+        "pipeline-tripinfo", ("grid",), ("outputs/grid.net.xml", "outputs/tripinfo.xml"), "all"
+    )
+    wanted = ["outputs/tripinfo.xml"]
+    # Alone, the pipeline makes the trips in one command ...
+    assert plan_steps([grid, sim, pipeline], wanted, set(), {"grid": "3"}) == [pipeline]
+    # ... but a signal program made from its network must be in place before its simulation.
+    steps = plan_steps(
+        [grid, tls, sim, pipeline], [*wanted, "outputs/tls.add.xml"], set(), {"grid": "3"}
+    )
+    assert pipeline not in steps and steps[0] == grid and set(steps) == {grid, tls, sim}
