@@ -16,6 +16,7 @@ from simulacra.lab.curriculum import history, proposal_problems, propose
 from simulacra.lab.library import SEED, Library
 from simulacra.lab.loop import agent_for, solve_frozen, solve_normal
 from simulacra.lab.prompts import ActionPlan
+from simulacra.lab.results import gains, report_html
 from simulacra.lab.sandbox import bwrap_path
 from simulacra.lab.scripted import script_lab
 from simulacra.lab.scripted.chains import Producer, plan_steps
@@ -260,3 +261,28 @@ def test_a_pipeline_is_not_chosen_when_a_step_must_run_inside_it() -> None:
         [grid, tls, sim, pipeline], [*wanted, "outputs/tls.add.xml"], set(), {"grid": "3"}
     )
     assert pipeline not in steps and steps[0] == grid and set(steps) == {grid, tls, sim}
+
+
+def test_the_report_traces_each_gain_over_the_seed_to_the_learned_items_used() -> None:
+    def row(condition: str, task: str, verified: bool, learned: str = "") -> dict[str, object]:
+        return {"suite": "v2", "condition": condition, "task": task, "verified": verified,
+                "learned_used": learned}  # fmt: skip
+
+    rows = [
+        row("seed", "od-trips", False),
+        row("full", "od-trips", True, "tool-od2trips"),
+        row("semantic", "od-trips", True, "tool-od2trips"),
+        row("procedural", "od-trips", False),
+        row("seed", "fcd-trace", False),
+        row("full", "fcd-trace", False),
+        row("seed", "grid", True),  # the seed does it already: no gain
+        row("full", "grid", True, "pipeline-x"),
+    ]
+    assert gains(rows) == [
+        {"suite": "v2", "task": "od-trips", "conditions": ["full", "semantic"],
+         "learned": ["tool-od2trips"]}
+    ]  # fmt: skip
+    full = {"tier": 1, "category": "demand", "self_reported": False, "attempts": 1, "calls": 1,
+            "tokens": 1, "wall_s": 0.1, "agreement": None, "cost_usd": None}  # fmt: skip
+    html = report_html([{**r, **full, "accepted": r["verified"]} for r in rows], "scripted", "lib")
+    assert "Gains over the seed" in html and "tool-od2trips" in html
