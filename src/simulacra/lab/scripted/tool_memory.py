@@ -122,7 +122,7 @@ def failed(text: str) -> PageDraft:
     return PageDraft(
         name=tool.name,
         title=f"{tool.call}: its options, a call that failed",
-        summary=f"How to call {tool.call}, and a composed call that failed: {why}"[:1024],
+        summary=f"How to call {tool.call}, and a composed call that failed: {_pathless(why)}"[:300],
         keywords=[*_keywords(tool)[:11], "failed"],
         body=tool_body(tool.call, tool.call, list(tool.options), [*tool.failed, record], []),
     )
@@ -234,8 +234,10 @@ def _lesson(text: str, why: str) -> PageDraft:
     stems = "-".join(sorted({r.rsplit("/", 1)[-1].split(".")[0] for r in required}))
     return PageDraft(
         name=re.sub(r"[^a-z0-9]+", "-", f"lesson-{stems}".lower())[:64].strip("-"),
-        title=f"What failed: {', '.join(required)}"[:200],
-        summary=f"A rejected episode asked for {', '.join(required)}: {why}"[:1024],
+        # Metadata names the thing that failed, not the file paths: a path's words (practice,
+        # outputs) would bring every lesson up for every practice task's query.
+        title=f"What failed: {' '.join(sorted(words(' '.join(required))))}"[:200],
+        summary=f"A rejected episode: {_pathless(why)}"[:300],
         keywords=list(dict.fromkeys(["failed", *sorted(words(" ".join(required)))]))[:12],
         body="\n".join(
             [
@@ -262,6 +264,10 @@ def _keywords(tool: Tool) -> list[str]:
     return list(dict.fromkeys([tool.name.removeprefix("tool-"), *tool.call.split()[-1:], *named]))[
         :12
     ]
+
+
+def _pathless(text: str) -> str:
+    return re.sub(r"outputs/\S+", "an output", text)
 
 
 def _names(text: str, *, inventory: bool = False) -> set[str]:
