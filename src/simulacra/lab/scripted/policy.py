@@ -47,7 +47,8 @@ def _act(request: Request) -> ActionPlan:
     inputs = inputs_of(text)
     loaded, pages = section(text, "Skills loaded"), section(text, "Pages loaded")
     producers = skills(loaded) + tool_calls(pages)
-    makeable = [o for p in producers if not p.page and applies(p, inputs) for o in p.outputs]
+    # What the loaded skills and recorded tool calls can make is there to bind, too.
+    makeable = [o for p in producers if applies(p, inputs) for o in p.outputs]
     for tool in tools(loaded, "skill") + tools(pages, "page"):
         composed = compose(tool, required, present, makeable, inputs, section(text, "Task"))
         if composed is not None:
