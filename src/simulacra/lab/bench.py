@@ -142,6 +142,10 @@ def _row(
         "tier": task.tier,
         "category": task.category.value,
         "verified": bool(episode.verified),
+        # A free-text task's judge verdict, apart from `verified` (its reproduction's); the
+        # scripted judge is a stand-in and says so.
+        "judged": episode.judged,
+        "judge": None if episode.judged is None else _judge_label(agent.model.name),
         "self_reported": episode.self_reported,
         "accepted": episode.accepted,
         "attempts": episode.attempts,
@@ -153,3 +157,7 @@ def _row(
         "wall_s": round(episode.wall_s, 3),
         "agreement": round(sum(agreements) / len(agreements), 3) if agreements else None,
     }
+
+
+def _judge_label(model: str) -> str:
+    return "scripted judge (a stand-in)" if model == "scripted" else model

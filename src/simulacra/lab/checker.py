@@ -323,4 +323,4 @@ def _task_facts(folder: Path, recorded: str | None, report: CheckReport) -> Task
     except (yaml.YAMLError, ValidationError) as exc:
         report.fail(check, f"{path.name} is not a task: {str(exc)[:200]}")
         return TaskFacts()
-    return TaskFacts(tuple(task.required_outputs), task.given())
+    return TaskFacts(tuple(task.checkable()), task.given())

@@ -207,21 +207,17 @@ def _steered(
     problem = steering_problem(
         path, header, producer.processes, producer.writes, complete=producer.observed
     )
-    if problem is not None:
-        result.differences.append(Difference(path, problem))
-        return
     rerun = result.replayed.get(producer.seq)
     copy = sumo_header(result.folder / path)
-    if rerun is None or copy is None or not copy.controlled:
-        result.differences.append(
-            Difference(path, "the replay of the command that steered SUMO did not steer it again")
+    if problem is None and (rerun is None or copy is None or not copy.controlled):
+        problem = "the replay of the command that steered SUMO did not steer it again"
+    elif problem is None and rerun is not None and copy is not None:
+        again = steering_problem(
+            path, copy, rerun.processes, rerun.writes, complete=rerun.writes_complete
         )
-        return
-    problem = steering_problem(
-        path, copy, rerun.processes, rerun.writes, complete=rerun.writes_complete
-    )
+        problem = None if again is None else f"on the replay: {again}"
     if problem is not None:
-        result.differences.append(Difference(path, f"on the replay: {problem}"))
+        result.differences.append(Difference(path, problem))
         return
     earlier = result.agreed.get(path, "")
     result.agreed[path] = f"{earlier}; SUMO steered through TraCI, seen in the record".lstrip("; ")

@@ -1,8 +1,9 @@
 """The scripted policy's answers to each `lab.*` purpose, and its practice tasks.
 
-To act it chains the skills and the pages' tool calls it loaded (`chains`); it reports the
-claim lines the skills print; as critic it accepts an attempt whose commands all succeeded,
-whose required outputs exist and whose report makes a checkable claim; it consolidates by rule
+To act it chains the skills and the pages' tool calls it loaded (`chains`), one command a step
+of the action loop; it reports the claim lines the skills print; as critic it accepts an
+attempt whose commands all succeeded, whose required outputs exist and whose report makes a
+checkable claim that its artifact gives; it consolidates by rule
 (`memory`). It proposes practice tasks by coverage and tier.
 """
 
@@ -13,12 +14,14 @@ import re
 from simulacra.lab.claims import Claim, Measure, number
 from simulacra.lab.episode import Report
 from simulacra.lab.prompts import (
-    ActionPlan,
     CriticVerdict,
     Decision,
     InputValue,
+    JudgeVerdict,
     ProposedTask,
     Selection,
+    Step,
+    StepKind,
 )
 from simulacra.lab.scripted.chains import (
     bullets,
@@ -76,7 +79,9 @@ PRACTICE: tuple[tuple[Category, int, str, dict[str, str], list[str]], ...] = (
 )  # fmt: skip
 
 
-def _act(request: Request) -> ActionPlan:
+def _act(request: Request) -> Step:
+    """One step: the first command of the chain that makes what is still missing; done when
+    nothing is missing, or when that command already ran and succeeded (it cannot do more)."""
     text = user(request)
     required = bullets(section(text, "Required outputs"))
     present = set(bullets(section(text, "Files already in the attempt")))
@@ -84,7 +89,10 @@ def _act(request: Request) -> ActionPlan:
     producers = skills(section(text, "Skills loaded")) + tool_calls(section(text, "Pages loaded"))
     steps = plan_steps(producers, required, present, inputs)
     commands = [c for c in (fill(s.usage, inputs) for s in steps) if c is not None]
-    return ActionPlan(commands=commands)
+    succeeded = set(re.findall(r"^\$ (.+)\n-> exit 0$", section(text, "Steps so far"), re.M))
+    if not commands or commands[0] in succeeded:
+        return Step(action=StepKind.done, note="the chain in memory has run")
+    return Step(action=StepKind.run, command=commands[0], note=f"{len(commands)} to go")
 
 
 def _report(request: Request) -> Report:
@@ -131,9 +139,33 @@ def _critic(request: Request) -> CriticVerdict:
             reasons.append(f"{required} is missing or empty")
     if section(text, "Claims").strip() == "none":
         reasons.append("the report makes no checkable claim")
+    beside = section(text, "Claims beside the artifacts").splitlines()
+    wrong = [line[2:].split(";")[0] for line in beside if line.endswith(": disagrees")]
+    if wrong:
+        reasons.append(f"claims their artifacts do not give: {', '.join(wrong[:3])}")
     if reasons:
         return CriticVerdict(decision=Decision.revise, reasons=reasons, feedback="; ".join(reasons))
     return CriticVerdict(decision=Decision.accept, reasons=["commands, outputs and claims agree"])
+
+
+def _judge(request: Request) -> JudgeVerdict:
+    """The scripted judge (a stand-in, labelled so): the final try's commands succeeded, every
+    path the task names exists, something was delivered, and every claim is what its artifact
+    gives. It cannot tell a fabrication from work: reproduction is reported beside it."""
+    text = user(request)
+    reasons = []
+    states = re.findall(r"^-> (.*)$", section(text, "Commands of the final try"), re.M)
+    if not states or any(not s.startswith("exit 0 ") for s in states):
+        reasons.append("no command ran, or one failed")
+    missing = re.findall(r"^- (\S+): missing$", section(text, "Paths the task names"), re.M)
+    if missing:
+        reasons.append(f"missing: {', '.join(missing)}")
+    if not re.search(r"^### outputs/", section(text, "Output contents"), re.M):
+        reasons.append("nothing delivered")
+    beside = section(text, "Claims beside the artifacts").splitlines()
+    if any(line.endswith(": disagrees") or "cannot be computed" in line for line in beside):
+        reasons.append("a claim its artifact does not give")
+    return JudgeVerdict(passed=not reasons, reasons=reasons or ["done as the record shows"])
 
 
 def _curriculum(request: Request) -> ProposedTask:
@@ -174,5 +206,6 @@ def script_lab(model: ScriptedModel) -> ScriptedModel:
     model.on("lab.act", _act)
     model.on("lab.report", _report)
     model.on("lab.critic", _critic)
+    model.on("lab.judge", _judge)
     model.on("lab.consolidate", consolidate)
     return model
