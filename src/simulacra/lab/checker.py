@@ -119,7 +119,7 @@ def check_attempt(
     _required(folder, required, report)
     written = _report(attempt, report)
     given_numbers = tuple(given) if given is not None else facts.given
-    _derived(folder, required, given_numbers, report)
+    _derived(folder, record, required, given_numbers, report)
     if written is not None:
         for check, message in report_problems(written, folder, given_numbers):
             report.fail(check, message)
@@ -258,11 +258,14 @@ def _required(folder: Path, required: Sequence[str], report: CheckReport) -> Non
 
 
 def _derived(
-    folder: Path, required: Sequence[str], given: Sequence[str], report: CheckReport
+    folder: Path, record: Record, required: Sequence[str], given: Sequence[str], report: CheckReport
 ) -> None:
     check = "derived files agree with SUMO's outputs"
     report.checks.append(check)
-    for problem in derived_problems(folder, deliverables(folder, required), given):
+    # The task's own files are data the attempt was given, not figures it derived.
+    made = record.producers()
+    paths = [p for p in deliverables(folder, required) if isinstance(made.get(p), CommandRecord)]
+    for problem in derived_problems(folder, paths, given, sources=deliverables(folder, required)):
         report.fail(check, problem)
 
 

@@ -1,8 +1,9 @@
 """Derived files must agree with the SUMO outputs they summarise.
 
 A script can write any number into a metrics.json, and a replay reruns the same script; so a
-figure in a derived file (a JSON or CSV the attempt delivers) that names a quantity SUMO
-writes is related to the delivered SUMO outputs that give it. The name relates: a key or a
+figure in a derived file (a JSON, YAML or CSV the attempt delivers, or a `name: value` line of
+its text and Markdown files) that names a quantity SUMO writes is related to the delivered
+SUMO outputs that give it; files the task gave are data, not derived. The name relates: a key or a
 column is split into words (`mean_duration_s`, `meanDuration`, `avg-travel-time`), units
 dropped (`s`, `m`, `km`, ...), an aggregate read (`mean`, `avg`, `total`, `max`, `min`,
 `median`, `count`), and the rest matched against the attributes of SUMO's outputs, read the
@@ -34,6 +35,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import yaml
+
 from simulacra.lab.artifacts import sumo_header
 from simulacra.lab.claims import AGGREGATE_ABSOLUTE, AGGREGATE_RELATIVE, number
 
@@ -46,12 +49,21 @@ _UNITS = frozenset(
     {"s", "sec", "secs", "second", "seconds", "m", "km", "h", "kmh", "ms", "mps", "per",
      "pct", "percent", "veh", "vehs", "g", "kg", "mg", "l", "ml", "of", "in"}
 )  # fmt: skip
-_SYNONYMS = {"traveltime": "duration", "triptime": "duration", "delay": "timeloss",
-             "lost": "timeloss", "distance": "routelength", "waiting": "waitingtime"}  # fmt: skip
+_FILLERS = frozenset({"trip", "vehicle", "per", "the", "of", "value", "time"})
+_SYNONYMS = {
+    "traveltime": "duration", "triptime": "duration", "travel": "duration",
+    "travelduration": "duration", "delay": "timeloss", "lost": "timeloss", "loss": "timeloss",
+    "timelost": "timeloss", "distance": "routelength", "waiting": "waitingtime",
+    "wait": "waitingtime", "waittime": "waitingtime", "length": "routelength",
+}  # fmt: skip
 _WRAPPERS = frozenset(
     {"metrics", "results", "result", "summary", "stats", "statistics", "overall", "all",
      "totals", "values", "data", "output", "outputs"}
 )  # fmt: skip
+_LINE = re.compile(
+    r"^[\s*#>-]*(?P<name>[A-Za-z][\w .()/-]{0,60}?)\s*[:=]\s*\**(?P<value>-?\d+(?:\.\d+)?)\b",
+    re.M,
+)
 _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 
@@ -65,8 +77,17 @@ def quantity(name: str) -> tuple[str, str | None]:
     ("duration", "mean"); `meanTravelTime` is ("traveltime", "mean")."""
     parts = words(name)
     aggregate = next((_AGGREGATES[w] for w in parts if w in _AGGREGATES), None)
-    rest = "".join(w for w in parts if w not in _AGGREGATES and w not in _UNITS)
-    return rest, aggregate
+    rest = [w for w in parts if w not in _AGGREGATES and w not in _UNITS]
+    return "".join(rest), aggregate
+
+
+def _names(what: str, name: str) -> set[str]:
+    """The quantities a name may mean: as read, through a synonym, and without the filler
+    words (`mean_trip_duration_s` is a duration; `avg_vehicle_speed` a speed)."""
+    parts = [w for w in words(name) if w not in _AGGREGATES and w not in _UNITS]
+    bare = "".join(w for w in parts if w not in _FILLERS)
+    found = {what, bare}
+    return {n for n in found if n} | {_SYNONYMS[n] for n in found if n in _SYNONYMS}
 
 
 @dataclass
@@ -102,9 +123,9 @@ class Catalogue:
         what, aggregate = quantity(name)
         if not what:
             return None
-        names = {what, _SYNONYMS.get(what, what)}
+        names = _names(what, name)
         found = [s for n in names for s in self.series.get(n, [])]
-        return (found, aggregate) if found or what in _KNOWN else None
+        return (found, aggregate) if found or names & _KNOWN else None
 
 
 # Quantities SUMO's outputs give, so that a figure about one is judged even where no
@@ -146,9 +167,12 @@ def catalogue(root: Path, paths: Sequence[str]) -> Catalogue:
     return found
 
 
-def derived_problems(root: Path, paths: Sequence[str], given: Sequence[str]) -> list[str]:
-    """Why a delivered JSON or CSV file's figures disagree with the SUMO outputs they name."""
-    sumo = catalogue(root, paths)
+def derived_problems(
+    root: Path, paths: Sequence[str], given: Sequence[str], *, sources: Sequence[str] = ()
+) -> list[str]:
+    """Why the figures of the derived files among `paths` disagree with the SUMO outputs
+    among `sources` (default: `paths`) that they name."""
+    sumo = catalogue(root, sources or paths)
     extra = {v for text in given for t in re.findall(r"-?\d+(?:\.\d+)?", text)
              if (v := number(t)) is not None} | sumo.settings  # fmt: skip
     problems = []
@@ -156,8 +180,12 @@ def derived_problems(root: Path, paths: Sequence[str], given: Sequence[str]) -> 
         file = root / path
         if path.endswith(".json"):
             figures = _json_figures(file)
+        elif path.endswith((".yaml", ".yml")):
+            figures = _yaml_figures(file)
         elif path.endswith(".csv"):
             figures = _csv_figures(file)
+        elif path.endswith((".txt", ".md")):
+            figures = _text_figures(file)
         else:
             continue
         for keys, value, written in figures:
@@ -232,6 +260,26 @@ def _json_figures(file: Path) -> Iterator[tuple[list[str], float, str]]:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return
     yield from _walk(data, [])
+
+
+def _yaml_figures(file: Path) -> Iterator[tuple[list[str], float, str]]:
+    try:
+        data = yaml.safe_load(file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return
+    yield from _walk(data, [])
+
+
+def _text_figures(file: Path) -> Iterator[tuple[list[str], float, str]]:
+    """`name: value` and `name = value` lines of a text file (a units word may follow)."""
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return
+    for m in _LINE.finditer(text):
+        value = number(m["value"])
+        if value is not None:
+            yield [m["name"].strip()], value, m["value"]
 
 
 def _walk(data: object, keys: list[str]) -> Iterator[tuple[list[str], float, str]]:

@@ -36,8 +36,9 @@ def contents(folder: Path, outputs: Sequence[tuple[str, int]], report: Report) -
         if path.endswith(".xml") and sumo_header(file) is not None:
             parts.append(sumo_summary(file))
         elif path.endswith(_TEXT):
-            text = file.read_text(encoding="utf-8", errors="replace")
-            parts.append(text[:HEAD_CHARS] + ("..." if len(text) > HEAD_CHARS else ""))
+            with file.open("rb") as fh:  # the head only: an output may be large
+                head = fh.read(HEAD_CHARS + 1).decode("utf-8", errors="replace")
+            parts.append(head[:HEAD_CHARS] + ("..." if len(head) > HEAD_CHARS else ""))
         else:
             parts.append("(binary)")
     parts.append("## Claims beside the artifacts")

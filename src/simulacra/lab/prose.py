@@ -5,9 +5,10 @@ machine-readable claims (which the checker recomputes from the artifacts), round
 decimals the prose writes, or a number the task itself gives (its text, inputs or output
 names). A report that states a figure nothing backs is refused: the prose may not say what
 the claims do not. A figure is a figure however it is written: with a unit attached ("187s",
-"2x", "7pm", "12km/h"), as a percentage ("25%", "25 percent") or in words ("forty-two",
-"three hundred", "twice", "a dozen"). A lone "one" is read as a word, not a figure ("one of
-the outputs"); "twenty-one" and "one hundred" are figures.
+"2x", "7pm", "12km/h"), in scientific notation ("3e2"), as a percentage ("25%", "25
+percent") or in words ("forty-two", "three hundred", "twice", "a dozen"). A lone "one" is
+read as a word, not a figure ("one of the outputs"); "twenty-one" and "one hundred" are
+figures.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from simulacra.lab.episode import Report
 # attached or not.
 _FIGURE = re.compile(
     r"(?<![\w./])(?P<sign>[-+]?)(?P<digits>\d{1,3}(?:,\d{3})+|\d+)(?:\.(?P<decimals>\d+))?"
+    r"(?:[eE](?P<exponent>[-+]?\d+))?"
     r"(?P<unit>[^\W\d_]{1,12}(?:/[^\W\d_]{1,6})?)?"
     r"(?![\w/]|\.\d|,\d{3})(?P<percent>%|\s?(?:percent|per cent)\b)?",
     re.I,
@@ -59,7 +61,11 @@ def figures(text: str) -> list[Figure]:
         digits = m["digits"].replace(",", "")
         decimals = m["decimals"] or ""
         value = float(f"{m['sign']}{digits}.{decimals}" if decimals else f"{m['sign']}{digits}")
-        found.append((m.start(), Figure(m.group(0), value, len(decimals), bool(m["percent"]))))
+        places = len(decimals)
+        if m["exponent"]:  # 3e2 is 300, 1.25e-1 is 0.125
+            value *= 10.0 ** int(m["exponent"])
+            places = max(0, places - int(m["exponent"]))
+        found.append((m.start(), Figure(m.group(0), value, places, bool(m["percent"]))))
     for m in _WORDS.finditer(text):
         words = re.findall(_WORD, m.group(0).lower())
         if words != ["one"]:
