@@ -15,7 +15,7 @@ from simulacra.lab.config import LabConfig
 from simulacra.lab.curriculum import history, proposal_problems, propose
 from simulacra.lab.library import SEED, Library
 from simulacra.lab.loop import agent_for, solve_frozen, solve_normal
-from simulacra.lab.prompts import ActionPlan
+from simulacra.lab.prompts import Step, StepKind
 from simulacra.lab.results import gains, report_html
 from simulacra.lab.sandbox import bwrap_path
 from simulacra.lab.scripted import script_lab
@@ -208,10 +208,10 @@ def test_every_retry_sees_the_verdicts_of_every_earlier_attempt(tmp_path: Path) 
     model = _model()
     seen: list[str] = []
 
-    def act(request: Request) -> ActionPlan:
+    def act(request: Request) -> Step:
         text = request.messages[-1].text
         seen.append(text[text.index("## Feedback") :].split("\n\n")[0])
-        return ActionPlan()
+        return Step(action=StepKind.done)
 
     model.on("lab.act", act)
     agent, run = _agent(Library.create(tmp_path / "lib", SEED), tmp_path, "framework", model)

@@ -149,6 +149,10 @@ def _row(
         "tier": task.tier,
         "category": task.category.value,
         "verified": bool(episode.verified),
+        # A free-text task's judge verdict, apart from `verified` (its reproduction's); the
+        # scripted judge is a stand-in and says so.
+        "judged": episode.judged,
+        "judge": None if episode.judged is None else _judge_label(agent.model.name),
         "self_reported": episode.self_reported,
         "accepted": episode.accepted,
         "attempts": episode.attempts,
@@ -187,3 +191,7 @@ def used_memory(library: Library, episode: Episode) -> list[str]:
         ):
             found.append(name)
     return found
+
+
+def _judge_label(model: str) -> str:
+    return "scripted judge (a stand-in)" if model == "scripted" else model

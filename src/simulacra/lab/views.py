@@ -44,7 +44,9 @@ class History:
 
 def task_block(task: Task) -> str:
     inputs = "\n".join(f"{k}: {v}" for k, v in task.inputs.items()) or "(none)"
-    outputs = "\n".join(f"- {o}" for o in task.required_outputs)
+    outputs = "\n".join(f"- {o}" for o in task.required_outputs) or (
+        "(none listed: the task's text says what to deliver, under outputs/)"
+    )
     return (
         f"## Task\nid: {task.id}\ntier: {task.tier}\ncategory: {task.category.value}\n"
         f"{task.text}\n\n## Inputs\n{inputs}\n\n## Required outputs\n{outputs}\n"
@@ -104,14 +106,27 @@ def page_block(page: Page) -> str:
     return f"### page: {page.name}\n{page.meta.title}. {page.meta.summary}\n{_demote(page.body)}\n"
 
 
+@dataclass(frozen=True)
+class StepResult:
+    """What one step of the action loop did, as the next step sees it."""
+
+    number: int
+    action: str  # run, write, done
+    what: str  # the command, or the path written
+    outcome: str  # "exit 0", "wrote 812 characters", "not done: outputs/x.xml missing"
+    output: str = ""  # the tails of the command's stdout and stderr
+    failed: bool = False
+    finished: bool = False
+
+
 def act_view(
     task: Task,
     present: Sequence[str],
     skills: Sequence[Skill],
     pages: Sequence[Page],
     feedback: Sequence[str],
-    last_try: Sequence[CommandRecord],
-    tails: dict[str, str],
+    steps: Sequence[StepResult],
+    limits: str = "",
 ) -> str:
     parts = [task_block(task)]
     parts.append(
@@ -122,10 +137,22 @@ def act_view(
     parts.append(
         "## Feedback from earlier attempts\n" + ("\n".join(f"- {f}" for f in feedback) or "none")
     )
-    if last_try:
-        lines = [_command_line(r) + "\n" + tails.get(r.stderr, "") for r in last_try]
-        parts.append("## Your last try failed\n" + "\n".join(lines))
+    parts.append("## Steps so far\n" + (_transcript(steps) or "none"))
+    if limits:
+        parts.append(f"## Limits\n{limits}")
     return "\n\n".join(parts)
+
+
+def _transcript(steps: Sequence[StepResult], full: int = 8) -> str:
+    """The steps of this attempt: the last `full` with their output, the earlier ones a line."""
+    lines = []
+    for step in steps:
+        head = f"### step {step.number}: {step.action}\n"
+        body = f"$ {step.what}" if step.action == "run" else step.what
+        lines.append(f"{head}{body}\n-> {step.outcome}")
+        if step.output and step.number > len(steps) - full:
+            lines.append(step.output)
+    return "\n".join(lines)
 
 
 def report_view(
@@ -151,7 +178,10 @@ def critic_view(
     outputs: Sequence[tuple[str, int]],
     report: Report,
     tails: dict[str, str],
+    contents: str = "",
 ) -> str:
+    """`contents` (`evidence.contents`): the head of each output, SUMO's outputs parsed, and
+    the report's claims beside the values their artifacts give."""
     results = [_command_line(r) + "\n" + tails.get(r.stderr, "") for r in commands]
     listing = "\n".join(f"- {path} ({size} bytes)" for path, size in outputs) or "none"
     claims = "\n".join(
@@ -160,7 +190,7 @@ def critic_view(
     return (
         f"{task_block(task)}\n## Commands\n" + "\n".join(results) + f"\n\n## Outputs\n{listing}\n\n"
         f"## Report\nsuccess: {str(report.success).lower()}\n{report.summary}\n"
-        f"## Claims\n{claims or 'none'}\n"
+        f"## Claims\n{claims or 'none'}\n" + (f"\n{contents}\n" if contents else "")
     )
 
 
@@ -229,3 +259,25 @@ def _command_line(record: CommandRecord) -> str:
 
 def tail(text: str, chars: int = TAIL_CHARS) -> str:
     return text if len(text) <= chars else "..." + text[-chars:]
+
+
+def judge_view(
+    task: Task,
+    commands: Sequence[CommandRecord],
+    tails: dict[str, str],
+    report: Report,
+    contents: str,
+    named: Sequence[tuple[str, bool]],
+) -> str:
+    """The episodic record as a context-free judge reads it: the task as given, what ran (the
+    final try), the outputs' contents, the report and the paths the task names."""
+    results = [_command_line(r) + "\n" + tails.get(r.stderr, "") for r in commands]
+    paths = "\n".join(f"- {p}: {'exists' if ok else 'missing'}" for p, ok in named) or "none"
+    return (
+        f"## Task\n{task.text}\n\n## Files given\n"
+        + ("\n".join(f"- outputs/{f}" for f in task.files) or "none")
+        + "\n\n## Commands of the final try\n"
+        + ("\n".join(results) or "none")
+        + f"\n\n## Paths the task names\n{paths}\n\n"
+        f"## Report\nsuccess: {str(report.success).lower()}\n{report.summary}\n\n{contents}\n"
+    )

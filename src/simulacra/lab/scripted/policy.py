@@ -1,11 +1,12 @@
 """The scripted policy's answers to each `lab.*` purpose.
 
 To act it chains the skills and the pages' tool calls it loaded (`chains`) and the calls it
-composes from the options a page or a skill lists (`compose`); with nothing to compose from it
-runs the `--help` a task names. It reports the claim lines the skills print; as critic it
-accepts an attempt whose commands all succeeded, whose required outputs exist and, where the
-task asks for figures (a JSON or CSV output), whose report makes a checkable claim; it
-consolidates by rule (`memory`, `tool_memory`) and proposes tasks by coverage (`curriculum`).
+composes from the options a page or a skill lists (`compose`), one command a step of the action
+loop; with nothing to compose from it runs the `--help` a task names. It reports the claim
+lines the skills print; as critic it accepts an attempt whose commands all succeeded, whose
+required outputs exist, whose claims agree with their artifacts and, where the task asks for
+figures (a JSON or CSV output), whose report makes a checkable claim; it consolidates by rule
+(`memory`, `tool_memory`) and proposes tasks by coverage (`curriculum`).
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ import re
 from simulacra.lab.claims import Claim, Measure, number
 from simulacra.lab.episode import Report
 from simulacra.lab.prompts import (
-    ActionPlan,
     CriticVerdict,
     Decision,
+    JudgeVerdict,
     Selection,
+    Step,
+    StepKind,
 )
 from simulacra.lab.scripted.chains import (
     applies,
@@ -40,7 +43,10 @@ _HELP = re.compile(r"`([^`]+ --help)`")
 _CLAIM = re.compile(r"^claim (\w+)=(\S+) artifact=(\S+) measure=(\w+)(.*)$", re.M)
 
 
-def _act(request: Request) -> ActionPlan:
+def _act(request: Request) -> Step:
+    """One step: the first command of the chain that makes what is still missing (else the
+    `--help` the task names); done when there is none, or when that command already ran and
+    succeeded (it cannot do more)."""
     text = user(request)
     required = bullets(section(text, "Required outputs"))
     present = bullets(section(text, "Files already in the attempt"))
@@ -55,7 +61,11 @@ def _act(request: Request) -> ActionPlan:
             producers.append(composed)
     steps = plan_steps(producers, required, set(present), inputs)
     commands = [c for c in (fill(s.usage, inputs) for s in steps) if c is not None]
-    return ActionPlan(commands=commands or _ask_for_help(text, required))
+    commands = commands or _ask_for_help(text, required)
+    succeeded = set(re.findall(r"^\$ (.+)\n-> exit 0$", section(text, "Steps so far"), re.M))
+    if not commands or commands[0] in succeeded:
+        return Step(action=StepKind.done, note="the chain in memory has run")
+    return Step(action=StepKind.run, command=commands[0], note=f"{len(commands)} to go")
 
 
 def _ask_for_help(text: str, required: list[str]) -> list[str]:
@@ -84,7 +94,7 @@ def _report(request: Request) -> Report:
         )
     made = set(bullets(section(text, "Outputs")))
     required = bullets(section(text, "Required outputs"))
-    done = all(r in made for r in required)
+    done = bool(required) and all(r in made for r in required)  # free text: it cannot tell
     # Figures belong in claims, where the checker recomputes them: the prose states none.
     summary = (
         "Ran the skills' commands; every required output was produced."
@@ -111,9 +121,33 @@ def _critic(request: Request) -> CriticVerdict:
     figures = any(r.endswith((".json", ".csv")) for r in bullets(section(text, "Required outputs")))
     if figures and section(text, "Claims").strip() == "none":
         reasons.append("the task asks for figures and the report makes no checkable claim")
+    beside = section(text, "Claims beside the artifacts").splitlines()
+    wrong = [line[2:].split(";")[0] for line in beside if line.endswith(": disagrees")]
+    if wrong:
+        reasons.append(f"claims their artifacts do not give: {', '.join(wrong[:3])}")
     if reasons:
         return CriticVerdict(decision=Decision.revise, reasons=reasons, feedback="; ".join(reasons))
     return CriticVerdict(decision=Decision.accept, reasons=["commands, outputs and claims agree"])
+
+
+def _judge(request: Request) -> JudgeVerdict:
+    """The scripted judge (a stand-in, labelled so): the final try's commands succeeded, every
+    path the task names exists, something was delivered, and every claim is what its artifact
+    gives. It cannot tell a fabrication from work: reproduction is reported beside it."""
+    text = user(request)
+    reasons = []
+    states = re.findall(r"^-> (.*)$", section(text, "Commands of the final try"), re.M)
+    if not states or any(not s.startswith("exit 0 ") for s in states):
+        reasons.append("no command ran, or one failed")
+    missing = re.findall(r"^- (\S+): missing$", section(text, "Paths the task names"), re.M)
+    if missing:
+        reasons.append(f"missing: {', '.join(missing)}")
+    if not re.search(r"^### outputs/", section(text, "Output contents"), re.M):
+        reasons.append("nothing delivered")
+    beside = section(text, "Claims beside the artifacts").splitlines()
+    if any(line.endswith(": disagrees") or "cannot be computed" in line for line in beside):
+        reasons.append("a claim its artifact does not give")
+    return JudgeVerdict(passed=not reasons, reasons=reasons or ["done as the record shows"])
 
 
 def _select(request: Request) -> Selection:
@@ -129,5 +163,6 @@ def script_lab(model: ScriptedModel) -> ScriptedModel:
     model.on("lab.act", _act)
     model.on("lab.report", _report)
     model.on("lab.critic", _critic)
+    model.on("lab.judge", _judge)
     model.on("lab.consolidate", consolidate)
     return model
