@@ -14,7 +14,7 @@ import shutil
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -108,6 +108,11 @@ class LearningAgent:
         # not reshuffle the curriculum's choices.
         self._calls: Counter[str] = Counter()
         self._index: MetadataIndex | None = None
+
+    def continue_seeds(self, purposes: Iterable[str]) -> None:
+        """A resumed run's seeds go on from the calls its log holds (their purposes), so that
+        it asks what the run without a stop would have asked."""
+        self._calls.update(purposes)
 
     def refresh(self) -> None:
         """Forget the metadata index: memory changed."""

@@ -30,7 +30,14 @@ from simulacra.lab.tasks import Task
 from simulacra.llm import Gateway, LanguageModel
 from simulacra.llm.config import ModelConfig
 from simulacra.runlog import RunDir, read_events
-from simulacra.runlog.events import EventSink, LabIteration, LabLint, RunEnded, RunStarted
+from simulacra.runlog.events import (
+    EventSink,
+    LabIteration,
+    LabLint,
+    ModelCall,
+    RunEnded,
+    RunStarted,
+)
 
 
 class FrozenMemoryError(UserError):
@@ -99,6 +106,9 @@ def learn(
     if done == 0 and writer.seq == 0:
         writer.emit(started_event(model, "lab-learn", config, {"library": str(library.root)}))
     agent = agent_for(library, model, config, writer, "full")
+    if done:
+        calls = read_events(run.events_path, {ModelCall.KIND})
+        agent.continue_seeds(str(e.data["purpose"]) for e in calls)
     changes = 0
     paused = False
     stopped: BudgetStopped | None = None
