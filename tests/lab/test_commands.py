@@ -68,7 +68,8 @@ def test_an_unknown_suite_is_a_user_error(tmp_path: Path) -> None:
     Library.create(tmp_path / "lib", SEED)
     args = ["lab", "bench", "v9", "--model", "scripted", "--library", str(tmp_path / "lib")]
     result = runner.invoke(app, [*args, "--runs", str(tmp_path)])
-    assert result.exit_code == 2 and "no shipped suite by that name (v1, v2)" in result.output
+    assert result.exit_code == 2
+    assert "no shipped suite by that name (freetext, v1, v2)" in result.output
 
 
 @pytest.mark.parametrize("option", ["--inner-tries", "--outer-attempts", "--candidates"])

@@ -29,6 +29,7 @@ from tests.lab.attempts import (
 )
 
 from simulacra.lab.checker import CheckReport, check_attempt
+from simulacra.lab.claims import Claim
 from simulacra.lab.record import Record, record_folder
 from simulacra.lab.sandbox import bwrap_path
 from simulacra.lab.verifier import Verification, verify
@@ -133,8 +134,8 @@ def test_a_tripinfo_and_statistics_written_without_sumo_are_rejected(tmp_path: P
     )
     verdicts = _rejected(attempt, "tripinfo-run", "the attempt reproduces")
     messages = " ".join(f.message for f in verdicts.check.findings)
-    assert "a SUMO <tripinfos> file that no SUMO tool wrote" in messages
-    assert "a SUMO <statistics> file that no SUMO tool wrote" in messages
+    assert "a SUMO file (<tripinfos>) that no SUMO tool wrote" in messages
+    assert "a SUMO file (<statistics>) that no SUMO tool wrote" in messages
 
 
 _ONE_MORE_TRIP = """\
@@ -391,3 +392,242 @@ def test_a_record_whose_copies_are_gone_is_rejected_not_a_crash(
     shutil.rmtree(record_folder(attempt) / "files")
     verdicts = _rejected(attempt, "tripinfo-run", "the attempt reproduces")
     assert any("the record's copy" in f.message for f in verdicts.check.findings)
+
+
+# -- TraCI: a header that claims control is evidence only where the record shows the process
+
+_STEER = """\
+import os, traci
+traci.start([os.path.join(os.environ["SUMO_HOME"], "bin", "sumo"), "-n", "outputs/grid.net.xml",
+             "-r", "outputs/routes.rou.xml", "--end", "1500", "--seed", "1", "--no-step-log",
+             "--tripinfo-output", "outputs/{tripinfo}", "--statistic-output",
+             "outputs/statistics.xml"])
+while traci.simulation.getMinExpectedNumber() > 0 and traci.simulation.getTime() < 1500:
+    traci.simulationStep()
+traci.close()
+"""
+# A header as SUMO writes it for a TraCI run, copied into a script that runs no SUMO.
+_HEADER = """\
+<?xml version="1.0" encoding="UTF-8"?>
+
+<!-- generated on 2026-12-06T15:57:01.995568+00:00 by Eclipse SUMO sumo 1.28.0
+<sumoConfiguration>
+    <input>
+        <net-file value="outputs/grid.net.xml"/>
+        <route-files value="outputs/routes.rou.xml"/>
+    </input>
+    <output>
+        <tripinfo-output value="outputs/tripinfo.xml"/>
+        <statistic-output value="outputs/statistics.xml"/>
+    </output>
+    <time>
+        <end value="1500"/>
+    </time>
+    <traci_server>
+        <remote-port value="8813"/>
+    </traci_server>
+</sumoConfiguration>
+-->
+
+"""
+_COPIED_HEADER = (
+    f"header = {_HEADER!r}\n"
+    + """\
+trip = '<tripinfo id="{i}" depart="{i}.00" arrival="{a}.00" duration="60.00"/>'
+with open("outputs/tripinfo.xml", "w") as fh:
+    fh.write(header + "<tripinfos>\\n" + "\\n".join(trip.format(i=i, a=i + 60) for i in range(300)))
+    fh.write("\\n</tripinfos>\\n")
+with open("outputs/statistics.xml", "w") as fh:
+    fh.write(header + '<statistics><vehicles loaded="300" inserted="300" running="0" '
+             'waiting="0"/><teleports total="0"/></statistics>\\n')
+"""
+)
+# After a real TraCI run, the tripinfo rewritten under SUMO's own header: one trip more.
+_STEERED_THEN_EDITED = _STEER.format(tripinfo="tripinfo.xml") + _ONE_MORE_TRIP
+# A real TraCI run writes elsewhere; its header is put on an invented tripinfo.
+_HEADER_BORROWED = (
+    _STEER.format(tripinfo="real-tripinfo.xml")
+    + """\
+real = open("outputs/real-tripinfo.xml").read()
+trip = '<tripinfo id="{i}" depart="{i}.00" arrival="{a}.00" duration="60.00"/>'
+invented = "\\n".join(trip.format(i=i, a=i + 60) for i in range(300))
+open("outputs/tripinfo.xml", "w").write(
+    real[: real.index("<tripinfos")] + "<tripinfos>\\n" + invented + "\\n</tripinfos>\\n"
+)
+"""
+)
+
+
+def _steered(root: Path, script: str, claims: tuple[Claim, ...] = METRICS_CLAIMS) -> Path:
+    return build(
+        root,
+        "tripinfo-run",
+        ["python scripts/steer.py"],
+        claims=claims,
+        scripts={"scripts/steer.py": script},
+    )
+
+
+def test_a_real_traci_run_passes_and_the_record_shows_sumo_steered(tmp_path: Path) -> None:
+    attempt = _steered(tmp_path, _STEER.format(tripinfo="tripinfo.xml"))
+    (command,) = Record(attempt).commands()
+    (sumo,) = [p for p in command.processes if p.name == "sumo"]
+    assert sumo.option("remote-port") is not None
+    assert TRIPINFO in sumo.writing and command.writes[TRIPINFO][0] == "created"
+    verdicts = _judge(attempt, "tripinfo-run")
+    assert verdicts.check.passed, verdicts.check.findings
+    assert verdicts.verify.passed, verdicts.verify
+    assert "SUMO steered through TraCI" in verdicts.check.reproduced[TRIPINFO]
+
+
+@pytest.mark.parametrize(
+    ("script", "problem"),
+    [
+        (_COPIED_HEADER, "ran no SUMO process on that port"),
+        (_STEERED_THEN_EDITED, "something besides SUMO wrote it"),
+        (_HEADER_BORROWED, "did not hold it open for writing"),
+    ],
+    ids=["copied-header-no-sumo", "steered-then-edited", "header-borrowed"],
+)
+def test_a_tripinfo_claiming_traci_control_without_it_is_rejected(
+    tmp_path: Path, script: str, problem: str
+) -> None:
+    claims = METRICS_CLAIMS[1:] if script is _STEERED_THEN_EDITED else METRICS_CLAIMS
+    attempt = _steered(tmp_path, script, claims)
+    verdicts = _rejected(attempt, "tripinfo-run", "the attempt reproduces")
+    (finding,) = [f for f in verdicts.check.findings if f.message.startswith(TRIPINFO)]
+    assert problem in finding.message, finding
+
+
+# -- figures with units attached or in words; derived files of typed-in numbers
+
+
+@pytest.mark.parametrize(
+    ("stray", "figure"),
+    [
+        ("took 187s", "187s"),
+        ("ran 2x faster", "2x"),
+        ("ended at 7pm", "7pm"),
+        ("saw forty-two late trips", "forty-two"),
+        ("queued a dozen", "dozen"),
+    ],
+)
+def test_a_figure_with_a_unit_attached_or_in_words_is_a_figure(
+    tmp_path: Path, stray: str, figure: str
+) -> None:
+    attempt = build(
+        tmp_path,
+        "trip-metrics",
+        [SIMULATE, ANALYSE],
+        claims=METRICS_CLAIMS,
+        summary=f"Simulated the given demand; the run {stray}.",
+    )
+    verdicts = _rejected(attempt, "trip-metrics", "the report's figures are claims")
+    (finding,) = verdicts.check.findings
+    assert f"the report states {figure} in its text" in finding.message
+
+
+_INFLATED = """\
+import json
+path = "outputs/metrics.json"
+metrics = json.load(open(path))
+metrics["mean_duration_s"] = round(1.5 * metrics["mean_duration_s"], 3)
+json.dump(metrics, open(path, "w"))
+"""
+_TYPED_CSV = """\
+open("outputs/trips.csv", "w").write("id,duration,waitingTime\\n" + "".join(
+    f"{i},{60 + i % 7}.00,0.00\\n" for i in range(300)))
+"""
+_GROUPED = """\
+import json, xml.etree.ElementTree as ET
+trips = list(ET.parse("outputs/tripinfo.xml").getroot().iter("tripinfo"))
+early = [float(t.get("duration")) for t in trips if float(t.get("depart")) < 300]
+json.dump({"mean_duration_s": {"early": round(sum(early) / len(early), 3)}},
+          open("outputs/groups.json", "w"))
+"""
+
+
+def test_a_metrics_file_whose_mean_is_not_the_tripinfo_s_is_rejected(tmp_path: Path) -> None:
+    inflated = claim(
+        "mean_duration_s", 119.035, "outputs/metrics.json", "json_value", key="mean_duration_s"
+    )
+    attempt = build(
+        tmp_path,
+        "trip-metrics",
+        [SIMULATE, ANALYSE, "python scripts/inflate.py"],
+        claims=(METRICS_CLAIMS[0], inflated),
+        scripts={"scripts/inflate.py": _INFLATED},
+    )
+    verdicts = _rejected(attempt, "trip-metrics", "derived files agree with SUMO's outputs")
+    (finding,) = [f for f in verdicts.check.findings if f.check.startswith("derived")]
+    assert "mean_duration_s = 119.03" in finding.message  # 1.5 x 79.357, rounded
+    assert "the mean duration of <tripinfo> in outputs/tripinfo.xml is 79.3567" in finding.message
+
+
+def test_a_csv_of_typed_in_trips_beside_a_real_run_is_rejected(tmp_path: Path) -> None:
+    attempt = build(
+        tmp_path,
+        "trip-metrics",
+        [SIMULATE, ANALYSE, "python scripts/typed.py"],
+        claims=METRICS_CLAIMS,
+        scripts={"scripts/typed.py": _TYPED_CSV},
+    )
+    verdicts = _rejected(attempt, "trip-metrics", "derived files agree with SUMO's outputs")
+    assert any("outputs/trips.csv: duration = " in f.message for f in verdicts.check.findings)
+
+
+def test_a_derived_figure_over_a_group_within_the_whole_passes(tmp_path: Path) -> None:
+    attempt = build(
+        tmp_path,
+        "trip-metrics",
+        [SIMULATE, ANALYSE, "python scripts/groups.py"],
+        claims=METRICS_CLAIMS,
+        scripts={"scripts/groups.py": _GROUPED},
+    )
+    check = check_attempt(attempt)
+    assert check.passed, check.findings
+
+
+# -- the checker alone: a SUMO output under another root, a task file gone or changed
+
+_RENAMED_ROOT = """\
+import os, subprocess
+subprocess.run(["sumo", "-n", "outputs/grid.net.xml", "-r", "outputs/routes.rou.xml",
+                "--end", "1500", "--tripinfo-output", "outputs/real.xml",
+                "--statistic-output", "outputs/statistics.xml", "--no-step-log"], check=True)
+text = open("outputs/real.xml").read()
+body = text[text.index("<tripinfos"):].replace("<tripinfos", "<trips", 1)
+body = body.replace("</tripinfos>", "</trips>").replace('duration="', 'duration="1')
+open("outputs/tripinfo.xml", "w").write(body)
+os.remove("outputs/real.xml")
+"""
+
+
+def test_a_sumo_output_under_a_renamed_root_without_a_header_is_refused(tmp_path: Path) -> None:
+    attempt = build(
+        tmp_path,
+        "tripinfo-run",
+        ["python scripts/rename.py"],
+        claims=METRICS_CLAIMS,
+        scripts={"scripts/rename.py": _RENAMED_ROOT},
+    )
+    check = check_attempt(attempt)  # learning has no verify.py: the checker alone must refuse
+    assert not check.passed
+    refused = "outputs/tripinfo.xml: a SUMO file (<tripinfo> elements) that no SUMO tool wrote"
+    assert any(refused in f.message for f in check.findings), check.findings
+
+
+@pytest.mark.parametrize("change", ["deleted", "edited"])
+def test_an_attempt_whose_task_file_is_gone_or_changed_is_refused(
+    real: dict[str, Path], tmp_path: Path, change: str
+) -> None:
+    attempt = copy(real["trip-metrics"], tmp_path)
+    task = attempt.parent / "task.yaml"
+    if change == "deleted":
+        task.unlink()
+    else:
+        task.write_text(task.read_text().replace("- outputs/metrics.json\n", ""))
+    check = check_attempt(attempt)
+    assert not check.passed
+    (finding,) = [f for f in check.findings if f.check == "the task is the one recorded"]
+    assert ("is missing" if change == "deleted" else "changed since") in finding.message

@@ -44,3 +44,10 @@ def test_a_claim_stated_at_any_rounding_is_backed_and_one_unit_off_is_not(
     step = 10.0**-decimals
     off = f"{round(value, decimals) + step:.{decimals}f}"
     assert unbacked(f"The figure was {off} s.", [value], []) == [off.lstrip("+")]
+
+
+def test_units_attached_scientific_notation_and_words_are_figures() -> None:
+    text = "187s, 2x, 7pm, 12km/h, 3e2, forty-two, three hundred and five, twice, 25 percent"
+    assert [f.value for f in figures(text)] == [187, 2, 7, 12, 300, 42, 305, 2, 25]
+    assert figures("one of the outputs; cycle60 and A0B1") == []
+    assert unbacked("It ran 3e2 trips in 187s.", [300.0, 187.0], []) == []

@@ -15,7 +15,7 @@ from tests.lab.references import REFERENCES
 
 from simulacra.lab.library import SEED, Library
 from simulacra.lab.sandbox import bwrap_path
-from simulacra.lab.scripted.policy import PRACTICE
+from simulacra.lab.scripted.practice import PRACTICE
 from simulacra.lab.tasks import Category, SuiteTask, load_suite
 from simulacra.lab.verifier import verify
 
@@ -74,6 +74,13 @@ def test_no_practice_task_is_a_suite_task_or_a_variant_of_one() -> None:
             # A practice task that delivers a suite task's outputs, or part of them, practises it.
             assert not outputs <= required and not required <= outputs, (text, task.task.id)
             assert _masked(text) != _masked(task.task.text), (text, task.task.id)
+
+
+def test_no_catalogue_task_delivers_a_suite_output() -> None:
+    # The curriculum's tasks on the installed SUMO's tools deliver a tool's help
+    # (outputs/<tool>.help.txt) or one output made with it (outputs/practice-<tool>.xml).
+    outputs = {o for task in TASKS.values() for o in task.task.required_outputs}
+    assert not [o for o in outputs if o.endswith(".help.txt") or "/practice-" in o]
 
 
 def test_no_v2_task_is_named_or_varied_by_the_seed_the_practice_or_v1(seed: Library) -> None:

@@ -1,12 +1,20 @@
-"""One task, end to end: retrieve, act (up to 5 inner tries), report, check, criticise (up to 3
-outer attempts, the critic's feedback carried over, raw debugging not), and on a benchmark run
-the task's verify.py on the final attempt."""
+"""One task, end to end: retrieve, act, report, check, criticise (up to 3 outer attempts, the
+critic's feedback carried over, raw debugging not), and on a benchmark run the task's
+verify.py on the final attempt.
+
+Acting is a loop of steps: the model runs one command or writes one file, sees what it did
+(exit code, the tails of its output), and decides the next, until it says it is done and
+every required output exists. A failed command, or done said with an output missing, ends an
+inner try (up to 5); the loop is bounded by `max_steps` steps and `act_tokens` tokens too.
+Every step runs in the sandbox and is recorded by the harness."""
 
 from __future__ import annotations
 
 import shutil
+import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -14,24 +22,37 @@ from simulacra.embed import Embedder
 from simulacra.lab.checker import CheckReport, check_attempt
 from simulacra.lab.config import Condition, LabConfig
 from simulacra.lab.episode import Attempt, Report, new_episode
+from simulacra.lab.evidence import contents
 from simulacra.lab.library import Library, Page, Skill
 from simulacra.lab.prompts import (
     ACT,
     CRITIC,
+    JUDGE,
     REPORT,
     REPORT_FALLBACK,
     SELECT,
-    ActionPlan,
     CriticVerdict,
     Decision,
+    JudgeVerdict,
     M,
     Prompt,
+    Step,
+    StepKind,
 )
 from simulacra.lab.record import CommandRecord, Recorder
+from simulacra.lab.reproduce import reproduce
 from simulacra.lab.retrieval import Candidate, Entry, Kind, MetadataIndex
-from simulacra.lab.tasks import SuiteTask, Task, place_files
+from simulacra.lab.tasks import SuiteTask, Task, place, place_files
 from simulacra.lab.verifier import Verification, verify
-from simulacra.lab.views import act_view, critic_view, report_view, select_view, tail
+from simulacra.lab.views import (
+    StepResult,
+    act_view,
+    critic_view,
+    judge_view,
+    report_view,
+    select_view,
+    tail,
+)
 from simulacra.llm import LanguageModel, Request, Tally, chat
 from simulacra.llm.prompt_log import PromptLog
 from simulacra.runlog.events import (
@@ -57,6 +78,7 @@ class Episode:
     agreements: list[bool] = field(default_factory=list)
     verified: bool | None = None
     verification: Verification | None = None
+    judged: bool | None = None  # a free-text task's judge verdict, reported beside `verified`
     spent: Tally = field(default_factory=Tally)  # the episode's model calls and tokens
     wall_s: float = 0.0
     skills: list[Skill] = field(default_factory=list)
@@ -85,8 +107,15 @@ class LearningAgent:
         self.prompts = prompts  # where each call's prompt is kept
         self.condition = condition
         self.embedder = embedder
-        self._calls = 0
+        # Each purpose's seeds advance with its own calls: how many steps acting took does
+        # not reshuffle the curriculum's choices.
+        self._calls: Counter[str] = Counter()
         self._index: MetadataIndex | None = None
+
+    def continue_seeds(self, purposes: Iterable[str]) -> None:
+        """A resumed run's seeds go on from the calls its log holds (their purposes), so that
+        it asks what the run without a stop would have asked."""
+        self._calls.update(purposes)
 
     def refresh(self) -> None:
         """Forget the metadata index: memory changed."""
@@ -100,9 +129,12 @@ class LearningAgent:
         mode: str,
         suite_task: SuiteTask | None = None,
         over_budget: Callable[[], str | None] | None = None,
+        files: Sequence[Path] = (),
     ) -> Episode:
         """`over_budget` (which limit of a budget is reached, if any) is asked before every
-        outer attempt after the first; a limit reached ends the episode there (`stopped`)."""
+        outer attempt after the first; a limit reached ends the episode there (`stopped`).
+        `files` (a user's input files) are put into each attempt's outputs/, as a suite
+        task's own files are."""
         started = time.perf_counter()
         folder = new_episode(episodes, task.id, task.record())
         episode = Episode(task, folder, folder)
@@ -117,13 +149,16 @@ class LearningAgent:
             if suite_task is not None:
                 place_files(suite_task, attempt.folder)
                 recorder.note("the task's files")
+            elif files:
+                place(files, attempt.folder)
+                recorder.note("the task's files")
             _copy_skills(self.library, skills, attempt.folder)
             recorder.note("the skills loaded")
             inner = await self._act(task, attempt, recorder, skills, pages, feedback, episode.spent)
             episode.commands = attempt.final_commands()
             episode.report = await self._report(task, attempt, episode.spent)
             recorder.note("the report")
-            check = check_attempt(attempt.folder, task.required_outputs, given=task.given())
+            check = check_attempt(attempt.folder, task.checkable(), given=task.given())
             critic = await self._critic(task, attempt, episode.report, episode.spent)
             accepted = check.passed and (critic is None or critic.decision is Decision.accept)
             agree = None if critic is None else check.passed == (critic.decision is Decision.accept)
@@ -149,15 +184,19 @@ class LearningAgent:
             episode.stopped = over_budget() if over_budget and number < outer else None
             if episode.stopped is not None:
                 break
-            # The next attempt gets the verdicts, not this attempt's raw debugging.
-            feedback = [f"{f.check}: {f.message}" for f in check.findings]
+            # The next attempt gets every earlier attempt's verdicts, not their raw debugging.
+            feedback += [f"attempt {number}, {f.check}: {f.message}" for f in check.findings]
             if critic is not None and critic.feedback:
-                feedback.append(f"critic: {critic.feedback}")
+                feedback.append(f"attempt {number}, critic: {critic.feedback}")
         if suite_task is not None:
             episode.verification = verify(suite_task, episode.final)
             episode.verified = episode.verification.passed
             verdicts = Attempt(episode.final).read_json("verdicts.json") or {}
             verdicts["verify"] = episode.verification.model_dump()
+            if suite_task.verifier is None:  # free text: a judge reads the record as well
+                judged = await self.judge(task, Attempt(episode.final))
+                episode.judged = judged.passed
+                verdicts["judge"] = {"model": self.model.name, **judged.model_dump()}
             Attempt(episode.final).write_json("verdicts.json", verdicts)
         episode.wall_s = time.perf_counter() - started
         self.sink.emit(
@@ -225,7 +264,7 @@ class LearningAgent:
         )
         return skills, pages
 
-    # -- acting, with inner tries
+    # -- acting: a loop of steps, each seen before the next
 
     async def _act(
         self,
@@ -237,48 +276,76 @@ class LearningAgent:
         feedback: Sequence[str],
         spent: Tally,
     ) -> int:
+        """Run the action loop in `attempt`; the inner tries it used."""
         tries = self.config.inner_tries if self.condition.framework else 1
-        failed: list[CommandRecord] = []
-        for inner in range(1, tries + 1):
+        inner, steps, before = 1, list[StepResult](), spent.tokens
+        for number in range(1, self.config.max_steps + 1):
             present = [p for p, _ in attempt.outputs()]
-            view = act_view(task, present, skills, pages, feedback, failed, _tails(attempt, failed))
-            plan = await self.ask(ACT, view, spent)
-            failed = self._run(task, attempt, recorder, plan, inner)
-            if not failed:
-                return inner
-        return tries
-
-    def _run(
-        self, task: Task, attempt: Attempt, recorder: Recorder, plan: ActionPlan, inner: int
-    ) -> list[CommandRecord]:
-        """Write the plan's scripts, run its commands until one fails; return the failures."""
-        for script in plan.scripts:
-            target = (attempt.folder / script.path).resolve()
-            if (attempt.folder / "scripts").resolve() not in target.parents:
-                target = attempt.folder / "scripts" / Path(script.path).name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(script.content, encoding="utf-8")
-        if plan.scripts:
-            recorder.note(f"the scripts of try {inner}")
-        number = attempt.folder.name.rpartition("-")[2]
-        for k, command in enumerate(plan.commands, start=1):
-            record = recorder.run(command, inner=inner, name=f"{inner}-{k}")
-            self.sink.emit(
-                LabCommand(
-                    task=task.id,
-                    attempt=int(number),
-                    inner=inner,
-                    command=command,
-                    exit_code=record.exit_code,
-                    duration_s=record.duration_s,
-                    stopped=record.stopped,
-                )
+            limits = (
+                f"step {number} of {self.config.max_steps}; inner try {inner} of {tries}; "
+                f"{spent.tokens - before} of {self.config.act_tokens} tokens spent"
             )
-            if not record.ok:
-                return [record]
-        if not plan.commands:
-            return [recorder.empty(inner)]
-        return []
+            view = act_view(task, present, skills, pages, feedback, steps, limits)
+            step = await self.ask(ACT, view, spent)
+            result = self._step(task, attempt, recorder, step, inner, number)
+            steps.append(result)
+            if result.finished:
+                return inner
+            if result.failed:
+                if inner >= tries:
+                    return inner
+                inner += 1
+            if spent.tokens - before >= self.config.act_tokens:
+                break
+        return inner
+
+    def _step(
+        self,
+        task: Task,
+        attempt: Attempt,
+        recorder: Recorder,
+        step: Step,
+        inner: int,
+        number: int,
+    ) -> StepResult:
+        """Do one step in the sandbox, recorded; what the next step sees of it."""
+        if step.action is StepKind.write:
+            target = _writable(attempt.folder, step.path)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(step.content, encoding="utf-8")
+            where = str(target.relative_to(attempt.folder))
+            recorder.note(f"step {number}: the file {where}")
+            return StepResult(number, "write", where, f"wrote {len(step.content)} characters")
+        if step.action is StepKind.done:
+            missing = [r for r in task.checkable() if not (attempt.folder / r).is_file()]
+            if not task.checkable() and len(attempt.outputs()) <= len(task.files):
+                missing = ["an output under outputs/"]
+            if missing:
+                outcome = f"not done: {', '.join(missing)} missing"
+                return StepResult(number, "done", step.note, outcome, failed=True)
+            outcome = "every required output exists"
+            return StepResult(number, "done", step.note, outcome, finished=True)
+        record = recorder.run(step.command, inner=inner, name=f"{inner}-{number}")
+        self.sink.emit(
+            LabCommand(
+                task=task.id,
+                attempt=int(attempt.folder.name.rpartition("-")[2]),
+                inner=inner,
+                command=step.command,
+                exit_code=record.exit_code,
+                duration_s=record.duration_s,
+                stopped=record.stopped,
+            )
+        )
+        tails = _tails(attempt, [record])
+        output = "\n".join(
+            f"{label}:\n{text}"
+            for label, key in (("stdout", record.stdout), ("stderr", record.stderr))
+            if (text := tails.get(key, "").strip())
+        )
+        # No duration: the same step shows the same outcome, so a rerun asks the same.
+        state = record.stopped or f"exit {record.exit_code}"
+        return StepResult(number, "run", step.command, state, output, failed=not record.ok)
 
     async def _report(self, task: Task, attempt: Attempt, spent: Tally) -> Report:
         commands = attempt.final_commands()
@@ -293,19 +360,43 @@ class LearningAgent:
         if not self.condition.framework:
             return None
         commands = attempt.final_commands()
-        view = critic_view(task, commands, attempt.outputs(), report, _tails(attempt, commands))
-        return await self.ask(CRITIC, view, spent)
+        outputs = attempt.outputs()
+        evidence = contents(attempt.folder, outputs, report)
+        view = critic_view(task, commands, outputs, report, _tails(attempt, commands), evidence)
+        verdict = await self.ask(CRITIC, view, spent)
+        if not verdict.rerun:
+            return verdict
+        # The critic asked for a rerun: replay the recorded commands, then it decides.
+        with tempfile.TemporaryDirectory(prefix="simulacra-critic-") as name:
+            found = reproduce(attempt.folder, Path(name), task.checkable())
+        lines = [f"- {d.path}: {d.message}" for d in found.differences] or [
+            f"- every delivered file came out the same ({len(found.agreed)})"
+        ]
+        rerun = "\n## Rerun: the recorded commands replayed\n" + "\n".join(lines)
+        verdict = await self.ask(CRITIC, view + rerun, spent)
+        return verdict.model_copy(update={"rerun": True})
+
+    async def judge(self, task: Task, attempt: Attempt) -> JudgeVerdict:
+        """A context-free verdict from the episode's record alone: no memory, no critic, and
+        its tokens are not the episode's (the source's judge is a separate session)."""
+        commands = attempt.final_commands()
+        outputs = attempt.outputs()
+        report = attempt.report() or REPORT_FALLBACK
+        named = [(p, (attempt.folder / p).is_file()) for p in task.checkable()]
+        evidence = contents(attempt.folder, outputs, report)
+        view = judge_view(task, commands, _tails(attempt, commands), report, evidence, named)
+        return await self.ask(JUDGE, view)
 
     async def ask(self, prompt: Prompt[M], user: str, spent: Tally | None = None) -> M:
         """One call, counted in `spent` (an episode's); the prompt's fallback when the model
         gives no valid answer."""
-        self._calls += 1
+        self._calls[prompt.purpose] += 1
         request = Request(
             chat(prompt.system, user),
             output=prompt.output,
             fallback=prompt.fallback,
             max_tokens=prompt.max_tokens,
-            seed=self.config.seed + self._calls,
+            seed=self.config.seed + self._calls[prompt.purpose],
             purpose=prompt.purpose,
             agent="lab",
         )
@@ -348,6 +439,15 @@ def _copy_skills(library: Library | None, skills: Sequence[Skill], attempt: Path
         done.add(name)
         shutil.copytree(skill.path, attempt / "skills" / name, dirs_exist_ok=True)
         todo += skill.meta.links
+
+
+def _writable(attempt: Path, path: str) -> Path:
+    """Where a write step may write: under scripts/ or outputs/; elsewhere, scripts/<name>."""
+    target = (attempt / path).resolve()
+    for folder in ("scripts", "outputs"):
+        if (attempt / folder).resolve() in target.parents:
+            return target
+    return attempt / "scripts" / Path(path).name
 
 
 def _tails(attempt: Attempt, records: Sequence[CommandRecord]) -> dict[str, str]:

@@ -30,6 +30,9 @@ _HEADER = re.compile(
     re.S,
 )
 _WHEN = re.compile(rb"(<!-- generated on )[^\n]*?( by Eclipse SUMO )")
+# TraCI's port is a free one found at start: a rerun's differs. The record shows the process
+# that held it (`reproduce`), so two copies may differ there.
+_PORT = re.compile(rb'(<remote-port value=")[^"]*(")')
 NONDETERMINISTIC = (
     "clockBegin",
     "clockEnd",
@@ -63,6 +66,18 @@ SUMO_ONLY = frozenset(
         "tlsSwitches",
     }
 )
+# Elements only SUMO's outputs hold, whatever their root is called: a tag, or a tag with an
+# attribute only SUMO writes on it.
+SUMO_ELEMENTS = frozenset(
+    {"tripinfo", "personinfo", "vehicleTripStatistics", "pedestrianStatistics", "teleports",
+     "safety", "timestep", "emission-export", "rideStatistics", "transportStatistics"}
+)  # fmt: skip
+SUMO_SIGNATURES = frozenset(
+    {("step", "meanTravelTime"), ("step", "meanWaitingTime"), ("junction", "incLanes"),
+     ("lane", "shape"), ("edge", "sampledSeconds"), ("lane", "sampledSeconds"),
+     ("interval", "nVehContrib"), ("vehicles", "inserted"), ("tlsState", "phase")}
+)  # fmt: skip
+_SHAPE_ELEMENTS = 2000  # elements read to tell a SUMO-shaped file
 _PNG = b"\x89PNG\r\n\x1a\n"
 _HEAD_BYTES = 1 << 16  # a header comment sits at the top of its file
 
@@ -83,6 +98,12 @@ class SumoHeader:
     def controlled(self) -> bool:
         """A run steered through TraCI: its outputs depend on the controlling script."""
         return "<remote-port " in self.config
+
+    @property
+    def port(self) -> str | None:
+        """The TraCI port the run listened on, as its configuration writes it."""
+        found = re.search(r'<remote-port value="(\d+)"', self.config)
+        return found.group(1) if found else None
 
 
 def sumo_header(path: Path) -> SumoHeader | None:
@@ -112,9 +133,30 @@ def xml_root(path: Path) -> str | None:
     return None
 
 
+def sumo_shape(path: Path) -> str | None:
+    """What makes an XML file one only SUMO writes (its root, or an element of SUMO's outputs
+    under any root), or None."""
+    try:
+        for k, (_, element) in enumerate(ET.iterparse(path, events=("start",))):
+            tag = str(element.tag)
+            if k == 0 and tag in SUMO_ONLY:
+                return f"<{tag}>"
+            if tag in SUMO_ELEMENTS:
+                return f"<{tag}> elements"
+            named = next((a for a in element.attrib if (tag, a) in SUMO_SIGNATURES), None)
+            if named is not None:
+                return f"<{tag} {named}=...> elements"
+            if k >= _SHAPE_ELEMENTS:
+                break
+    except (ET.ParseError, OSError, UnicodeDecodeError):
+        return None
+    return None
+
+
 def normalise(data: bytes) -> bytes:
-    """The bytes SUMO reproduces: generation times and wall-clock figures blanked."""
-    data = _WHEN.sub(rb"\1(time)\2", data)
+    """The bytes SUMO reproduces: generation times, TraCI's port and wall-clock figures
+    blanked."""
+    data = _PORT.sub(rb"\1(port)\2", _WHEN.sub(rb"\1(time)\2", data))
     return _PERFORMANCE.sub(lambda m: _WALL.sub(rb'\1=""', m.group(0)), data)
 
 

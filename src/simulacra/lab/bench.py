@@ -12,13 +12,15 @@ the tasks it finished, ends `stopped: budget` and raises BudgetStopped; it does 
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from simulacra.core.budget import BudgetStopped, Meter, stop
-from simulacra.lab.agent import LearningAgent
+from simulacra.lab.agent import Episode, LearningAgent
 from simulacra.lab.config import LabConfig, condition
+from simulacra.lab.episode import Attempt
 from simulacra.lab.library import SEED, Library
 from simulacra.lab.loop import agent_for, solve_frozen, started_event
 from simulacra.lab.results import write_results
@@ -30,6 +32,11 @@ from simulacra.runlog import RunDir
 from simulacra.runlog.events import RunEnded
 
 Progress = Callable[[str], None]
+SEED_NAMES = frozenset(
+    [p.name for p in (SEED / "skills").iterdir()] + [p.stem for p in (SEED / "pages").glob("*.md")]
+)
+_CALL = re.compile(r"#+ (?:Call|Usage)\s*```[^\n]*\n(.+?)\n```", re.S)
+_OUT = re.compile(r"^- out --([\w.-]+)", re.M)
 
 
 def describe(library: Library) -> str:
@@ -95,9 +102,8 @@ def run_bench(
                         progress(
                             f"{Path(suite).name} {chosen_condition.name}: {suite_task.task.id}"
                         )
-                    rows.append(
-                        _row(agent, suite, suite_task, chosen_condition.name, run.path, price)
-                    )
+                    row = _row(agent, suite, suite_task, chosen_condition.name, run.path, price)
+                    rows.append(row)
                     writer.flush()
                     limit = over_budget() if over_budget and len(rows) < tasks else None
                     if limit is not None:
@@ -128,6 +134,7 @@ def _row(
     task = suite_task.task
     folder = out / "episodes" / Path(suite).name / condition_name
     episode = asyncio.run(solve_frozen(agent, task, folder, suite_task=suite_task))
+    used = used_memory(agent.library, episode) if agent.library is not None else []
     spent = episode.spent
     cost = (
         price.cost(spent.prompt_tokens, spent.cached_prompt_tokens, spent.completion_tokens)
@@ -142,6 +149,10 @@ def _row(
         "tier": task.tier,
         "category": task.category.value,
         "verified": bool(episode.verified),
+        # A free-text task's judge verdict, apart from `verified` (its reproduction's); the
+        # scripted judge is a stand-in and says so.
+        "judged": episode.judged,
+        "judge": None if episode.judged is None else _judge_label(agent.model.name),
         "self_reported": episode.self_reported,
         "accepted": episode.accepted,
         "attempts": episode.attempts,
@@ -152,4 +163,35 @@ def _row(
         "cost_usd": None if cost is None else round(cost, 6),
         "wall_s": round(episode.wall_s, 3),
         "agreement": round(sum(agreements) / len(agreements), 3) if agreements else None,
+        "memory_used": "; ".join(used),
+        "learned_used": "; ".join(n for n in used if n not in SEED_NAMES),
     }
+
+
+def used_memory(library: Library, episode: Episode) -> list[str]:
+    """The loaded skills and pages the final commands ran: a skill whose folder a command
+    runs, a page whose call a command makes (with an output option the page names, if any)."""
+    loaded = Attempt(episode.folder).read_json("retrieval.json") or {}
+    commands = [c.command for c in episode.commands]
+    found = []
+    for name in loaded.get("loaded", []):
+        if library.skill(name) is not None:
+            if any(f"skills/{name}/" in c for c in commands):
+                found.append(name)
+            continue
+        page = library.page(name)
+        call = _CALL.search(page.body) if page is not None else None
+        if page is None or call is None:
+            continue
+        prefix = re.split(r" --|\{| -", call.group(1).strip(), maxsplit=1)[0].strip()
+        outs = _OUT.findall(page.body)
+        if any(
+            c.startswith(prefix + " ") and (not outs or any(f"--{o}" in c for o in outs))
+            for c in commands
+        ):
+            found.append(name)
+    return found
+
+
+def _judge_label(model: str) -> str:
+    return "scripted judge (a stand-in)" if model == "scripted" else model

@@ -8,7 +8,9 @@ It reads the harness's record (`record`), never the attempt's own account, and c
 - every delivered file is what a recorded command (or the harness) last wrote, no recorded
   command that failed wrote a delivered file, and no link leads out of the attempt;
 - SUMO's outputs parse and are not empty, vehicles were inserted, no trip went unrouted,
-  teleports are counted;
+  teleports are counted; a derived file's figures (a metrics.json) agree with the SUMO
+  outputs they summarise (`derived`);
+- the episode's task.yaml is there and is the one the harness recorded;
 - every required output exists and is a file, not a link; a PNG is a whole, non-blank image;
 - the attempt reproduces (`reproduce`: the recorded commands replayed, SUMO's tools rerun on
   the configurations the outputs name), and every claim of the report, recomputed from the
@@ -35,6 +37,7 @@ from pydantic import ValidationError
 from simulacra.errors import UserError
 from simulacra.lab.artifacts import png_problem
 from simulacra.lab.claims import number
+from simulacra.lab.derived import derived_problems
 from simulacra.lab.episode import Attempt, Report
 from simulacra.lab.prose import report_problems
 from simulacra.lab.record import CommandRecord, Record, RecordError, digest_file, walk_links
@@ -93,18 +96,19 @@ def check_attempt(
     replay_into: Path | None = None,
 ) -> CheckReport:
     """Check an attempt folder. Required outputs and the task's numbers default to those in
-    its episode's task.yaml. The reproduction replays into `replay_into` (an empty folder the
-    caller keeps) or into a temporary one."""
-    facts = _task_facts(folder)
-    required = tuple(required_outputs) if required_outputs is not None else facts.required
+    its episode's task.yaml, which must be the one the harness recorded. The reproduction
+    replays into `replay_into` (an empty folder the caller keeps) or into a temporary one."""
     report = CheckReport()
     record = Record(folder)
     try:
         final = record.final_commands()
+        recorded_task = record.task_digest()
     except RecordError as exc:
         report.fail("the record is intact", str(exc))
         return report
     report.checks.append("the record is intact")
+    facts = _task_facts(folder, recorded_task, report)
+    required = tuple(required_outputs) if required_outputs is not None else facts.required
     attempt = Attempt(folder)
     _logs(attempt, record, report)
     _commands(final, report)
@@ -115,6 +119,7 @@ def check_attempt(
     _required(folder, required, report)
     written = _report(attempt, report)
     given_numbers = tuple(given) if given is not None else facts.given
+    _derived(folder, record, required, given_numbers, report)
     if written is not None:
         for check, message in report_problems(written, folder, given_numbers):
             report.fail(check, message)
@@ -252,6 +257,18 @@ def _required(folder: Path, required: Sequence[str], report: CheckReport) -> Non
             report.fail("required outputs exist", f"{relative} is empty")
 
 
+def _derived(
+    folder: Path, record: Record, required: Sequence[str], given: Sequence[str], report: CheckReport
+) -> None:
+    check = "derived files agree with SUMO's outputs"
+    report.checks.append(check)
+    # The task's own files are data the attempt was given, not figures it derived.
+    made = record.producers()
+    paths = [p for p in deliverables(folder, required) if isinstance(made.get(p), CommandRecord)]
+    for problem in derived_problems(folder, paths, given, sources=deliverables(folder, required)):
+        report.fail(check, problem)
+
+
 def _report(attempt: Attempt, report: CheckReport) -> Report | None:
     report.checks += ["claims match artifacts", "the report's figures are claims"]
     try:
@@ -293,12 +310,20 @@ def _short(entry: CommandRecord) -> str:
     return entry.command[:120]
 
 
-def _task_facts(folder: Path) -> TaskFacts:
+def _task_facts(folder: Path, recorded: str | None, report: CheckReport) -> TaskFacts:
+    """The task as its episode's task.yaml states it. Without it, or with one other than the
+    harness recorded, the checker cannot know what was asked: a finding, never a pass."""
+    check = "the task is the one recorded"
+    report.checks.append(check)
     path = folder.parent / "task.yaml"
-    if not path.exists():
+    if not path.is_file():
+        report.fail(check, f"{path.name} is missing: what the task required is unknown")
         return TaskFacts()
+    if recorded is not None and digest_file(path) != recorded:
+        report.fail(check, f"{path.name} changed since the harness recorded it")
     try:
         task = Task.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
-    except (yaml.YAMLError, ValidationError):
+    except (yaml.YAMLError, ValidationError) as exc:
+        report.fail(check, f"{path.name} is not a task: {str(exc)[:200]}")
         return TaskFacts()
-    return TaskFacts(tuple(task.required_outputs), task.given())
+    return TaskFacts(tuple(task.checkable()), task.given())

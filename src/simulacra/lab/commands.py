@@ -21,6 +21,7 @@ from simulacra.lab.config import CONDITIONS, LabConfig
 from simulacra.lab.library import SEED, Library
 from simulacra.lab.tasks import Category, Task
 from simulacra.llm import Gateway, load_model
+from simulacra.llm.config import ModelConfig
 
 lab_app = typer.Typer(
     help="The SUMO lab: lifelong skill learning with a sandbox and verified suites."
@@ -36,6 +37,9 @@ ModelOption = Annotated[
 RunsOption = Annotated[Path, typer.Option(help="where run folders go")]
 InnerOption = Annotated[int, typer.Option(min=1, max=10, help="inner tries per attempt")]
 OuterOption = Annotated[int, typer.Option(min=1, max=10, help="outer attempts per task")]
+StepsOption = Annotated[
+    int, typer.Option(min=1, max=200, help="steps of the action loop per attempt")
+]
 CandidatesOption = Annotated[
     int, typer.Option(min=1, max=10, help="retrieval candidates offered (the source's bound: 10)")
 ]
@@ -45,7 +49,9 @@ LimitsOption = Annotated[
     typer.Option(
         "--set",
         help="a model budget or price: model.budget.calls=40 (calls, tokens, dollars, hours), "
-        "model.price.input=0.15; the run stops cleanly where a limit is reached (exit 3)",
+        "model.price.input=0.15; the run stops cleanly where a limit is reached (exit 3); or a "
+        "served model's setting: model.timeout_s=300 (also attempts, context_tokens, "
+        "temperature)",
     ),
 ]
 IdleOption = Annotated[
@@ -65,12 +71,14 @@ def _library(path: Path) -> Library:
     return Library(path)
 
 
-def _model(spec: str) -> Gateway:
-    if spec == "scripted":
+def _model(settings: ModelConfig) -> Gateway:
+    """The model a lab command uses, with the settings its `--set model.NAME=...` gave (the
+    per-call timeout of a served model, `model.timeout_s`, among them)."""
+    if settings.spec == "scripted":
         from simulacra.lab.scripted import script_lab
 
         return script_lab(load_model("scripted"))
-    return load_model(spec)
+    return settings.load()
 
 
 def _config(**settings: Any) -> LabConfig:
@@ -88,6 +96,7 @@ def learn(
     idle_limit: IdleOption = 10,
     inner_tries: InnerOption = 5,
     outer_attempts: OuterOption = 3,
+    max_steps: StepsOption = 30,
     candidates: CandidatesOption = 10,
     set_: LimitsOption = None,
 ) -> None:
@@ -99,12 +108,13 @@ def learn(
 
     limits = model_limits(model, set_ or [])
     lib = _library(library)
-    lm = _model(model)
+    lm = _model(limits)
     config = _config(
         lint_every=lint_every,
         idle_limit=idle_limit,
         inner_tries=inner_tries,
         outer_attempts=outer_attempts,
+        max_steps=max_steps,
         candidates=candidates,
     )
     run = (
@@ -133,6 +143,15 @@ def solve(
     output: Annotated[
         list[str], typer.Option("--output", help="a required output path (repeatable)")
     ],
+    file: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--file",
+            exists=True,
+            dir_okay=False,
+            help="an input file, put into the attempt's outputs/ (repeatable)",
+        ),
+    ] = None,
     library: LibraryOption = Path("lab-library"),
     model: ModelOption = "embedded",
     runs: RunsOption = Path("runs"),
@@ -144,7 +163,7 @@ def solve(
             "--set",
             help="an input: name=value; or a model budget or price (model.budget.calls=40, "
             "model.price.input=0.15), checked before every outer attempt after the first "
-            "(exit 3)",
+            "(exit 3); or a served model's setting (model.timeout_s=300)",
         ),
     ] = None,
     mode: Annotated[
@@ -152,6 +171,7 @@ def solve(
     ] = Mode.test,
     inner_tries: InnerOption = 5,
     outer_attempts: OuterOption = 3,
+    max_steps: StepsOption = 30,
     candidates: CandidatesOption = 10,
     lint_every: LintOption = 10,
 ) -> None:
@@ -166,19 +186,22 @@ def solve(
     budget_sets = [item for item in sets if item.startswith("model.")]
     limits = model_limits(model, budget_sets)
     inputs = dict(item.split("=", 1) for item in sets if "=" in item and item not in budget_sets)
+    files = [f.resolve() for f in file or []]
     task = Task(
         id="user-task",
         tier=tier,
         category=category,
         text=text,
         inputs=inputs,
+        files=[f.name for f in files],
         required_outputs=output,
     )
     lib = _library(library)
-    lm = _model(model)
+    lm = _model(limits)
     config = _config(
         inner_tries=inner_tries,
         outer_attempts=outer_attempts,
+        max_steps=max_steps,
         candidates=candidates,
         lint_every=lint_every,
     )
@@ -193,10 +216,12 @@ def solve(
         agent = agent_for(lib, lm, config, writer, "full", run)
         watch = meter.watch()
         if mode is Mode.normal:
-            episode, changed = asyncio.run(solve_normal(agent, task, over_budget=watch))
+            episode, changed = asyncio.run(
+                solve_normal(agent, task, over_budget=watch, files=files)
+            )
         else:
             episode = asyncio.run(
-                solve_frozen(agent, task, run.path / "episodes", over_budget=watch)
+                solve_frozen(agent, task, run.path / "episodes", over_budget=watch, files=files)
             )
         if episode.stopped is not None:  # stop closes the log
             stopped = stop(run, writer, meter, episode.stopped, "simulacra lab solve again")
@@ -235,6 +260,7 @@ def bench(
     ] = None,
     inner_tries: InnerOption = 5,
     outer_attempts: OuterOption = 3,
+    max_steps: StepsOption = 30,
     candidates: CandidatesOption = 10,
     set_: LimitsOption = None,
 ) -> None:
@@ -247,9 +273,16 @@ def bench(
 
     price_table = load_prices(prices) if prices else None
     lib = _library(library)
-    lm = _model(model)
+    # The model's own settings first: its name picks its price, which a budget may need.
+    settings = model_limits(model, [s for s in set_ or [] if s.partition("=")[0].count(".") == 1])
+    lm = _model(settings)
     limits = model_limits(model, set_ or [], price_for(price_table, lm.name))
-    config = _config(inner_tries=inner_tries, outer_attempts=outer_attempts, candidates=candidates)
+    config = _config(
+        inner_tries=inner_tries,
+        outer_attempts=outer_attempts,
+        max_steps=max_steps,
+        candidates=candidates,
+    )
     run = run_bench(
         suites, condition or list(CONDITIONS), lib, lm, config, runs, console.print, limits
     )

@@ -19,11 +19,16 @@ from simulacra.llm.config import ModelConfig
 
 class LabConfig(BaseModel):
     """Defaults are the source's: 5 inner tries, 3 outer attempts, at most 10 candidates,
-    a lint every 10 memory changes, a pause after 10 iterations without one."""
+    a lint every 10 memory changes, a pause after 10 iterations without one. An attempt's
+    action loop is bounded by `max_steps` steps and `act_tokens` tokens as well."""
 
     model_config = ConfigDict(extra="forbid")
 
     inner_tries: int = Field(default=5, ge=1, le=10)
+    max_steps: int = Field(default=30, ge=1, le=200, description="action steps an attempt")
+    act_tokens: int = Field(
+        default=60_000, ge=1_000, description="tokens the action loop may spend an attempt"
+    )
     outer_attempts: int = Field(default=3, ge=1, le=10)
     candidates: int = Field(default=10, ge=1, le=10)
     lint_every: int = Field(default=10, ge=1, description="memory changes between lints")
@@ -75,30 +80,37 @@ def condition(name: str) -> Condition:
 
 
 class LimitsError(UserError):
-    """A lab `--set` that is not a model budget or price, or one they reject."""
+    """A lab `--set` that is not a model budget, price or setting, or one they reject."""
 
 
-LIMITS = ("budget", "price")  # what a lab --set may set: model.budget.* and model.price.*
+LIMITS = ("budget", "price")  # model.budget.* and model.price.*
+SETTINGS = ("timeout_s", "attempts", "context_tokens", "temperature")  # model.NAME
 
 
 def model_limits(spec: str, sets: Sequence[str], price: Price | None = None) -> ModelConfig:
-    """The model section a lab run obeys: its spec, and the `model.budget` and `model.price`
-    that `--set model.budget.calls=40` (values read as YAML) gives; `price` (a price table's,
-    `bench --prices`) is its `model.price` where given."""
+    """The model section a lab run obeys: its spec, the `model.budget` and `model.price` that
+    `--set model.budget.calls=40` (values read as YAML) gives, and the served model's settings
+    `--set model.timeout_s=300` (also attempts, context_tokens, temperature); `price` (a price
+    table's, `bench --prices`) is its `model.price` where given."""
     raw: dict[str, Any] = {"spec": spec}
     if price is not None:
         raw["price"] = price.model_dump()
     for item in sets:
         key, sep, value = item.partition("=")
         parts = key.strip().split(".")
-        if not sep or len(parts) != 3 or parts[0] != "model" or parts[1] not in LIMITS:
+        setting = len(parts) == 2 and parts[1] in SETTINGS
+        limit = len(parts) == 3 and parts[1] in LIMITS
+        if not sep or parts[0] != "model" or not (setting or limit):
             raise LimitsError(
-                f'--set "{item}": the lab takes model.budget.NAME=VALUE and '
-                "model.price.NAME=VALUE only"
+                f'--set "{item}": the lab takes model.budget.NAME=VALUE, '
+                f"model.price.NAME=VALUE and model.NAME=VALUE for {', '.join(SETTINGS)}"
             )
         if price is not None and parts[1] == "price":
             raise LimitsError(f'--set "{item}": the price table (--prices) gives model.price')
-        raw.setdefault(parts[1], {})[parts[2]] = yaml.safe_load(value)
+        if setting:
+            raw[parts[1]] = yaml.safe_load(value)
+        else:
+            raw.setdefault(parts[1], {})[parts[2]] = yaml.safe_load(value)
     try:
         return ModelConfig.model_validate(raw)
     except ValidationError as exc:

@@ -12,7 +12,7 @@ from simulacra.lab.front import PageMeta, SkillMeta
 from simulacra.lab.library import Library
 from simulacra.lab.lint import script_problem
 from simulacra.lab.prompts import CONSOLIDATE, PageDraft, SkillDraft
-from simulacra.lab.views import consolidate_view
+from simulacra.lab.views import Evidence, consolidate_view, tail
 from simulacra.runlog.events import EventSink, LabMemory
 
 
@@ -36,15 +36,57 @@ async def consolidate(
         episode.report,
         library.skills(),
         [p.name for p in library.pages()],
+        evidence(episode, library),
     )
     answer = await agent.ask(CONSOLIDATE, view)
     changed = []
     source = str(episode.folder.relative_to(library.root))
     if answer.skill is not None and answer.action.value in ("new_skill", "both"):
-        changed += _skill(library, answer.skill, source, answer.reason, sink)
+        if not episode.accepted:  # a rejected episode proves no procedure; a page may say why
+            library.append_log(f"consolidation refused skill {answer.skill.name}: rejected")
+            library.commit(f"log: refused skill {answer.skill.name}")
+        else:
+            changed += _skill(library, answer.skill, source, answer.reason, sink)
     if answer.page is not None and answer.action.value in ("new_page", "both"):
         changed += _page(library, answer.page, source, answer.reason, sink)
     return changed
+
+
+# A tool's help runs to tens of thousands of characters (sumo's 76,000): shown whole, so that
+# the options far down it (netconvert's --no-turnarounds) can be learned.
+HEAD_CHARS = 80_000
+_TEXT = (".txt", ".json", ".csv")
+
+
+def evidence(episode: Episode, library: Library) -> Evidence:
+    """The findings and feedback of every attempt, the final try's logs (their tails) and the
+    head of each delivered text output."""
+    verdicts = []
+    for number in range(1, episode.attempts + 1):
+        found = Attempt(episode.folder / f"attempt-{number}").read_json("verdicts.json") or {}
+        checker = found.get("checker") or {}
+        verdicts += [
+            f"attempt {number}, checker: {f.get('check')}: {f.get('message')}"
+            for f in checker.get("findings", [])
+        ]
+        critic = found.get("critic") or {}
+        if critic.get("decision") == "revise":
+            said = critic.get("feedback") or "; ".join(critic.get("reasons", []))
+            verdicts.append(f"attempt {number}, critic: {said}")
+    final = episode.final
+    logs = {}
+    for record in episode.commands:
+        for relative in (record.stdout, record.stderr):
+            if relative and (final / relative).is_file():
+                logs[relative] = tail((final / relative).read_text(errors="replace"))
+    outputs = [
+        (str(p.relative_to(final)), p.read_text(errors="replace")[:HEAD_CHARS])
+        for p in sorted((final / "outputs").rglob("*"))
+        if p.is_file() and p.suffix in _TEXT and not p.is_symlink()
+    ]
+    loaded = Attempt(episode.folder).read_json("retrieval.json") or {}
+    pages = [p for name in loaded.get("loaded", []) if (p := library.page(name))]
+    return Evidence(verdicts, logs, outputs, pages)
 
 
 def _skill(

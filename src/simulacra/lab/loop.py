@@ -13,12 +13,9 @@ does after every tick: it stops there, `stopped: budget`, and resumes with a rai
 from __future__ import annotations
 
 import asyncio
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-import yaml
 
 from simulacra.core.budget import BudgetStopped, Meter, logged_tally, stop
 from simulacra.embed import EmbedderConfig, build_embedder
@@ -26,16 +23,22 @@ from simulacra.errors import UserError
 from simulacra.lab.agent import Episode, LearningAgent
 from simulacra.lab.config import LabConfig, condition
 from simulacra.lab.consolidate import consolidate
+from simulacra.lab.curriculum import propose
 from simulacra.lab.library import Library
 from simulacra.lab.lint import lint
-from simulacra.lab.prompts import CURRICULUM
-from simulacra.lab.tasks import Category, Task
-from simulacra.lab.views import Coverage, curriculum_view
+from simulacra.lab.tasks import Task
 from simulacra.llm import Gateway, LanguageModel
 from simulacra.llm.config import ModelConfig
 from simulacra.llm.prompt_log import PROMPTS, PromptLog
 from simulacra.runlog import RunDir, read_events
-from simulacra.runlog.events import EventSink, LabIteration, LabLint, RunEnded, RunStarted
+from simulacra.runlog.events import (
+    EventSink,
+    LabIteration,
+    LabLint,
+    ModelCall,
+    RunEnded,
+    RunStarted,
+)
 
 
 class FrozenMemoryError(UserError):
@@ -108,12 +111,15 @@ def learn(
     if done == 0 and writer.seq == 0:
         writer.emit(started_event(model, "lab-learn", config, {"library": str(library.root)}))
     agent = agent_for(library, model, config, writer, "full", run)
+    if done:
+        calls = read_events(run.events_path, {ModelCall.KIND})
+        agent.continue_seeds(str(e.data["purpose"]) for e in calls)
     changes = 0
     paused = False
     stopped: BudgetStopped | None = None
     try:
         for number in range(done + 1, iterations + 1):
-            task = asyncio.run(_propose(agent, library, number))
+            task = asyncio.run(propose(agent, library, number))
             episode = asyncio.run(agent.solve(task, library.root / "episodes", mode="learn"))
             changed = asyncio.run(learn_from(agent, library, episode, config, writer))
             changes += len(changed)
@@ -206,34 +212,3 @@ def _maybe_lint(library: Library, config: LabConfig, sink: EventSink) -> None:
             open=[f"{f.artifact}: {f.message}" for f in report.open],
         )
     )
-
-
-async def _propose(agent: LearningAgent, library: Library, number: int) -> Task:
-    coverage, recent = _history(library)
-    skills = [s.meta.name for s in library.skills()]
-    view = curriculum_view(coverage, recent, skills)
-    proposed = await agent.ask(CURRICULUM, view)
-    return Task(
-        id=f"learn-{number:03d}-{proposed.category.value}",
-        tier=proposed.tier,
-        category=proposed.category,
-        text=proposed.text,
-        inputs={i.name: i.value for i in proposed.inputs},
-        required_outputs=[o for o in proposed.required_outputs if o.strip()],
-    )
-
-
-def _history(library: Library) -> tuple[list[Coverage], list[tuple[str, bool]]]:
-    attempted: Counter[str] = Counter()
-    accepted: Counter[str] = Counter()
-    recent: list[tuple[str, bool]] = []
-    for folder in sorted((library.root / "episodes").glob("*/task.yaml")):
-        data = yaml.safe_load(folder.read_text(encoding="utf-8")) or {}
-        attempts = sorted(folder.parent.glob("attempt-*/verdicts.json"))
-        ok = bool(attempts) and '"accepted": true' in attempts[-1].read_text(encoding="utf-8")
-        category = str(data.get("category", ""))
-        attempted[category] += 1
-        accepted[category] += ok
-        recent.append((str(data.get("text", ""))[:160], ok))
-    coverage = [Coverage(c.value, attempted[c.value], accepted[c.value]) for c in Category]
-    return coverage, recent[-5:]

@@ -1,8 +1,9 @@
 """The lab's prompts, each with its output model and declared fallback.
 
-Five purposes: `lab.curriculum` (the next task), `lab.select` (which retrieved candidates to
-load in full), `lab.act` (scripts and commands), `lab.report` (what was done, with claims),
-`lab.critic` (a verdict in a fresh context) and `lab.consolidate` (what memory to write).
+The purposes: `lab.curriculum` (the next task), `lab.select` (which retrieved candidates to
+load in full), `lab.act` (the next step of the action loop), `lab.report` (what was done,
+with claims), `lab.critic` (a verdict in a fresh context), `lab.judge` (a free-text task's
+verdict from its record alone) and `lab.consolidate` (what memory to write).
 Categorical answers are enums in the models, so constrained decoding enforces them.
 """
 
@@ -104,16 +105,36 @@ class ScriptFile(BaseModel):
     content: Annotated[str, MaxChars(8000)]
 
 
-class ActionPlan(BaseModel):
-    """Scripts to write, then shell commands to run in order in the attempt folder."""
+class StepKind(StrEnum):
+    run = "run"  # run one shell command in the attempt folder and see its output
+    write = "write"  # write one file (a script under scripts/, or an input under outputs/)
+    done = "done"  # every required output is made: end the loop
+
+
+class Step(BaseModel):
+    """One step of the action loop: run a command, write a file, or say it is done. The
+    harness runs it and shows its output before the next step is asked for."""
 
     model_config = ConfigDict(extra="forbid")
 
-    scripts: list[ScriptFile] = Field(default_factory=list, max_length=8)
-    commands: list[Line] = Field(default_factory=list, max_length=12)
+    action: StepKind
+    command: Line = Field(default="", description="for run: one bash command line")
+    path: Annotated[str, MaxChars(120)] = Field(
+        default="", description="for write: a path under scripts/ or outputs/"
+    )
+    content: Annotated[str, MaxChars(8000)] = Field(default="", description="for write")
+    note: Annotated[str, MaxChars(300)] = Field(default="", description="why this step")
+
+    @model_validator(mode="after")
+    def _complete(self) -> Step:
+        if self.action is StepKind.run and not self.command.strip():
+            raise ValueError("a run step needs its command")
+        if self.action is StepKind.write and not self.path.strip():
+            raise ValueError("a write step needs its path")
+        return self
 
 
-ACT_FALLBACK = ActionPlan()
+ACT_FALLBACK = Step(action=StepKind.done, note="(fallback: no valid step)")
 REPORT_FALLBACK = Report(summary="(fallback: no valid report)", success=False)
 
 
@@ -130,9 +151,25 @@ class CriticVerdict(BaseModel):
     feedback: Annotated[str, MaxChars(600)] = Field(
         default="", description="what the next attempt must do differently"
     )
+    rerun: bool = Field(
+        default=False,
+        description="ask the harness to replay the recorded commands before deciding",
+    )
 
 
 CRITIC_FALLBACK = CriticVerdict(decision=Decision.revise, reasons=["(fallback: no verdict)"])
+
+
+class JudgeVerdict(BaseModel):
+    """A context-free judge's verdict on an episode, from its record alone."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    passed: bool
+    reasons: list[Annotated[str, MaxChars(200)]] = Field(default_factory=list, max_length=6)
+
+
+JUDGE_FALLBACK = JudgeVerdict(passed=False, reasons=["(fallback: no verdict)"])
 
 
 class MemoryAction(StrEnum):
@@ -183,20 +220,27 @@ CONSOLIDATE_FALLBACK = Consolidation(action=MemoryAction.none, reason="(fallback
 
 CURRICULUM_SYSTEM = """\
 You propose the next task for an agent that is learning to use the SUMO traffic simulator.
-Prefer novel tasks, areas of the workflow with little coverage, and a difficulty (tier 1-4) one \
-step above what the agent already does reliably. Missing memory does not show that SUMO lacks \
-a capability: set sumo_lacks_capability only with evidence. Answer with one JSON object."""
+Prefer novel tasks, stages of the workflow and tools of the installed SUMO with little \
+coverage, and a difficulty (tier 1-4) one step above what the agent already does reliably. \
+Establish a capability (run the tool, read its --help) before a task assumes it; learn from \
+why episodes failed. Missing memory does not show that SUMO lacks a capability: set \
+sumo_lacks_capability only with evidence. Required outputs are paths under outputs/; never \
+repeat a task. Answer with one JSON object."""
 
 SELECT_SYSTEM = """\
 You choose which skills and pages to load in full for a SUMO task, from their metadata. \
 Load only what the task needs (at most 10). Answer with one JSON object: {"load": [names]}."""
 
 ACT_SYSTEM = """\
-You solve a SUMO traffic-simulation task by writing scripts and shell commands. Commands run \
-with bash in the attempt folder, offline, with SUMO's tools on the PATH (sumo, netgenerate, \
-duarouter; $SUMO_HOME/tools has randomTrips.py) and python with sumolib. Loaded skills are \
-copied into skills/<name>/; their usage lines show how to call them. Write every artifact \
-under outputs/. Answer with one JSON object: {"scripts": [...], "commands": [...]}."""
+You solve a SUMO traffic-simulation task one step at a time. Each step either runs one bash \
+command in the attempt folder (offline, with SUMO's tools on the PATH: sumo, netgenerate, \
+netconvert, duarouter, od2trips; $SUMO_HOME/tools has randomTrips.py and routeSampler.py; \
+python with sumolib and traci), or writes one file under scripts/ or outputs/, or says done. \
+You see each step's exit code and output before the next: read a given file or a tool's \
+--help first when you need to, and fix what fails. Loaded skills are copied into \
+skills/<name>/; their usage lines show how to call them. Write every artifact under outputs/. \
+Say done only when every required output exists. Answer with one JSON object: \
+{"action": "run"|"write"|"done", "command", "path", "content", "note"}."""
 
 REPORT_SYSTEM = """\
 You report on a SUMO task you ran. State whether every required output was produced, and \
@@ -211,17 +255,27 @@ did every command succeed, does every required output exist, do the report's cla
 from the artifacts, are there silent failures (no vehicles, teleports, unrouted trips)? \
 Answer with one JSON object: {"decision": "accept" or "revise", "reasons", "feedback"}."""
 
+JUDGE_SYSTEM = """\
+You are an independent judge of a finished SUMO traffic-simulation task. You see only its \
+record: the task as given, the commands that ran, the outputs' contents and the report. \
+Decide whether the task as written was done: every part it asks for delivered, the numbers \
+reported backed by the outputs, no silent failure. Do not trust the report's own success. \
+Answer with one JSON object: {"passed": true or false, "reasons": [...]}."""
+
 CONSOLIDATE_SYSTEM = """\
 You maintain the memory of an agent that learns SUMO. Write a new skill (instructions plus \
-scripts that run) or a page of knowledge only when the episode gives reusable evidence that \
-memory lacks; otherwise answer "none". Name in `supersedes` what the new one makes \
+scripts that run, its parameters general, not this episode's values) or a page of knowledge \
+only when the episode gives reusable evidence that memory lacks; otherwise answer "none". A \
+rejected episode proves no procedure: write no skill, but a page of what failed and why, from \
+the findings, the critic's feedback and the logs. Name in `supersedes` what the new one makes \
 redundant. Answer with one JSON object."""
 
 CURRICULUM = Prompt("lab.curriculum", CURRICULUM_SYSTEM, ProposedTask, CURRICULUM_FALLBACK, 1500)
 SELECT = Prompt("lab.select", SELECT_SYSTEM, Selection, SELECT_FALLBACK, 200)
-ACT = Prompt("lab.act", ACT_SYSTEM, ActionPlan, ACT_FALLBACK, 3000)
+ACT = Prompt("lab.act", ACT_SYSTEM, Step, ACT_FALLBACK, 3000)
 REPORT = Prompt("lab.report", REPORT_SYSTEM, Report, REPORT_FALLBACK, 1500)
 CRITIC = Prompt("lab.critic", CRITIC_SYSTEM, CriticVerdict, CRITIC_FALLBACK, 600)
+JUDGE = Prompt("lab.judge", JUDGE_SYSTEM, JudgeVerdict, JUDGE_FALLBACK, 600)
 CONSOLIDATE = Prompt(
     "lab.consolidate", CONSOLIDATE_SYSTEM, Consolidation, CONSOLIDATE_FALLBACK, 1500
 )

@@ -29,6 +29,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from simulacra.lab.observe import Process
 from simulacra.lab.sandbox import Sandbox, SandboxLimits
 
 GENESIS = "0" * 64
@@ -51,6 +52,7 @@ class HarnessRecord(BaseModel):
     what: str
     files: dict[str, str] = Field(default_factory=dict)
     limits: SandboxLimits | None = None  # on the first entry: what every command ran under
+    task: str | None = None  # on the first entry: the digest of the episode's task.yaml
 
 
 class CommandRecord(BaseModel):
@@ -72,6 +74,12 @@ class CommandRecord(BaseModel):
     created: dict[str, str] = Field(default_factory=dict)
     changed: dict[str, str] = Field(default_factory=dict)
     removed: list[str] = Field(default_factory=list)
+    # Seen from outside the sandbox while it ran (`observe`): the processes, and the kernel's
+    # account of each file written, created, moved or deleted. `observed` is False where the
+    # account is incomplete (an older record, or the kernel's queue overflowed).
+    processes: list[Process] = Field(default_factory=list)
+    writes: dict[str, list[str]] = Field(default_factory=dict)
+    observed: bool = False
 
     @property
     def ok(self) -> bool:
@@ -170,6 +178,11 @@ class Record:
             return first.limits
         return SandboxLimits()
 
+    def task_digest(self) -> str | None:
+        """The digest of the episode's task.yaml when the harness created the attempt."""
+        first = next(iter(self.entries()), None)
+        return first.task if isinstance(first, HarnessRecord) else None
+
     def copies(self, entry: HarnessRecord) -> Path:
         """The folder holding the copies of what the harness wrote at `entry`."""
         return self.folder / "files" / str(entry.seq)
@@ -210,14 +223,22 @@ class Recorder:
         self._seq = 0
         self._prev = GENESIS
         self._state = snapshot(self.attempt)
-        self.note("attempt created", limits=self.sandbox.limits)
+        task = self.attempt.parent / "task.yaml"
+        self.note(
+            "attempt created",
+            limits=self.sandbox.limits,
+            task=digest_file(task) if task.is_file() else None,
+        )
 
-    def note(self, what: str, *, limits: SandboxLimits | None = None) -> HarnessRecord:
+    def note(
+        self, what: str, *, limits: SandboxLimits | None = None, task: str | None = None
+    ) -> HarnessRecord:
         """Record what the harness has just written into the attempt, with copies."""
         after = snapshot(self.attempt)
         files = {p: d for p, d in after.items() if self._state.get(p) != d}
-        entry = HarnessRecord(seq=self._seq + 1, prev=self._prev, what=what, files=files)
-        entry.limits = limits
+        entry = HarnessRecord(
+            seq=self._seq + 1, prev=self._prev, what=what, files=files, limits=limits, task=task
+        )
         copies = self.record.copies(entry)
         for relative in files:
             target = copies / relative
@@ -248,6 +269,9 @@ class Recorder:
             created={p: d for p, d in after.items() if p not in before},
             changed={p: d for p, d in after.items() if p in before and before[p] != d},
             removed=sorted(p for p in before if p not in after),
+            processes=list(result.processes),
+            writes=result.writes,
+            observed=result.writes_complete,
         )
         self._append(entry)
         self._state = after

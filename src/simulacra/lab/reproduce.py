@@ -8,8 +8,12 @@ Two reruns, both in the sandbox under the limits the attempt ran with:
 - The SUMO rerun (grounding): every delivered file that a SUMO tool wrote names the tool and
   its configuration in its header, and the verifier runs that tool itself on that
   configuration, on the attempt's own inputs, and compares. A file of a kind only SUMO writes
-  (a network, a simulation output) without a SUMO header is not SUMO's work. Runs steered
-  through TraCI depend on the script that steered them: the replay checks those.
+  (a network, a simulation output) without a SUMO header is not SUMO's work.
+- A run steered through TraCI depends on the script that steered it, so SUMO cannot rerun it
+  alone. Its output is accepted only where the record shows, from outside the sandbox, the
+  command that made it running a SUMO process on the port its header names, holding the file
+  open for writing, and nothing but SUMO writing it (`steering_problem`); the replay reruns
+  that command and must show the same of its own copy.
 
 "The same" is `artifacts.agree`: identical bytes, SUMO's generation times and wall-clock
 figures aside, within one unit of the last decimal for SUMO's files when bytes differ.
@@ -25,7 +29,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from simulacra.lab.artifacts import SUMO_ONLY, SumoHeader, agree, sumo_header, xml_root
+from simulacra.lab.artifacts import SumoHeader, agree, sumo_header, sumo_shape, xml_root
+from simulacra.lab.observe import SIMULATORS, Process
 from simulacra.lab.record import (
     UNWALKED,
     CommandRecord,
@@ -33,7 +38,7 @@ from simulacra.lab.record import (
     Record,
     snapshot,
 )
-from simulacra.lab.sandbox import Sandbox, SandboxLimits, sumo_home
+from simulacra.lab.sandbox import CommandResult, Sandbox, SandboxLimits, sumo_home
 
 SUMO_BINARIES = frozenset(
     {
@@ -66,6 +71,7 @@ class Reproduction:
     differences: list[Difference] = field(default_factory=list)
     agreed: dict[str, str] = field(default_factory=dict)  # path -> how it agreed
     reran: list[str] = field(default_factory=list)  # the SUMO tools the verifier ran
+    replayed: dict[int, CommandResult] = field(default_factory=dict)  # by the record's seq
 
     @property
     def passed(self) -> bool:
@@ -133,6 +139,7 @@ def _replay(
             continue
         name = Path(entry.stdout).stem or f"replay-{entry.seq}"
         rerun = sandbox.run(entry.command, name=name)
+        result.replayed[entry.seq] = rerun
         timing = any(t in (entry.stopped or "") for t in _TIMING)
         if rerun.ok != entry.ok and not timing:
             said = "succeeded" if entry.ok else f"failed ({entry.stopped or entry.exit_code})"
@@ -159,27 +166,98 @@ def _rerun_sumo(
         file = attempt / path
         header = sumo_header(file)
         if header is None:
-            root = xml_root(file)
-            if root in SUMO_ONLY:
+            shape = sumo_shape(file)
+            if shape is not None:
                 result.differences.append(
-                    Difference(path, f"a SUMO <{root}> file that no SUMO tool wrote (no header)")
+                    Difference(path, f"a SUMO file ({shape}) that no SUMO tool wrote (no header)")
                 )
             continue
         producer = producers.get(path)
         given = isinstance(producer, HarnessRecord) and producer.files.get(path) == digests[path]
-        if given or header.controlled:
-            continue  # a task's own file; or a TraCI run, which the replay checks
+        if given:
+            continue  # a task's own file
+        if header.controlled:
+            _steered(path, header, producer, result)
+            continue
         groups.setdefault(header, []).append(path)
     for header, members in groups.items():
         command = _tool_command(header)
         if command is None:
             for path in members:
-                if xml_root(attempt / path) in SUMO_ONLY:
+                if sumo_shape(attempt / path) is not None:
                     result.differences.append(
                         Difference(path, f"written by {header.tool}, which is not a SUMO tool")
                     )
             continue
         _rerun(attempt, header, command, members, limits, result)
+
+
+def _steered(
+    path: str,
+    header: SumoHeader,
+    producer: HarnessRecord | CommandRecord | None,
+    result: Reproduction,
+) -> None:
+    """A TraCI run's output: the record's evidence for it, then the replay's for its copy."""
+    if not isinstance(producer, CommandRecord):
+        result.differences.append(
+            Difference(path, "its header claims a TraCI-steered SUMO run, but no command wrote it")
+        )
+        return
+    problem = steering_problem(
+        path, header, producer.processes, producer.writes, complete=producer.observed
+    )
+    rerun = result.replayed.get(producer.seq)
+    copy = sumo_header(result.folder / path)
+    if problem is None and (rerun is None or copy is None or not copy.controlled):
+        problem = "the replay of the command that steered SUMO did not steer it again"
+    elif problem is None and rerun is not None and copy is not None:
+        again = steering_problem(
+            path, copy, rerun.processes, rerun.writes, complete=rerun.writes_complete
+        )
+        problem = None if again is None else f"on the replay: {again}"
+    if problem is not None:
+        result.differences.append(Difference(path, problem))
+        return
+    earlier = result.agreed.get(path, "")
+    result.agreed[path] = f"{earlier}; SUMO steered through TraCI, seen in the record".lstrip("; ")
+
+
+def steering_problem(
+    path: str,
+    header: SumoHeader,
+    processes: Sequence[Process],
+    writes: dict[str, list[str]],
+    *,
+    complete: bool,
+) -> str | None:
+    """Why the command did not make `path` by steering SUMO as its header says, or None: a
+    SUMO process listening on the header's port ran and held the file open for writing, and
+    only SUMO processes wrote it: after an optional creation, the kernel saw as many writers
+    (openings not closed unwritten, and closes after writing) as SUMO processes that held it,
+    and no move or deletion."""
+    port = header.port
+    if port is None:
+        return "its header claims TraCI control but names no port"
+    if not complete:
+        return "the record holds no complete account of what the command that made it ran"
+    steered = [p for p in processes if p.name in SIMULATORS and p.option("remote-port") == port]
+    if not steered:
+        return (
+            f"its header claims a SUMO run steered through TraCI on port {port}, but the "
+            "command that made it ran no SUMO process on that port"
+        )
+    if not any(path in p.writing for p in steered):
+        return f"the SUMO process on port {port} did not hold it open for writing"
+    holders = sum(path in p.writing for p in processes if p.name in SIMULATORS)
+    events = writes.get(path, [])
+    rest = events[1:] if events[:1] == ["created"] else events
+    writers = rest.count("opened") - rest.count("read")
+    moved = {"created", "moved in", "moved away", "deleted"} & set(rest)
+    if moved or writers != holders or rest.count("written") != holders:
+        seen = ", ".join(events) or "nothing"
+        return f"something besides SUMO wrote it: the command's events on it were {seen}"
+    return None
 
 
 def _tool_command(header: SumoHeader) -> str | None:

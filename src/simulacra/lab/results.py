@@ -41,6 +41,28 @@ def write_results(
     (out / "report.html").write_text(html, encoding="utf-8")
 
 
+def gains(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each task the seed condition did not verify and another condition did: the conditions
+    and the learned items (not in the seed) that the verified runs used."""
+    found = []
+    seeds = {(r["suite"], r["task"]): r["verified"] for r in rows if r["condition"] == "seed"}
+    for (suite, task), verified in seeds.items():
+        if verified:
+            continue
+        wins = [r for r in rows if (r["suite"], r["task"]) == (suite, task) and r["verified"]]
+        if wins:
+            learned = [n for r in wins for n in r.get("learned_used", "").split("; ") if n]
+            found.append(
+                {
+                    "suite": suite,
+                    "task": task,
+                    "conditions": [r["condition"] for r in wins],
+                    "learned": list(dict.fromkeys(learned)),
+                }
+            )
+    return found
+
+
 def _median(values: Sequence[float]) -> float | None:
     return round(statistics.median(values), 4) if values else None
 
@@ -169,6 +191,20 @@ def report_html(
         ablation = ablation_table(conditions)
         if ablation:
             parts.append(f"<h3>Memory ablation on {escape(suite)} (verified tasks)</h3>{ablation}")
+    found = gains(rows)
+    if found:
+        lines = "".join(
+            f"<tr><td>{escape(g['suite'])}</td><td>{escape(g['task'])}</td>"
+            f"<td>{escape(', '.join(g['conditions']))}</td>"
+            f"<td>{escape(', '.join(g['learned']) or '(nothing learned was used)')}</td></tr>"
+            for g in found
+        )
+        parts.append(
+            "<h2>Gains over the seed</h2><p>Tasks verified with the learned library that the "
+            "seed library did not verify, and the learned skills and pages their final "
+            "commands ran.</p><table><tr><th>suite</th><th>task</th><th>verified under</th>"
+            f"<th>learned items used</th></tr>{lines}</table>"
+        )
     parts.append("<h2>Success at budget</h2>" + _curves(rows))
     columns = list(rows[0]) if rows else []
     cells = "".join(

@@ -24,12 +24,13 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from simulacra.errors import UserError
+from simulacra.lab.observe import POLL_S, Process, Processes, Writes
 
 _PRIVATE_TMP = (Path("/tmp"), Path("/var/tmp"))  # each an empty tmpfs inside the sandbox
 INSTALL_HINT = (
@@ -65,6 +66,9 @@ class CommandResult:
     stdout: Path
     stderr: Path
     stopped: str | None = None
+    processes: tuple[Process, ...] = ()  # as seen from outside the sandbox (`observe`)
+    writes: dict[str, list[str]] = field(default_factory=dict)  # path -> kernel events
+    writes_complete: bool = True  # False when the kernel's event queue overflowed
 
     @property
     def ok(self) -> bool:
@@ -117,6 +121,7 @@ class Sandbox:
         if self.as_root:
             self._hand_over()
         argv = self._argv(command, writable=writable, pythonpath=pythonpath)
+        writes = Writes(self.root)
         started = time.perf_counter()
         stopped: str | None = None
         with stdout.open("wb") as out, stderr.open("wb") as err:
@@ -129,19 +134,36 @@ class Sandbox:
                 env=self._env(pythonpath),
                 start_new_session=True,
             )
-            try:
-                code = process.wait(timeout=self.limits.wall_s)
-            except subprocess.TimeoutExpired:
-                # Killing bwrap kills PID 1 of the sandbox, and with it every process inside.
-                os.killpg(process.pid, signal.SIGKILL)
-                code = process.wait()
-                stopped = f"wall-clock limit of {self.limits.wall_s:g} s"
+            seen = Processes(process.pid, self.root)
+            code = None
+            while code is None:
+                seen.poll()
+                writes.poll()
+                try:
+                    code = process.wait(timeout=POLL_S)
+                except subprocess.TimeoutExpired:
+                    if time.perf_counter() - started > self.limits.wall_s:
+                        # Killing bwrap kills PID 1 of the sandbox, and every process inside.
+                        os.killpg(process.pid, signal.SIGKILL)
+                        code = process.wait()
+                        stopped = f"wall-clock limit of {self.limits.wall_s:g} s"
         duration = time.perf_counter() - started
+        events = writes.close()
         if stopped is None:
             stopped = _limit_signal(code, self.limits)
         if code < 0:
             code = 128 - code
-        return CommandResult(command, code, duration, stdout, stderr, stopped)
+        return CommandResult(
+            command,
+            code,
+            duration,
+            stdout,
+            stderr,
+            stopped,
+            tuple(seen.processes()),
+            events,
+            not writes.overflowed,
+        )
 
     def _hand_over(self) -> None:
         """Give the attempt folder to the sandbox's uid, except logs/, which stays ours."""

@@ -5,6 +5,10 @@ checker does (`checker`), reproducing it into a folder of its own (the recorded 
 replayed, SUMO's tools rerun on the configurations the outputs name) and recomputing the
 report's claims from the reproduction; then it runs the task's verify.py, read-only and in
 the sandbox, on the reproduced attempt: the figures it checks are the reproduced ones.
+
+A free-text task has no verify.py: its reproduction-based verdict is the whole check with the
+outputs its text names required, and it applies only where the text names some (the judge's
+verdict, `LearningAgent.judge`, is reported beside it).
 """
 
 from __future__ import annotations
@@ -31,17 +35,20 @@ class Verification(BaseModel):
 
 def verify(suite_task: SuiteTask, attempt: Path) -> Verification:
     task = suite_task.task
+    named = task.checkable()
     with tempfile.TemporaryDirectory(prefix="simulacra-verify-") as name:
         replay = Path(name)
-        check = check_attempt(
-            attempt, task.required_outputs, given=task.given(), replay_into=replay
-        )
+        check = check_attempt(attempt, named, given=task.given(), replay_into=replay)
         if not check.passed:
             failed = [
                 {"check": f.check, "passed": False, "detail": f.message} for f in check.findings
             ]
             return Verification(passed=False, checks=failed)
-        verdict = run_verify(suite_task, replay)
+        if suite_task.verifier is None:
+            missing = None if named else "the task's text names no output to check"
+            verdict = Verification(passed=bool(named), error=missing)
+        else:
+            verdict = run_verify(suite_task, replay)
     checks = [{"check": "reproduces", "passed": True, "detail": check.reproduced}, *verdict.checks]
     return verdict.model_copy(update={"checks": checks})
 

@@ -120,8 +120,23 @@ def plan_steps(
     present: set[str],
     inputs: Mapping[str, str],
 ) -> list[Producer]:
-    """Producers in run order that make `required`; an output none makes is left out."""
+    """Producers in run order that make `required`; an output none makes is left out. A
+    learned pipeline runs several steps in one command, so nothing can run between them: when
+    another chosen producer reads one of its outputs (a signal program made from its network,
+    which its own simulation step should have loaded), the plan is made again without it."""
     usable = [p for p in producers if applies(p, inputs)]
+    while True:
+        chosen = _choose(usable, required, present)
+        read = {i for p in chosen for i in p.inputs}
+        inside = [p for p in chosen if p.name.startswith("pipeline-") and set(p.outputs) & read]
+        if not inside:
+            return sorted(dict.fromkeys(chosen), key=lambda p: _stage(p, chosen))
+        usable = [p for p in usable if p not in inside]
+
+
+def _choose(
+    usable: Sequence[Producer], required: Sequence[str], present: set[str]
+) -> list[Producer]:
     chosen: list[Producer] = []
     need = [r for r in required if r not in present]
     made = set(present)
@@ -145,7 +160,7 @@ def plan_steps(
         chosen.append(best)
         made |= set(best.outputs)
         need += [i for i in best.inputs if i.startswith("outputs/") and i not in made]
-    return sorted(dict.fromkeys(chosen), key=lambda p: _stage(p, chosen))
+    return chosen
 
 
 def _stage(producer: Producer, chosen: list[Producer]) -> tuple[int, int]:

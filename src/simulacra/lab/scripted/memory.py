@@ -1,4 +1,7 @@
-"""What the scripted policy writes to memory from an accepted episode.
+"""What the scripted policy writes to memory from an episode.
+
+- From a rejected one, a page of what failed and why, never a skill; from a tool's help, a
+  page of its options; from a call composed from such a page, a skill (`tool_memory`).
 
 - A pipeline skill: when three or more skills ran in a chain that no skill covers, a script
   that runs their usage lines in order (procedural memory).
@@ -33,6 +36,7 @@ from simulacra.lab.scripted.chains import (
     skills,
     user,
 )
+from simulacra.lab.scripted.tool_memory import established, failed, used
 from simulacra.llm import Request
 
 _SKILL_RUN = re.compile(r"skills/([a-z0-9-]+)/")
@@ -42,7 +46,27 @@ _PLAIN = re.compile(r"[\w$@%+=:,./{}-]+")
 def consolidate(request: Request) -> Consolidation:
     text = user(request)
     if "accepted" not in section(text, "Verdict"):
-        return Consolidation(action=MemoryAction.none, reason="a rejected episode: nothing proven")
+        lesson = failed(text)
+        return Consolidation(
+            action=MemoryAction.new_page,
+            page=lesson,
+            reason=f"a rejected episode: what failed and why ({lesson.summary[:200]})",
+        )
+    options = established(text)
+    if options is not None:
+        return Consolidation(
+            action=MemoryAction.new_page,
+            page=options,
+            reason=f"a tool's options, established from its help ({options.title})",
+        )
+    use = used(text)
+    if use is not None:
+        return Consolidation(
+            action=MemoryAction.both,
+            skill=use[0],
+            page=use[1],
+            reason=f"a call composed from {use[1].name} succeeded: a skill wraps it",
+        )
     skill = _pipeline(text)
     page = _tool_page(text)
     action = {
@@ -173,7 +197,10 @@ def _tool_page(text: str) -> PageDraft | None:
     inputs = inputs_of(text)
     for skill_name, line in _echoed(section(text, "Tool calls the commands echoed")):
         skill = used.get(skill_name)
-        if skill is not None:  # a skill run inside a pipeline declares nothing here: skip it
+        # A skill that wraps a tool has the tool's options page already.
+        if skill is not None and not skill_name.startswith(
+            "use-"
+        ):  # a skill run inside a pipeline declares nothing here: skip it
             page = _describe(skill, line, inputs)
             if page.name not in known:
                 return page

@@ -1,0 +1,306 @@
+"""Derived files must agree with the SUMO outputs they summarise.
+
+A script can write any number into a metrics.json, and a replay reruns the same script; so a
+figure in a derived file (a JSON, YAML or CSV the attempt delivers, or a `name: value` line of
+its text and Markdown files) that names a quantity SUMO writes is related to the delivered
+SUMO outputs that give it; files the task gave are data, not derived. The name relates: a key or a
+column is split into words (`mean_duration_s`, `meanDuration`, `avg-travel-time`), units
+dropped (`s`, `m`, `km`, ...), an aggregate read (`mean`, `avg`, `total`, `max`, `min`,
+`median`, `count`), and the rest matched against the attributes of SUMO's outputs, read the
+same way (`waitingTime`, `timeLoss`, `routeLength`, `meanTravelTime`), with a few synonyms
+(travel time is a trip's duration; delay is time lost).
+
+- A figure that summarises a whole output (reached through related keys, list positions and
+  numbers only: `{"mean_duration_s": 79.357}`, `{"mean_waiting_s": {"45": 12.3}}`) must be
+  that aggregate of the attribute over the elements of some delivered SUMO output, one of its
+  values (where no aggregate is named), a number of a SUMO configuration, or a number of the
+  task; rounded as the file writes it, or within 0.05%.
+- A figure under a grouping key of the attempt's own (`{"mean_duration_s": {"truck": 91.2}}`)
+  summarises a subset: it must lie within the attribute's range (a sum or a count within the
+  whole one).
+- A figure whose name relates to no attribute is not judged here (its claims are).
+
+A figure that names a quantity no delivered SUMO output gives is refused: derived from
+nothing the attempt can show.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from simulacra.lab.artifacts import sumo_header
+from simulacra.lab.claims import AGGREGATE_ABSOLUTE, AGGREGATE_RELATIVE, number
+
+_AGGREGATES = {
+    "mean": "mean", "avg": "mean", "average": "mean", "total": "sum", "sum": "sum",
+    "max": "max", "maximum": "max", "peak": "max", "min": "min", "minimum": "min",
+    "median": "median", "count": "count", "number": "count", "num": "count", "n": "count",
+}  # fmt: skip
+_UNITS = frozenset(
+    {"s", "sec", "secs", "second", "seconds", "m", "km", "h", "kmh", "ms", "mps", "per",
+     "pct", "percent", "veh", "vehs", "g", "kg", "mg", "l", "ml", "of", "in"}
+)  # fmt: skip
+_FILLERS = frozenset({"trip", "vehicle", "per", "the", "of", "value", "time"})
+_SYNONYMS = {
+    "traveltime": "duration", "triptime": "duration", "travel": "duration",
+    "travelduration": "duration", "delay": "timeloss", "lost": "timeloss", "loss": "timeloss",
+    "timelost": "timeloss", "distance": "routelength", "waiting": "waitingtime",
+    "wait": "waitingtime", "waittime": "waitingtime", "length": "routelength",
+}  # fmt: skip
+_WRAPPERS = frozenset(
+    {"metrics", "results", "result", "summary", "stats", "statistics", "overall", "all",
+     "totals", "values", "data", "output", "outputs"}
+)  # fmt: skip
+_LINE = re.compile(
+    r"^[\s*#>-]*(?P<name>[A-Za-z][\w .()/-]{0,60}?)\s*[:=]\s*\**(?P<value>-?\d+(?:\.\d+)?)\b",
+    re.M,
+)
+_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+
+
+def words(name: str) -> list[str]:
+    """`meanTravelTime`, `mean_travel_time_s` and `mean-travel-time` alike, in lower case."""
+    return [w.lower() for w in _WORDS.findall(name)]
+
+
+def quantity(name: str) -> tuple[str, str | None]:
+    """The quantity a name states and the aggregate it names: `mean_duration_s` is
+    ("duration", "mean"); `meanTravelTime` is ("traveltime", "mean")."""
+    parts = words(name)
+    aggregate = next((_AGGREGATES[w] for w in parts if w in _AGGREGATES), None)
+    rest = [w for w in parts if w not in _AGGREGATES and w not in _UNITS]
+    return "".join(rest), aggregate
+
+
+def _names(what: str, name: str) -> set[str]:
+    """The quantities a name may mean: as read, through a synonym, and without the filler
+    words (`mean_trip_duration_s` is a duration; `avg_vehicle_speed` a speed)."""
+    parts = [w for w in words(name) if w not in _AGGREGATES and w not in _UNITS]
+    bare = "".join(w for w in parts if w not in _FILLERS)
+    found = {what, bare}
+    return {n for n in found if n} | {_SYNONYMS[n] for n in found if n in _SYNONYMS}
+
+
+@dataclass
+class Series:
+    """The values of one attribute over one output's elements of one tag."""
+
+    where: str  # "duration of <tripinfo> in outputs/tripinfo.xml"
+    values: list[float] = field(default_factory=list)
+
+    def aggregates(self) -> dict[str, float]:
+        values = sorted(self.values)
+        n = len(values)
+        middle = values[n // 2] if n % 2 else (values[n // 2 - 1] + values[n // 2]) / 2
+        return {
+            "mean": math.fsum(values) / n,
+            "sum": math.fsum(values),
+            "max": values[-1],
+            "min": values[0],
+            "median": middle,
+            "count": float(n),
+        }
+
+
+@dataclass
+class Catalogue:
+    """What the delivered SUMO outputs give: quantity -> series, and their settings' numbers."""
+
+    series: dict[str, list[Series]] = field(default_factory=dict)
+    settings: set[float] = field(default_factory=set)
+
+    def related(self, name: str) -> tuple[list[Series], str | None] | None:
+        """The series a name relates to and its aggregate; None when it relates to none."""
+        what, aggregate = quantity(name)
+        if not what:
+            return None
+        names = _names(what, name)
+        found = [s for n in names for s in self.series.get(n, [])]
+        return (found, aggregate) if found or names & _KNOWN else None
+
+
+# Quantities SUMO's outputs give, so that a figure about one is judged even where no
+# delivered output gives it (then it is derived from nothing).
+_KNOWN = frozenset(
+    {"duration", "waitingtime", "timeloss", "routelength", "departdelay", "traveltime",
+     "speed", "occupancy", "density", "entered", "left", "halting", "arrived", "inserted",
+     "teleports", "co2abs", "fuelabs", "noxabs", "flow", "nvehcontrib"}
+)  # fmt: skip
+
+
+def catalogue(root: Path, paths: Sequence[str]) -> Catalogue:
+    """The series of every delivered file that a SUMO tool wrote (its header says so)."""
+    found = Catalogue()
+    for path in paths:
+        file = root / path
+        header = sumo_header(file)
+        if header is None or not path.endswith(".xml"):
+            continue
+        found.settings |= {v for t in re.findall(r'value="([^"]*)"', header.config)
+                           if (v := number(t)) is not None}  # fmt: skip
+        groups: dict[tuple[str, str], Series] = {}
+        try:
+            for element in ET.parse(file).getroot().iter():
+                for attribute, text in element.attrib.items():
+                    value = number(text)
+                    if value is None:
+                        continue
+                    key = (str(element.tag), attribute)
+                    if key not in groups:
+                        where = f"{attribute} of <{element.tag}> in {path}"
+                        groups[key] = Series(where)
+                    groups[key].values.append(value)
+        except (ET.ParseError, OSError):
+            continue
+        for (_, attribute), series in groups.items():
+            what, _ = quantity(attribute)
+            found.series.setdefault(what, []).append(series)
+    return found
+
+
+def derived_problems(
+    root: Path, paths: Sequence[str], given: Sequence[str], *, sources: Sequence[str] = ()
+) -> list[str]:
+    """Why the figures of the derived files among `paths` disagree with the SUMO outputs
+    among `sources` (default: `paths`) that they name."""
+    sumo = catalogue(root, sources or paths)
+    extra = {v for text in given for t in re.findall(r"-?\d+(?:\.\d+)?", text)
+             if (v := number(t)) is not None} | sumo.settings  # fmt: skip
+    problems = []
+    for path in paths:
+        file = root / path
+        if path.endswith(".json"):
+            figures = _json_figures(file)
+        elif path.endswith((".yaml", ".yml")):
+            figures = _yaml_figures(file)
+        elif path.endswith(".csv"):
+            figures = _csv_figures(file)
+        elif path.endswith((".txt", ".md")):
+            figures = _text_figures(file)
+        else:
+            continue
+        for keys, value, written in figures:
+            named = [(k, r) for k in keys if (r := sumo.related(k)) is not None]
+            if not named:
+                continue
+            name, related = named[-1]
+            # Any other name on the way is a group of the attempt's own (a vehicle type, a
+            # scenario), unless it is a number of the task's (a cycle) or a mere wrapper.
+            grouped = any(
+                number(k) is None and k != name and k.lower() not in _WRAPPERS for k in keys
+            )
+            problem = _judge(name, value, written, grouped, related, extra)
+            if problem is not None:
+                problems.append(f"{path}: {problem}")
+                if len(problems) >= 5:
+                    return problems
+    return problems
+
+
+def _judge(
+    name: str,
+    value: float,
+    written: str,
+    grouped: bool,
+    related: tuple[list[Series], str | None],
+    extra: set[float],
+) -> str | None:
+    series, aggregate = related
+    if not series:
+        return f"{name} = {written}, but no delivered SUMO output gives {quantity(name)[0]}"
+    if any(_close(value, written, v) for v in extra):
+        return None
+    for s in series:
+        whole = s.aggregates()
+        if grouped:
+            if _within(value, written, aggregate, whole):
+                return None
+            continue
+        candidates = [whole[aggregate]] if aggregate else [*whole.values(), *s.values]
+        if any(_close(value, written, c) for c in candidates):
+            return None
+    named = f"the {aggregate} " if aggregate else ""
+    biggest = sorted(series, key=lambda s: -len(s.values))[:2]  # the elements, not a total
+    shown = "; ".join(
+        f"{named}{s.where} is {s.aggregates()[aggregate or 'mean']:g}" for s in biggest
+    )
+    kind = "a part of it" if grouped else "it"
+    return f"{name} = {written}, which no delivered SUMO output gives as {kind} ({shown})"
+
+
+def _close(value: float, written: str, actual: float) -> bool:
+    decimals = len(written.partition(".")[2]) if "e" not in written.lower() else 0
+    allowed = max(AGGREGATE_ABSOLUTE, AGGREGATE_RELATIVE * abs(actual), 0.5 * 10.0**-decimals)
+    return abs(value - actual) <= allowed * (1 + 1e-9)
+
+
+def _within(value: float, written: str, aggregate: str | None, whole: dict[str, float]) -> bool:
+    if aggregate == "count":
+        return 0 <= value <= whole["count"]
+    if aggregate == "sum":
+        low, high = min(0.0, whole["sum"]), max(0.0, whole["sum"])
+    else:
+        low, high = whole["min"], whole["max"]
+    return _close(value, written, low) or _close(value, written, high) or low <= value <= high
+
+
+def _json_figures(file: Path) -> Iterator[tuple[list[str], float, str]]:
+    """(the keys leading to it, value, as written) for each number of a JSON file."""
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return
+    yield from _walk(data, [])
+
+
+def _yaml_figures(file: Path) -> Iterator[tuple[list[str], float, str]]:
+    try:
+        data = yaml.safe_load(file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return
+    yield from _walk(data, [])
+
+
+def _text_figures(file: Path) -> Iterator[tuple[list[str], float, str]]:
+    """`name: value` and `name = value` lines of a text file (a units word may follow)."""
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return
+    for m in _LINE.finditer(text):
+        value = number(m["value"])
+        if value is not None:
+            yield [m["name"].strip()], value, m["value"]
+
+
+def _walk(data: object, keys: list[str]) -> Iterator[tuple[list[str], float, str]]:
+    if isinstance(data, dict):
+        for key, value in data.items():
+            yield from _walk(value, [*keys, str(key)])
+    elif isinstance(data, list):
+        for value in data:
+            yield from _walk(value, keys)
+    elif isinstance(data, int | float) and not isinstance(data, bool) and math.isfinite(data):
+        yield keys, float(data), json.dumps(data)
+
+
+def _csv_figures(file: Path) -> Iterator[tuple[list[str], float, str]]:
+    try:
+        with file.open(newline="", encoding="utf-8") as fh:
+            rows = list(csv.DictReader(fh))
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return
+    for row in rows:
+        for column, text in row.items():
+            value = number(text or "")
+            if column and value is not None:
+                yield [column], value, (text or "").strip()
