@@ -33,7 +33,7 @@ OVERFLOW = """() => [...document.querySelectorAll('#map g.place')].flatMap((g) =
     return [g.dataset.place, t.textContent, out, parseFloat(t.getAttribute('font-size'))];
   });
 })"""
-UNIT = "() => { const v = document.querySelector('#map').viewBox.baseVal; return v.width / 100; }"
+UNIT = "() => Number(document.querySelector('#map').dataset.unit)"
 
 
 @pytest.fixture(scope="module")

@@ -135,7 +135,12 @@ class Run:
         found = self.calls()
         row = found[found["seq"] == seq]
         if row.empty:
-            raise ValueError(f"{self.name}: event {seq} is no model call")
+            seqs = found["seq"].tolist()
+            near = ", ".join(str(s) for s in sorted(seqs, key=lambda s: abs(s - seq))[:3])
+            raise ValueError(
+                f"{self.name}: event {seq} is no model call"
+                + (f"; the nearest calls are events {near}" if seqs else "; the run made none")
+            )
         kept = prompt_dicts(kept_prompts(self.path), row["prompt_ref"].iloc[0])
         if kept is None:
             raise ValueError(

@@ -165,7 +165,8 @@
   // ---- the map -------------------------------------------------------------------------
   const map = $("map");
   // Extra room on top: speech bubbles rise above the agents.
-  setAttrs(map, { viewBox: `${bx} ${by - unit * 6} ${bw} ${bh + unit * 6}`, preserveAspectRatio: "xMidYMid meet" });
+  // data-unit: the map's text and markers are sized in it (a world may set its own).
+  setAttrs(map, { viewBox: `${bx} ${by - unit * 6} ${bw} ${bh + unit * 6}`, preserveAspectRatio: "xMidYMid meet", "data-unit": unit });
   const layers = {};
   ["places", "extras", "agents", "crowds", "labels", "bubbles"].forEach((name) => { layers[name] = map.appendChild(sv("g", { id: "layer-" + name })); });
   const small = [];  // places too narrow for their name inside (every place, when DENSE)
