@@ -58,7 +58,10 @@ def test_the_second_day_of_a_town_is_estimated_with_its_longer_prompts(tmp_path:
     calls = list(read_events(run(scenario, progress=False).events_path, {"llm.call"}))
     tokens = sum(c.data["prompt_tokens"] + c.data["completion_tokens"] for c in calls)
     assert found.pilot_ticks == 84 + 21
-    # Within the 15% (measured: -10%), and the interval covers the run.
+    # Within the 15% (measured: +9%), and the interval covers the run.
     assert found.tokens.value == pytest.approx(tokens, rel=0.15) and found.tokens.covers(tokens)
-    # The first day alone, its prompts carried flat into the second, falls short (-28%).
-    assert first_day_only.tokens.value < 0.8 * tokens
+    # The first day alone, its prompts carried flat into the second, falls short, and further
+    # than the estimate that grows the prompts (measured: -10% against +9%; -28% before
+    # retrieval took a top-k, when prompts grew with the whole stream).
+    assert first_day_only.tokens.value < found.tokens.value
+    assert abs(found.tokens.value - tokens) < abs(first_day_only.tokens.value - tokens)

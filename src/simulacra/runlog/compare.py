@@ -147,10 +147,12 @@ def _compared(run: Path) -> Iterator[tuple[Event, int]]:
 
 
 def _comparable(event: Event, seq: int) -> dict[str, Any]:
+    # The kind before the time: where one run has an event the other lacks (a fork's
+    # intervention), "world != intervention" says more than the next tick's time.
     return {
         "seq": seq,
-        "t": event.t,
         "kind": event.kind,
+        "t": event.t,
         "agent": event.agent,
         "data": without_wall(event.data),
     }

@@ -51,6 +51,8 @@ _DATE = re.compile(
 _PLAN_JSON = re.compile(r'\{"blocks": ?\[.*?\]\}', re.DOTALL)
 _PLAN_LINE = re.compile(r"^- (\d\d:\d\d)-(\d\d:\d\d) (.*) at (.+)$", re.MULTILINE)
 _SPEAKER = re.compile(r"^([A-Z][\w'-]*(?: [A-Z][\w'-]*)*): (.*)$")
+# A memory line's provenance (mind/provenance.py), the prompt's words, not the memory's.
+_LABEL = re.compile(r"^\[(?:seen|heard(?: from [^\]]*)?|planned|inferred|thought)\] ")
 # Words a question asks with, not about.
 _ASKING = frozenset(
     re.findall(
@@ -134,7 +136,7 @@ def _records(section: str) -> list[list[str]]:
     records: list[list[str]] = []
     for line in section.splitlines():
         if line.startswith("- ") or (line.strip() and not records):
-            records.append([line.removeprefix("- ").strip()])
+            records.append([_LABEL.sub("", line.removeprefix("- ").strip())])
         elif line.strip():
             records[-1].append(line.strip())
     return records
@@ -268,7 +270,12 @@ def _turn(request: Request) -> dict[str, Any]:
         text = "That sounds lovely; I will try to come." if timed else "Thank you for telling me."
         told = last
     else:
-        news = _news(memories, me, listener, transcript)
+        # What is on the speaker's mind comes first where it is news not yet said (a sentence
+        # it was given to raise, not a subject such as "the election"), then the weightiest
+        # memory the listener has not heard.
+        sentence = len(topic.split()) >= 5 and topic[:60] not in transcript
+        mine = [topic] if sentence and _weight(topic) > ORDINARY else []
+        news = mine + _news(memories, me, listener, transcript)
         told = news[0] if news else ""
         text = f"Have you heard? {told}" if told else "Nice to see you. How is your day going?"
     raises = SMALL_TALK
@@ -397,7 +404,7 @@ def _cited(memories: str) -> list[tuple[str, str]]:
         cited = re.match(r"\[([^\]]+)\] (.*)", record[0])
         if cited is None:
             continue
-        lines = [cited.group(2), *record[1:]]
+        lines = [_LABEL.sub("", cited.group(2)), *record[1:]]
         found += [(cited.group(1), _told(line, "")) for line in lines if not line.endswith(":")]
     return found
 
