@@ -84,6 +84,11 @@ def _overlaps(drawn: dict[str, Any]) -> list[str]:
     ]
 
 
+def _corners(box: Any) -> list[float]:
+    """A page box (x, y, width, height) as its corners, as _covers takes them."""
+    return [box["x"], box["y"], box["x"] + box["width"], box["y"] + box["height"]]
+
+
 def _off_the_map(drawn: dict[str, Any]) -> list[str]:
     x0, y0, x1, y1 = drawn["map"]
     return [
@@ -216,15 +221,6 @@ def test_a_hundred_el_farol_agents_each_keep_a_marker_at_the_bar_or_at_home(
             page.close()
 
 
-def _meet(a: dict[str, float], b: dict[str, float] | None) -> bool:
-    """Whether two page boxes overlap by more than a pixel each way."""
-    if b is None:
-        return False
-    dx = min(a["x"] + a["width"], b["x"] + b["width"]) - max(a["x"], b["x"])
-    dy = min(a["y"] + a["height"], b["y"] + b["height"]) - max(a["y"], b["y"])
-    return dx > 1 and dy > 1
-
-
 def _changed(before: bytes, after: bytes) -> tuple[int, int, int, int] | None:
     """The box (left, top, right, bottom, px) of the pixels that differ, None when none do."""
     a, b = (
@@ -253,9 +249,9 @@ def test_selecting_an_agent_marks_its_marker_and_changes_nothing_else_on_the_map
         ring = page.locator("#map g.agent.selected").bounding_box()
         label = page.locator("#map g.agent.selected text.doing")
         if label.count() and (label.text_content() or "").strip():
-            spelled = label.bounding_box()
-            names = page.locator("#map text.place-name").all()
-            assert not any(_meet(spelled, n.bounding_box()) for n in names)
+            spelled = _corners(label.bounding_box())
+            names = [n.bounding_box() for n in page.locator("#map text.place-name").all()]
+            assert not any(_covers(spelled, _corners(n)) for n in names if n is not None)
         changed = _changed(before, after)
         assert changed is not None, "the selection is not shown on the map"
         left, top, right, bottom = (
