@@ -31,9 +31,10 @@ import json
 import math
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -179,9 +180,9 @@ def derived_problems(
     for path in paths:
         file = root / path
         if path.endswith(".json"):
-            figures = _json_figures(file)
+            figures = _parsed_figures(file, json.loads)
         elif path.endswith((".yaml", ".yml")):
-            figures = _yaml_figures(file)
+            figures = _parsed_figures(file, yaml.safe_load)
         elif path.endswith(".csv"):
             figures = _csv_figures(file)
         elif path.endswith((".txt", ".md")):
@@ -253,19 +254,15 @@ def _within(value: float, written: str, aggregate: str | None, whole: dict[str, 
     return _close(value, written, low) or _close(value, written, high) or low <= value <= high
 
 
-def _json_figures(file: Path) -> Iterator[tuple[list[str], float, str]]:
-    """(the keys leading to it, value, as written) for each number of a JSON file."""
+def _parsed_figures(
+    file: Path, load: Callable[[str], Any]
+) -> Iterator[tuple[list[str], float, str]]:
+    """(the keys leading to it, value, as written) for each number of a JSON or YAML file;
+    nothing from a file that does not parse."""
     try:
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return
-    yield from _walk(data, [])
-
-
-def _yaml_figures(file: Path) -> Iterator[tuple[list[str], float, str]]:
-    try:
-        data = yaml.safe_load(file.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        data = load(file.read_text(encoding="utf-8"))
+    # json's JSONDecodeError is a ValueError.
+    except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError):
         return
     yield from _walk(data, [])
 
