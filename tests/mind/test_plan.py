@@ -13,9 +13,9 @@ from simulacra.core import Observation
 from simulacra.llm import Request, ScriptedModel
 from simulacra.mind.town import Agent, PlanStep
 from simulacra.mind.town.plan_check import checked
-from simulacra.mind.town.plan_prompts import DailyPlanOutput
+from simulacra.mind.town.plan_prompts import DailyPlanOutput, RevisionOutput
 from simulacra.mind.town.routine import routine_plan
-from simulacra.mind.town.schedule import fit_durations
+from simulacra.mind.town.schedule import fit_durations, holds, laid_over
 from simulacra.runlog import EventWriter, read_events
 
 from .conftest import ISABELLA_DAY, KLAUS, MONDAY, PLACES, MakeAgent, calls, day_plan
@@ -366,3 +366,77 @@ def test_the_routine_keeps_the_visits_its_lifestyle_line_times_and_resumes_after
     assert ("15:00", "Oak Hill College", "working") in blocks
     assert not any(place == "Park" and start >= "18:00" for start, place, _ in blocks)  # untimed
     assert [start for start, _, _ in blocks] == sorted(start for start, _, _ in blocks)
+
+
+def test_whether_news_changes_the_day_is_the_models_to_decide() -> None:
+    """Constrained decoding makes a field with a default optional, and SmolLM2-135M closed
+    the object after its thought: the default "continue" decided all 5 revisions of a demo."""
+    assert set(RevisionOutput.model_json_schema()["required"]) == {
+        "thought",
+        "what",
+        "start",
+        "place",
+        "plans",
+    }
+
+
+NEWS = "Klaus Mueller: There is a reading at Park today at 15:00; do come."
+
+
+@pytest.mark.parametrize("decision", ["replan", "continue"])
+async def test_an_appointment_named_on_a_replan_is_kept_where_the_new_plan_lacks_it(
+    model: ScriptedModel, make_agent: MakeAgent, decision: str
+) -> None:
+    """The model names the appointment (when: one of the times the news says) and decides; a
+    replan that copies the old day gets it laid over and counted, a "continue" changes
+    nothing."""
+    offered: list[list[str]] = []
+
+    def revise(request: Request) -> dict[str, str]:
+        assert request.output is not None
+        offered.append([str(m.value) for m in request.output.model_fields["start"].annotation])
+        start = {"thought": "I should go.", "what": "the reading", "start": "15:00"}
+        return {**start, "place": "Park", "plans": decision}
+
+    model.on("plan.daily", lambda r: ISABELLA_DAY)
+    model.on("plan.revise", revise)
+    model.on("plan.replan", lambda r: day_plan(("09:00", "Hobbs Cafe", "serving customers")))
+    agent = make_agent()
+    await agent.plan_day(MONDAY)
+    nine = MONDAY + timedelta(hours=9)
+    await agent.take_in(NEWS, nine)
+    assert offered == [["15:00", "none"]]  # the news's own times, or none
+    blocks = agent.planner.schedule.remaining(nine)
+    at_park = [(b.start.hour, b.duration_min, b.description) for b in blocks if b.place == "Park"]
+    if decision == "continue":
+        assert at_park == [] and agent.planner.laid == 0
+        return
+    assert at_park == [(15, 60, "the reading")] and agent.planner.laid == 1
+    assert [(b.start.hour, b.place) for b in blocks] == [
+        (9, "Hobbs Cafe"),
+        (15, "Park"),
+        (16, "Hobbs Cafe"),  # the day it interrupted goes on after it
+    ]
+
+
+@given(
+    st.lists(st.integers(min_value=5, max_value=300), min_size=1, max_size=8),
+    st.integers(min_value=0, max_value=1200),
+    st.integers(min_value=5, max_value=240),
+)
+def test_an_appointment_laid_over_a_plan_keeps_it_contiguous(
+    lengths: list[int], offset: int, minutes: int
+) -> None:
+    start = MONDAY + timedelta(hours=6)
+    steps, at = [], start
+    for i, length in enumerate(lengths):
+        steps.append(PlanStep(at, length, PLACES[i % 2], f"step {i}"))
+        at += timedelta(minutes=length)
+    # Within the plan, as a replan's appointment is: from now to midnight at most.
+    offset %= sum(lengths)
+    minutes = min(minutes, sum(lengths) - offset)
+    appointment = PlanStep(start + timedelta(minutes=offset), minutes, "Park", "the reading")
+    laid = laid_over(steps, appointment)
+    assert appointment in laid and holds(laid, appointment)
+    assert all(a.end == b.start for a, b in pairwise(laid))  # no gap, no overlap
+    assert (laid[0].start, laid[-1].end) == (start, steps[-1].end)

@@ -6,9 +6,11 @@ from __future__ import annotations
 from datetime import timedelta
 
 from simulacra.core import Observation
+from simulacra.core.words import at_a_word
 from simulacra.experiments.evaluate.judge import rank_answers
 from simulacra.llm import ScriptedModel
 from simulacra.mind.town import Agent, converse
+from simulacra.mind.town.react_prompts import TOPIC_CHARS
 from simulacra.mind.town.scripted import sociable
 
 from .conftest import KLAUS, MONDAY, MakeAgent
@@ -122,3 +124,24 @@ async def test_the_judge_ranks_by_what_the_memories_support_not_by_length(
         model, "Klaus", "Is anyone running?", answers[::-1], item="i", memories=remembered
     )
     assert order == (0, 1)  # the same answer first, wherever it is shown
+
+
+async def test_a_topic_offered_cut_is_told_whole_with_its_time_and_place(
+    model: ScriptedModel, make_agent: MakeAgent
+) -> None:
+    """A reaction offers a memory as a topic cut to 90 characters; told as cut, the news
+    lost its time and place on the way and nobody could plan around it."""
+    sociable(model)
+    isabella, klaus = make_agent(), make_agent(KLAUS)
+    for agent in (isabella, klaus):
+        await agent.plan_day(MORNING)
+    long = (
+        "I am hosting a birthday celebration for my oldest friends and all of their families "
+        "at Park on February 14 at 15:00."
+    )
+    await isabella.think(long, MORNING + timedelta(minutes=10))
+    cut = at_a_word(long, TOPIC_CHARS)
+    assert "15:00" not in cut and cut.endswith("\u2026")
+    chat = await converse(isabella, klaus, NOON, topic=cut)
+    assert chat.turns[0].text == f"Have you heard? {long}"
+    assert "15:00" in _blocks_at(klaus, "Park")

@@ -79,7 +79,7 @@ def test_an_agent_is_on_the_way_for_the_travel_minutes_then_arrives(world: TownW
     arrived = world.frame()["agents"]["marta"]
     assert (arrived["place"], arrived["area"], arrived["action"]) == (
         "Hobbs Cafe",
-        "counter",
+        "cafe",
         "opening the cafe",
     )
     cafe = next(p for p in world.layout()["places"] if p["name"] == "Hobbs Cafe")

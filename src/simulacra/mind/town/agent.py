@@ -166,7 +166,13 @@ class Agent:
         self.ctx.emit(model_decision("plan.revise", value.plans, answer), now)
         if value.plans != "replan":
             return False
-        await self.replan(now, thought or news.split("\n", 1)[0])
+        # The plan is remade around what was said to it, not around the thought: SmolLM2-135M's
+        # thoughts ("Theo Brandt's plan for Wednesday ...") lost the time and place, and its
+        # replans copied the old day (0 guests in the demo). The thought is a memory all the same.
+        mine = f"{self.persona.name}: "
+        said = [line for line in news.splitlines() if line.strip()]
+        told = next((line for line in said if not line.startswith(mine)), said[0] if said else "")
+        await self.replan(now, told or thought, self.planner.appointment(value, now))
         return True
 
     async def correct(
@@ -233,7 +239,10 @@ class Agent:
         objects = observation.facts.get("objects", ())
         if isinstance(objects, dict | list | tuple):  # names, or a mapping name -> state
             self.objects = tuple(o for o in objects if isinstance(o, str))
-        own = self.current.object if self.current is not None else None
+        # What it holds, as the world says: the object its step named may be someone else's
+        # (the step was refused), and that sight is news to it, the one that calls for waiting.
+        own = observation.facts.get("using")
+        own = own if isinstance(own, str) else None
         return await perceive(self.ctx, self.perception, now, observation, own)
 
     async def react(
@@ -262,13 +271,15 @@ class Agent:
             await self.replan(now, decision.reason)
         return decision
 
-    async def replan(self, now: datetime, reason: str = "") -> list[PlanStep]:
-        """The rest of the day rebuilt from `now`; the past stays as it was."""
+    async def replan(
+        self, now: datetime, reason: str = "", keep: PlanStep | None = None
+    ) -> list[PlanStep]:
+        """The rest of the day rebuilt from `now`, holding `keep` if given; the past stays."""
         self.interruption = None
         if not self.ablation.plans:
             self.current = None
             return []
-        steps = await self.planner.replan(now, reason)
+        steps = await self.planner.replan(now, reason, keep)
         await self.planner.flush(now)
         return steps
 
@@ -328,6 +339,7 @@ class Agent:
             "current": self.current.to_dict() if self.current else None,
             "interruption": self.interruption.to_dict() if self.interruption else None,
             "unknown_places": self.planner.unknown_places,
+            "laid": self.planner.laid,
             "perception": self.perception.to_dict(),
             "talked": {k: v.isoformat() for k, v in self.talked.items()},
             "names": dict(self.names),
@@ -342,6 +354,7 @@ class Agent:
             raise ValueError(f"agent state belongs to {state.get('agent')!r}, not to {self.id!r}")
         self.planner.schedule = Schedule.from_dict(state["schedule"])
         self.planner.unknown_places = int(state.get("unknown_places", 0))
+        self.planner.laid = int(state.get("laid", 0))
         self.current = _step(state.get("current"))
         self.interruption = _step(state.get("interruption"))
         self.perception = Perception.from_dict(state.get("perception", {}))

@@ -25,6 +25,8 @@ from simulacra.mind.town.schedule import (
     Schedule,
     blocks_from,
     fit_durations,
+    holds,
+    laid_over,
     resolve_place,
     split_hours,
 )
@@ -36,6 +38,8 @@ PLAN_IMPORTANCE = {"day": 5.0, "replan": 6.0, "react": 3.0, "hour": 3.0, "action
 DAILY_TOKENS = REPLAN_TOKENS = 320
 REVISE_TOKENS = 96
 REACT_WINDOW = timedelta(hours=2)  # what a reaction rewrites, as the source's does
+CLOCK_TIME = re.compile(r"\b(?:[01]?\d|2[0-3]):[0-5]\d\b")
+APPOINTMENT = timedelta(hours=1)  # how long an appointment named without an end is kept
 SHOWN_BLOCKS = p.MAX_BLOCKS  # the blocks ahead a decision sees: the rest of the day
 NEXT_STEP_TOKENS = SUMMARY_TOKENS = 256  # the default of `MindContext.ask`
 
@@ -75,6 +79,7 @@ class Planner:
         self.places = tuple(places)
         self.schedule = schedule or Schedule()
         self.unknown_places = 0
+        self.laid = 0  # appointments laid over a replan that lacked them
         self.rules = PlanRules(self.places, ctx.persona.home, wake_hour(ctx.persona))
         self._unwritten: list[tuple[str, str]] = []  # (level, text) of plans to remember
 
@@ -164,7 +169,12 @@ class Planner:
         self._record("day", text, steps, now)
         return steps
 
-    async def replan(self, now: datetime, reason: str = "") -> list[PlanStep]:
+    async def replan(
+        self, now: datetime, reason: str = "", keep: PlanStep | None = None
+    ) -> list[PlanStep]:
+        """The rest of the day rebuilt from `now` by the model; an appointment the agent named
+        (`keep`) and the new plan lacks is laid over it and counted (`laid`): SmolLM2-135M
+        named the party's time and place when told of it, then copied its old day."""
         remaining = self.schedule.remaining(now)[:8]
         if remaining:
             fallback = p.ReplanOutput(
@@ -213,6 +223,10 @@ class Planner:
             activity=running.description if running else "resting",
         )
         steps = self._blocks(answer.value.blocks, now, carry_on)
+        if keep is not None and not holds(steps, keep):
+            steps = laid_over(steps, keep)
+            self.laid += 1
+            why += f"; kept {keep.description} at {clock(keep.start)} at {keep.place}"
         self.schedule.cut_at(now)
         if running is not None and (steps[0].place, steps[0].description) == (
             running.place,
@@ -249,16 +263,34 @@ class Planner:
                 "news": news,
             },
         )
-        fallback = p.RevisionOutput(thought="", plans="continue")
+        fallback = p.RevisionOutput(
+            thought="", what="", start=p.NONE, place=p.NONE, plans="continue"
+        )
         return await self.ctx.ask(
             "plan.revise",
             now,
             p.REVISE_SYSTEM,
             user,
-            p.RevisionOutput,
+            p.revision_output(self.places, tuple(dict.fromkeys(CLOCK_TIME.findall(news)))),
             fallback,
             max_tokens=REVISE_TOKENS,
         )
+
+    def appointment(self, revision: p.RevisionOutput, now: datetime) -> PlanStep | None:
+        """The appointment a revision named, from now on, today; None where it named none or
+        one already over."""
+        place = str(getattr(revision.place, "value", revision.place))
+        at = str(getattr(revision.start, "value", revision.start))
+        if p.NONE in (at, place):
+            return None
+        hour, minute = (int(part) for part in at.split(":"))
+        start = now.replace(hour=hour, minute=minute, second=0, microsecond=0)
+        end = min(start + APPOINTMENT, end_of_day(now))
+        if end <= now:
+            return None
+        start = max(start, now)
+        what = revision.what.strip() or "an appointment"
+        return PlanStep(start, int((end - start).total_seconds() // 60), place, what)
 
     async def react(self, now: datetime, reaction: str, objects: Sequence[str]) -> list[PlanStep]:
         """The next two hours of the running block (at most) rewritten around `reaction`, as

@@ -78,6 +78,27 @@ def _at(steps: Sequence[PlanStep], now: datetime) -> PlanStep | None:
     return next((s for s in reversed(steps) if s.covers(now)), None)
 
 
+def holds(steps: Sequence[PlanStep], appointment: PlanStep) -> bool:
+    """Whether the plan has the agent at the appointment's place when it starts."""
+    return any(s.place == appointment.place and s.covers(appointment.start) for s in steps)
+
+
+def laid_over(steps: Sequence[PlanStep], appointment: PlanStep) -> list[PlanStep]:
+    """`steps` with `appointment` in them: a step it overlaps is cut short at its start and
+    goes on after its end."""
+    kept = []
+    for s in steps:
+        if s.end <= appointment.start or s.start >= appointment.end:
+            kept.append(s)
+            continue
+        if s.start < appointment.start:
+            kept.append(_ends_at(s, appointment.start))
+        if s.end > appointment.end:
+            minutes = int((s.end - appointment.end).total_seconds() // 60)
+            kept.append(replace(s, start=appointment.end, duration_min=minutes))
+    return sorted([*kept, appointment], key=lambda s: s.start)
+
+
 @dataclass
 class Schedule:
     """One day's plan at three levels; only the day level reaches into the future."""

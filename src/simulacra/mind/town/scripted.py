@@ -35,7 +35,7 @@ from simulacra.llm import Request, ScriptedModel
 from simulacra.memory import rule_importance
 from simulacra.mind.interview import MEMORY_IDS
 from simulacra.mind.town.converse_prompts import SMALL_TALK
-from simulacra.mind.town.plan_prompts import MAX_BLOCKS
+from simulacra.mind.town.plan_prompts import MAX_BLOCKS, NONE
 from simulacra.mind.town.react_prompts import NOBODY, NOTHING
 
 _KNOW = re.compile(r"Do you know (.+?)\?")
@@ -157,6 +157,19 @@ def _told(line: str, me: str) -> str:
     return f"{who} told me: {origin}{core}"
 
 
+def _whole(topic: str, memories: str, me: str) -> str:
+    """The sentence a topic offered to raise stands for: the memory line it cuts ("…") whole,
+    as one who passes it on says it (a cut one lost its time and place); none for a topic
+    that names a conversation rather than saying something."""
+    if topic.startswith("talked with "):
+        return ""
+    if not topic.endswith("…"):
+        return topic
+    head = topic[:-1].rstrip()
+    lines = (line for record in _records(memories) for line in record)
+    return next((_told(line, me) for line in lines if line.startswith(head)), "")
+
+
 def _news(section: str, me: str, listener: str = "", said: str = "") -> list[str]:
     """What the memories hold worth telling, weightiest first (ties: in the order shown):
     headings aside, and what the listener heard with me or was already said."""
@@ -273,8 +286,9 @@ def _turn(request: Request) -> dict[str, Any]:
         # What is on the speaker's mind comes first where it is news not yet said (a sentence
         # it was given to raise, not a subject such as "the election"), then the weightiest
         # memory the listener has not heard.
-        sentence = len(topic.split()) >= 5 and topic[:60] not in transcript
-        mine = [topic] if sentence and _weight(topic) > ORDINARY else []
+        raised = _whole(topic, memories, me)
+        sentence = len(raised.split()) >= 5 and raised[:60] not in transcript
+        mine = [raised] if sentence and _weight(raised) > ORDINARY else []
         news = mine + _news(memories, me, listener, transcript)
         told = news[0] if news else ""
         text = f"Have you heard? {told}" if told else "Nice to see you. How is your day going?"
@@ -295,14 +309,20 @@ def _revise(request: Request) -> dict[str, Any]:
     others = "\n".join(line for line in happened.splitlines() if not line.startswith(f"{me}: "))
     heard = _news(others, me)
     missing = _missing(f"{memories}\n{happened}", today, plan)
+    none = {"what": "", "start": NONE, "place": NONE}
     if missing:  # the appointment the plan lacks is what the news means for it
         clock, place, what = missing[0]
         day = _DATE.search(today)  # dated, not "today": the thought outlives the day
         when = f"on {day.group(0)}" if day else "today"
         thought = f"I should go to the {what or 'event'} at {place} at {clock} {when}."
+        # An appointment begun already was moved to now; the news named its own time.
+        times = [t for t in offered(request, "start") if t != NONE]
+        start = clock if clock in times else next(iter(times), NONE)
+        if place in offered(request, "place") and start != NONE:
+            none = {"what": (what or "event")[:ACTION_CHARS], "start": start, "place": place}
     else:
         thought = heard[0][:LINE_CHARS] if heard else "Nothing in it changes my day."
-    return {"thought": thought, "plans": "replan" if missing else "continue"}
+    return {"thought": thought, **none, "plans": "replan" if missing else "continue"}
 
 
 # --- plans -----------------------------------------------------------------------------------
