@@ -94,8 +94,8 @@ async def test_a_topic_nobody_brings_up_is_small_talk_in_memory_and_changes_no_p
 async def test_after_a_conversation_each_side_keeps_what_it_means_and_decides_on_its_plans(
     model: ScriptedModel, make_agent: MakeAgent
 ) -> None:
-    """Whoever chose the topic, both read what was said; the one who decides to replan does,
-    with its thought (cited to the conversation) as the reason."""
+    """Whoever chose the topic, both read what was said; each keeps its thought (cited to the
+    conversation), and the one who decides to replan does, around what it was told."""
     model.on("converse.turn", _party_chat)
     isabella, klaus = make_agent(), make_agent(KLAUS)
     for agent in (isabella, klaus):
@@ -105,9 +105,10 @@ async def test_after_a_conversation_each_side_keeps_what_it_means_and_decides_on
 
     def revise(request: Request) -> dict[str, str]:
         shown[request.agent or ""] = request.messages[-1].content
+        none = {"what": "", "start": "none", "place": "none"}
         if request.agent == "klaus":
-            return {"thought": going, "plans": "replan"}
-        return {"thought": "Klaus wants to come to my party.", "plans": "continue"}
+            return {"thought": going, **none, "plans": "replan"}
+        return {"thought": "Klaus wants to come to my party.", **none, "plans": "continue"}
 
     model.on("plan.revise", revise)
     replans: list[str] = []
@@ -119,7 +120,7 @@ async def test_after_a_conversation_each_side_keeps_what_it_means_and_decides_on
     (dialogue,) = [r for r in klaus.memory.recent(20) if r.kind == "dialogue"]
     (thought,) = [r for r in klaus.memory.recent(20) if r.kind == "thought"]
     assert thought.text == going and thought.evidence_ids == (dialogue.id,)
-    assert going in [r for r in klaus.memory.recent(30) if r.kind == "plan"][-1].text
+    assert INVITATION in [r for r in klaus.memory.recent(30) if r.kind == "plan"][-1].text
     decided = [r for r in model.ledger.by_purpose if r == "plan.revise"]
     assert decided and model.ledger.by_purpose["plan.revise"].calls == 2
 

@@ -387,14 +387,16 @@ NEWS = "Klaus Mueller: There is a reading at Park today at 15:00; do come."
 async def test_an_appointment_named_on_a_replan_is_kept_where_the_new_plan_lacks_it(
     model: ScriptedModel, make_agent: MakeAgent, decision: str
 ) -> None:
-    """The model names the appointment (when: one of the times the news says) and decides; a
+    """The model names the appointment (when and where: what the news says) and decides; a
     replan that copies the old day gets it laid over and counted, a "continue" changes
     nothing."""
     offered: list[list[str]] = []
 
     def revise(request: Request) -> dict[str, str]:
         assert request.output is not None
-        offered.append([str(m.value) for m in request.output.model_fields["start"].annotation])
+        for field in ("start", "place"):
+            kinds = request.output.model_fields[field].annotation
+            offered.append([str(m.value) for m in kinds])
         start = {"thought": "I should go.", "what": "the reading", "start": "15:00"}
         return {**start, "place": "Park", "plans": decision}
 
@@ -405,7 +407,7 @@ async def test_an_appointment_named_on_a_replan_is_kept_where_the_new_plan_lacks
     await agent.plan_day(MONDAY)
     nine = MONDAY + timedelta(hours=9)
     await agent.take_in(NEWS, nine)
-    assert offered == [["15:00", "none"]]  # the news's own times, or none
+    assert offered == [["15:00", "none"], ["Park", "none"]]  # what the news says, or none
     blocks = agent.planner.schedule.remaining(nine)
     at_park = [(b.start.hour, b.duration_min, b.description) for b in blocks if b.place == "Park"]
     if decision == "continue":

@@ -27,6 +27,7 @@ from simulacra.mind.town.schedule import (
     fit_durations,
     holds,
     laid_over,
+    places_named,
     resolve_place,
     split_hours,
 )
@@ -271,7 +272,10 @@ class Planner:
             now,
             p.REVISE_SYSTEM,
             user,
-            p.revision_output(self.places, tuple(dict.fromkeys(CLOCK_TIME.findall(news)))),
+            p.revision_output(
+                tuple(places_named(news, self.places)),
+                tuple(dict.fromkeys(CLOCK_TIME.findall(news))),
+            ),
             fallback,
             max_tokens=REVISE_TOKENS,
         )

@@ -73,9 +73,10 @@ class RevisionOutput(BaseModel):
 
 @cache
 def revision_output(places: tuple[str, ...], times: tuple[str, ...]) -> type[RevisionOutput]:
-    """A revision whose place is one of `places` and whose start one of `times` (the clock
-    times the news names), or none: asked for a time, SmolLM2-135M wrote 20:00 for a party
-    it had just read was at 17:00; asked to choose, it cannot name a time nobody said."""
+    """A revision whose place is one of `places` and whose start one of `times` (those the
+    news names), or none: asked for a time, SmolLM2-135M wrote 20:00 for a party it had just
+    read was at 17:00, and offered the map it named Alder Cottage for a party at the cafe;
+    asked to choose, it cannot name a time nobody said or a place nobody named."""
     where = StrEnum("Where", {f"p{i}": v for i, v in enumerate((*places, NONE))})  # type: ignore[misc]
     when = StrEnum("When", {f"t{i}": v for i, v in enumerate((*times, NONE))})  # type: ignore[misc]
     model: type[RevisionOutput] = create_model(

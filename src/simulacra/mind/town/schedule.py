@@ -7,9 +7,11 @@ when its time comes, so the finer lists cover the past and the present, not the 
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
+from difflib import SequenceMatcher
 from typing import Any
 
 from simulacra.mind.town.plan_prompts import PlannedBlock
@@ -17,6 +19,7 @@ from simulacra.mind.town.plan_prompts import PlannedBlock
 MIN_STEP = 5
 MAX_ACTION = 15
 HOUR = 60
+NEAR = 0.85  # how close a run of words must come to a place's name to name it
 
 
 @dataclass(frozen=True)
@@ -165,6 +168,20 @@ def resolve_place(text: str, places: Sequence[str], home: str) -> tuple[str, boo
         return (text.strip() or home), bool(text.strip())
     found = _known_place(text.strip().lower().removeprefix("the ").strip(), tuple(places))
     return (home, False) if found is None else (found, True)
+
+
+def places_named(text: str, places: Sequence[str]) -> list[str]:
+    """The places `text` names, in the order of `places`, a misspelt one too ("Hobbes Cafe"
+    for Hobbs Cafe, as SmolLM2-135M passes it on): a run of as many words that nearly
+    matches."""
+    words = re.findall(r"[\w'’]+", text.lower())
+    found = []
+    for place in places:
+        size = len(place.split())
+        runs = (" ".join(words[i : i + size]) for i in range(len(words) - size + 1))
+        if any(SequenceMatcher(None, run, place.lower()).ratio() >= NEAR for run in runs):
+            found.append(place)
+    return found
 
 
 @functools.lru_cache(maxsize=4096)  # a big town's agents name the same few places of one map
