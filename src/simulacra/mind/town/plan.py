@@ -17,7 +17,8 @@ from typing import Any
 from simulacra.mind.context import Answer, MindContext, clock, end_of_day
 from simulacra.mind.town import plan_prompts as p
 from simulacra.mind.town.persona import Persona
-from simulacra.mind.town.plan_check import PlanRules, checked
+from simulacra.mind.town.places import KnownPlaces
+from simulacra.mind.town.plan_check import PlanRules, checked, placed
 from simulacra.mind.town.routine import is_sleep, routine_plan, wake_hour
 from simulacra.mind.town.schedule import (
     MAX_ACTION,
@@ -69,14 +70,28 @@ class Planner:
     """One agent's planning faculty and the schedule it keeps."""
 
     def __init__(
-        self, ctx: MindContext[Persona], places: Sequence[str], schedule: Schedule | None = None
+        self, ctx: MindContext[Persona], known: KnownPlaces, schedule: Schedule | None = None
     ) -> None:
         self.ctx = ctx
-        self.places = tuple(places)
+        self.known = known
         self.schedule = schedule or Schedule()
         self.unknown_places = 0
-        self.rules = PlanRules(self.places, ctx.persona.home, wake_hour(ctx.persona))
         self._unwritten: list[tuple[str, str]] = []  # (level, text) of plans to remember
+
+    @property
+    def places(self) -> tuple[str, ...]:
+        """The places the agent knows now: all a plan may name."""
+        return self.known.places()
+
+    @property
+    def rules(self) -> PlanRules:
+        """The plan's rules over the places known now (their enum grows as the agent learns)."""
+        return PlanRules(self.places, self.ctx.persona.home, wake_hour(self.ctx.persona))
+
+    def _objects(self, place: str, seen: Sequence[str]) -> tuple[str, ...]:
+        """The objects the agent knows at `place`; without a spatial memory, those it sees."""
+        known = self.known.objects(place)
+        return tuple(seen if known is None else known)
 
     @property
     def _name(self) -> str:
@@ -267,6 +282,7 @@ class Planner:
         block = self.schedule.block_at(now)
         if block is None:
             return []
+        objects = self._objects(block.place, objects)
         end = min(block.end, now + REACT_WINDOW)
         minutes = int((end - now).total_seconds() // 60)
         doing = self.schedule.action_at(now) or self.schedule.hour_at(now) or block
@@ -360,6 +376,7 @@ class Planner:
         if hour.duration_min <= MAX_ACTION:  # already a short action: no call
             self.schedule.actions.append(hour)
             return hour
+        objects = self._objects(hour.place, objects)
         user = p.ACTIONS_USER.format(
             **self._prefix(),
             place=hour.place,
@@ -422,7 +439,7 @@ class Planner:
             now,
             p.NEXT_STEP_SYSTEM,
             user,
-            p.NextStepOutput,
+            placed(p.NextStepOutput, self.places),
             fallback,
             max_tokens=NEXT_STEP_TOKENS,
         )

@@ -143,6 +143,10 @@ class TownWorld:
             )
         if phase == DECIDE.name:
             return self.look(agent)
+        if phase == PLAN.name:  # a plan chooses among the places the agent knows
+            return Observation(
+                agent, self.agents[agent].place, facts={"known": self.known.tree(agent)}
+            )
         return Observation(agent, self.agents[agent].place)
 
     def resolve(self, phase: str, actions: Mapping[str, Action], tick: Tick) -> Resolution:
