@@ -18,7 +18,7 @@ from simulacra.mind.context import Answer, MindContext, clock, end_of_day
 from simulacra.mind.town import plan_prompts as p
 from simulacra.mind.town.persona import Persona
 from simulacra.mind.town.places import KnownPlaces
-from simulacra.mind.town.plan_check import PlanRules, checked, placed
+from simulacra.mind.town.plan_check import PlanRules, checked, placed, using
 from simulacra.mind.town.routine import is_sleep, routine_plan, wake_hour
 from simulacra.mind.town.schedule import (
     MAX_ACTION,
@@ -39,6 +39,8 @@ REVISE_TOKENS = 96
 REACT_WINDOW = timedelta(hours=2)  # what a reaction rewrites, as the source's does
 SHOWN_BLOCKS = p.MAX_BLOCKS  # the blocks ahead a decision sees: the rest of the day
 NEXT_STEP_TOKENS = SUMMARY_TOKENS = 256  # the default of `MindContext.ask`
+ACTIONS_TOKENS = 40 * p.MAX_ACTIONS + 8  # six actions of a phrase, an object and its state
+IN_USE = "in use"  # the rule's state of an object an action uses, where the model wrote none
 
 
 def _items(steps: Sequence[PlanStep]) -> list[dict[str, Any]]:
@@ -48,6 +50,7 @@ def _items(steps: Sequence[PlanStep]) -> list[dict[str, Any]]:
             "duration_min": s.duration_min,
             "place": s.place,
             "description": s.description,
+            **({"object": s.object, "object_state": s.object_state} if s.object else {}),
         }
         for s in steps
     ]
@@ -296,15 +299,15 @@ class Planner:
             end=clock(end),
             minutes=minutes,
         )
-        fallback = p.ActionsOutput(actions=[reaction[:36] or "reacting", doing.description[:36]])
+        fallback = _planned([reaction[:36] or "reacting", doing.description[:36]], objects)
         answer = await self.ctx.ask(
             "plan.react",
             now,
             p.REACT_WINDOW_SYSTEM,
             user,
-            p.ActionsOutput,
+            using(objects),
             fallback,
-            max_tokens=12 * p.MAX_ACTIONS + 8,
+            max_tokens=ACTIONS_TOKENS,
         )
         window = PlanStep(now, minutes, block.place, f"reacting to {reaction}"[:80])
         steps = _actions(answer.value.actions, window, objects)
@@ -387,15 +390,15 @@ class Planner:
             activity=hour.description,
         )
         steps_needed = len(fit_durations([], hour.duration_min))
-        fallback = p.ActionsOutput(actions=[hour.description] * min(steps_needed, p.MAX_ACTIONS))
+        fallback = _planned([hour.description] * min(steps_needed, p.MAX_ACTIONS), objects)
         answer = await self.ctx.ask(
             "plan.actions",
             now,
             p.ACTIONS_SYSTEM,
             user,
-            p.ActionsOutput,
+            using(objects),
             fallback,
-            max_tokens=12 * p.MAX_ACTIONS + 8,  # six phrases of at most 36 characters
+            max_tokens=ACTIONS_TOKENS,
         )
         steps = _actions(answer.value.actions, hour, objects)
         self.schedule.actions += steps
@@ -483,20 +486,34 @@ class Planner:
         return answer.value.summary.strip() or fallback.summary
 
 
-def _actions(planned: Sequence[str], hour: PlanStep, objects: Sequence[str]) -> list[PlanStep]:
+def _planned(texts: Sequence[str], objects: Sequence[str]) -> p.ActionsOutput:
+    """The declared fallback's actions: each uses the first object of `objects` it names,
+    in the rule's state."""
+    actions = [
+        p.PlannedAction(do=t, object=_object_named(t, objects) or p.NO_OBJECT, state="")
+        for t in texts
+    ]
+    return p.ActionsOutput(actions=actions)
+
+
+def _actions(
+    planned: Sequence[p.PlannedAction], hour: PlanStep, objects: Sequence[str]
+) -> list[PlanStep]:
     """Contiguous 5-15 minute actions covering `hour` exactly, the hour shared evenly among
-    the planned ones (the last repeated if the hour needs more steps); an action uses the
-    first object of `objects` it names."""
-    texts = [a.strip() for a in planned if a.strip()] or [hour.description]
-    share = round(hour.duration_min / len(texts))
-    lengths = fit_durations([share] * len(texts), hour.duration_min)
+    the planned ones (the last repeated if the hour needs more steps). An action's object is
+    one of `objects`; its state is the one the model wrote, else the rule's IN_USE."""
+    kept = [a for a in planned if a.do.strip()]
+    if not kept:
+        kept = [p.PlannedAction(do=hour.description, object=p.NO_OBJECT, state="")]
+    share = round(hour.duration_min / len(kept))
+    lengths = fit_durations([share] * len(kept), hour.duration_min)
     steps: list[PlanStep] = []
     at = hour.start
     for i, minutes in enumerate(lengths):
-        description = texts[min(i, len(texts) - 1)]
-        thing = _object_named(description, objects)
-        state = "in use" if thing else None
-        steps.append(PlanStep(at, minutes, hour.place, description, thing, state))
+        action = kept[min(i, len(kept) - 1)]
+        thing = str(action.object) if action.object in objects else None
+        state = (action.state.strip() or IN_USE) if thing else None
+        steps.append(PlanStep(at, minutes, hour.place, action.do.strip(), thing, state))
         at += timedelta(minutes=minutes)
     return steps
 

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, create_model, model_validator
 
-from simulacra.mind.town.plan_prompts import PlannedBlock
+from simulacra.mind.town.plan_prompts import NO_OBJECT, ActionsOutput, PlannedAction, PlannedBlock
 from simulacra.mind.town.routine import is_sleep, minutes_of
 from simulacra.mind.town.schedule import resolve_place
 
@@ -91,7 +91,7 @@ def checked(output: type[Plan], rules: PlanRules) -> type[Plan]:
         # The place is one the agent knows: SmolLM2-135M wrote "Hobbes Cafe", which resolves
         # to no place, and the guest it was to bring stayed home.
         block = create_model(
-            "PlannedBlock", __base__=PlannedBlock, place=(one_of(rules.places), ...)
+            "PlannedBlock", __base__=PlannedBlock, place=(one_of("Place", rules.places), ...)
         )
         fields["blocks"] = (list[block], output.model_fields["blocks"])
     model: type[Plan] = create_model(
@@ -103,9 +103,9 @@ def checked(output: type[Plan], rules: PlanRules) -> type[Plan]:
     return model
 
 
-def one_of(places: tuple[str, ...]) -> type[StrEnum]:
-    """The places as an enum, for an output model's `place`."""
-    return StrEnum("Place", {f"p{i}": v for i, v in enumerate(places)})  # type: ignore[return-value]
+def one_of(name: str, values: Sequence[str]) -> type[StrEnum]:
+    """`values` as an enum called `name`, for a field of an output model."""
+    return StrEnum(name, {f"v{i}": v for i, v in enumerate(values)})  # type: ignore[return-value]
 
 
 @lru_cache(maxsize=512)
@@ -113,5 +113,16 @@ def placed(output: type[Plan], places: tuple[str, ...]) -> type[Plan]:
     """`output` (a model with a `place`) whose place is one of `places` (any, when none)."""
     if not places:
         return output
-    model: type[Plan] = create_model(output.__name__, __base__=output, place=(one_of(places), ...))
+    model: type[Plan] = create_model(
+        output.__name__, __base__=output, place=(one_of("Place", places), ...)
+    )
     return model
+
+
+@lru_cache(maxsize=512)
+def using(objects: tuple[str, ...]) -> type[ActionsOutput]:
+    """ActionsOutput whose actions each use one of `objects` or none."""
+    thing = one_of("Object", (*objects, NO_OBJECT))
+    action = create_model("PlannedAction", __base__=PlannedAction, object=(thing, ...))
+    field = ActionsOutput.model_fields["actions"]
+    return create_model("ActionsOutput", __base__=ActionsOutput, actions=(list[action], field))

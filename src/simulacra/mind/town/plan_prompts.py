@@ -35,14 +35,24 @@ class HourlyOutput(BaseModel):
 
 
 MAX_ACTIONS = 6
+NO_OBJECT = "none"
+
+
+class PlannedAction(BaseModel):
+    """One step: what the character does, the object of the place it uses (`NO_OBJECT`:
+    none; an enum of the objects it knows there, plan_check.using) and what the object is
+    doing meanwhile, its state ("brewing coffee"), as the source asks in a call of its own."""
+
+    do: Annotated[str, MaxChars(36)]
+    object: str
+    state: Annotated[str, MaxChars(30)]
 
 
 class ActionsOutput(BaseModel):
-    """Short phrases; the hour is shared among them in 5-15 minute steps, and an action that
-    names an object of the place uses it. Plain strings cost the small model about 40% of
-    the tokens that objects with minutes, object and state keys did."""
+    """The steps; the hour is shared among them in 5-15 minute steps. No minutes: the small
+    model's minutes did not add up, and cost tokens."""
 
-    actions: list[Annotated[str, MaxChars(36)]] = Field(min_length=1, max_length=MAX_ACTIONS)
+    actions: list[PlannedAction] = Field(min_length=1, max_length=MAX_ACTIONS)
 
 
 class NextStepOutput(BaseModel):
@@ -116,7 +126,8 @@ What does this mean for {name}'s plans, and does the rest of the day change?"""
 REACT_WINDOW_SYSTEM = (
     "A character interrupts what they were doing to react to something. Rewrite their next "
     "steps, from now to the end of the window given: 2 to 6 short actions in order, the "
-    "reaction first, then what they do after it. Reply in JSON with the list of actions."
+    "reaction first, then what they do after it. Reply in JSON with the list of actions; "
+    "each names the object here it uses (or none) and what that object is doing meanwhile."
 )
 
 REACT_WINDOW_USER = """{name} is at {place}. Objects here: {objects}
@@ -134,8 +145,9 @@ Give {hours} activities, one for each hour."""
 
 ACTIONS_SYSTEM = (
     "You break a character's plan for the coming hour into 3 to 6 concrete actions of 5 to "
-    "15 minutes each, in order. Reply in JSON with a list of short actions; an action that "
-    "uses one of the objects here names it."
+    "15 minutes each, in order. Reply in JSON with a list of short actions; each names the "
+    "object here it uses (or none) and what that object is doing meanwhile (the espresso "
+    "machine is: brewing coffee), empty when none."
 )
 
 ACTIONS_USER = """{name} is at {place}. Objects here: {objects}
