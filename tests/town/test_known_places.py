@@ -15,6 +15,7 @@ from simulacra.core import Tick
 from simulacra.embed import HashingEmbedder
 from simulacra.llm import Request, ScriptedModel, load_model
 from simulacra.memory import MemoryStream
+from simulacra.mind import Ablation
 from simulacra.mind.town import Agent, Persona
 from simulacra.mind.town.plan_check import checked
 from simulacra.mind.town.plan_prompts import DailyPlanOutput
@@ -128,3 +129,29 @@ def test_a_walk_past_shows_a_place_and_the_tree_survives_a_checkpoint(
     assert agent.known.places() == tuple(TOWN.place_names)  # no spatial memory: the map
     agent.restore(state)
     assert agent.known.places() == ("Ivy House", "Town Square", "Kiln and Canvas Studio")
+
+
+async def test_without_planning_the_next_step_is_still_among_the_known_places(
+    model: ScriptedModel, tmp_path: Path
+) -> None:
+    sink = EventWriter(tmp_path / "events.jsonl")
+    world = TownWorld(TOWN, MORNING)
+    world.add_agent("lena", LENA.name, LENA.home, ["Kiln and Canvas Studio"])
+    memory = MemoryStream("lena", HashingEmbedder(), model=model, sink=sink)
+    agent = Agent(
+        LENA, memory, model, ablation=Ablation.NO_REFLECTION_NO_PLANNING, places=TOWN.place_names
+    )
+    offered: list[list[str]] = []
+
+    def step(request: Request) -> dict[str, Any]:
+        assert request.output is not None
+        offered.append(request.output.model_json_schema()["$defs"]["Place"]["enum"])
+        return {"place": "Hobbs Cafe", "activity": "a coffee", "minutes": 30}
+
+    model.on("plan.now", step)
+    await agent.decide("plan", world.observe("lena", "plan", _tick(MORNING)), MORNING)
+    late = MORNING.replace(hour=10)
+    await agent.decide("decide", world.observe("lena", "decide", _tick(late)), late)
+    # Each attempt offers her two places; the reply naming the cafe is refused every time.
+    assert offered and all(o == ["Ivy House", "Kiln and Canvas Studio"] for o in offered)
+    assert agent.current is not None and agent.current.place != "Hobbs Cafe"
