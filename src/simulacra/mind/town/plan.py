@@ -9,13 +9,13 @@ a plan record's importance is its level's (PLAN_IMPORTANCE), as it was before pl
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
 from simulacra.mind.context import Answer, MindContext, clock, end_of_day
 from simulacra.mind.town import plan_prompts as p
+from simulacra.mind.town.actions import fallback_actions, steps_from
 from simulacra.mind.town.persona import Persona
 from simulacra.mind.town.places import KnownPlaces
 from simulacra.mind.town.plan_check import PlanRules, checked, placed, using
@@ -40,7 +40,6 @@ REACT_WINDOW = timedelta(hours=2)  # what a reaction rewrites, as the source's d
 SHOWN_BLOCKS = p.MAX_BLOCKS  # the blocks ahead a decision sees: the rest of the day
 NEXT_STEP_TOKENS = SUMMARY_TOKENS = 256  # the default of `MindContext.ask`
 ACTIONS_TOKENS = 40 * p.MAX_ACTIONS + 8  # six actions of a phrase, an object and its state
-IN_USE = "in use"  # the rule's state of an object an action uses, where the model wrote none
 
 
 def _items(steps: Sequence[PlanStep]) -> list[dict[str, Any]]:
@@ -299,7 +298,7 @@ class Planner:
             end=clock(end),
             minutes=minutes,
         )
-        fallback = _planned([reaction[:36] or "reacting", doing.description[:36]], objects)
+        fallback = fallback_actions([reaction[:36] or "reacting", doing.description[:36]], objects)
         answer = await self.ctx.ask(
             "plan.react",
             now,
@@ -310,7 +309,7 @@ class Planner:
             max_tokens=ACTIONS_TOKENS,
         )
         window = PlanStep(now, minutes, block.place, f"reacting to {reaction}"[:80])
-        steps = _actions(answer.value.actions, window, objects)
+        steps = steps_from(answer.value.actions, window, objects)
         self.schedule.cut_steps_at(now)
         self.schedule.hours.append(window)
         self.schedule.actions += steps
@@ -390,7 +389,7 @@ class Planner:
             activity=hour.description,
         )
         steps_needed = len(fit_durations([], hour.duration_min))
-        fallback = _planned([hour.description] * min(steps_needed, p.MAX_ACTIONS), objects)
+        fallback = fallback_actions([hour.description] * min(steps_needed, p.MAX_ACTIONS), objects)
         answer = await self.ctx.ask(
             "plan.actions",
             now,
@@ -400,7 +399,7 @@ class Planner:
             fallback,
             max_tokens=ACTIONS_TOKENS,
         )
-        steps = _actions(answer.value.actions, hour, objects)
+        steps = steps_from(answer.value.actions, hour, objects)
         self.schedule.actions += steps
         text = f"{self._name}'s next steps for {hour.description}:\n{_lines(steps)}"
         self._record("action", text, steps, now)
@@ -484,43 +483,3 @@ class Planner:
             max_tokens=SUMMARY_TOKENS,
         )
         return answer.value.summary.strip() or fallback.summary
-
-
-def _planned(texts: Sequence[str], objects: Sequence[str]) -> p.ActionsOutput:
-    """The declared fallback's actions: each uses the first object of `objects` it names,
-    in the rule's state."""
-    actions = [
-        p.PlannedAction(do=t, object=_object_named(t, objects) or p.NO_OBJECT, state="")
-        for t in texts
-    ]
-    return p.ActionsOutput(actions=actions)
-
-
-def _actions(
-    planned: Sequence[p.PlannedAction], hour: PlanStep, objects: Sequence[str]
-) -> list[PlanStep]:
-    """Contiguous 5-15 minute actions covering `hour` exactly, the hour shared evenly among
-    the planned ones (the last repeated if the hour needs more steps). An action's object is
-    one of `objects`; its state is the one the model wrote, else the rule's IN_USE."""
-    kept = [a for a in planned if a.do.strip()]
-    if not kept:
-        kept = [p.PlannedAction(do=hour.description, object=p.NO_OBJECT, state="")]
-    share = round(hour.duration_min / len(kept))
-    lengths = fit_durations([share] * len(kept), hour.duration_min)
-    steps: list[PlanStep] = []
-    at = hour.start
-    for i, minutes in enumerate(lengths):
-        action = kept[min(i, len(kept) - 1)]
-        thing = str(action.object) if action.object in objects else None
-        state = (action.state.strip() or IN_USE) if thing else None
-        steps.append(PlanStep(at, minutes, hour.place, action.do.strip(), thing, state))
-        at += timedelta(minutes=minutes)
-    return steps
-
-
-def _object_named(text: str, objects: Sequence[str]) -> str | None:
-    lowered = text.lower()
-    for thing in sorted(objects, key=len, reverse=True):  # "coffee machine" before "machine"
-        if re.search(rf"\b{re.escape(thing.lower())}\b", lowered):
-            return thing
-    return None
