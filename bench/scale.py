@@ -72,6 +72,7 @@ from simulacra.mind.town.plan_prompts import (
     DaySummaryOutput,
     HourlyOutput,
     NextStepOutput,
+    PlannedAction,
     PlannedBlock,
     ReplanOutput,
 )
@@ -247,7 +248,13 @@ def town_answers() -> dict[str, str]:
         DailyPlanOutput(blocks=blocks),
         ReplanOutput(blocks=blocks[2:4]),
         HourlyOutput(activities=["reading emails", "writing a report", "making tea"]),
-        ActionsOutput(actions=["open the laptop", "read emails", "make tea at the stove"]),
+        ActionsOutput(
+            actions=[
+                PlannedAction(do="open the laptop", object="none", state=""),
+                PlannedAction(do="read emails", object="none", state=""),
+                PlannedAction(do="make tea at the stove", object="stove", state="heating water"),
+            ]
+        ),
         NextStepOutput(place="home", activity="tidying up", minutes=30),
         DaySummaryOutput(summary="A quiet day at home, mostly working."),
         ReactionOutput(),

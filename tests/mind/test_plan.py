@@ -30,7 +30,17 @@ def _hourly(request: Request) -> dict[str, object]:
 
 
 def _actions(request: Request) -> dict[str, object]:
-    return {"actions": ["greeting a customer", "brewing at the coffee machine", "wiping up"]}
+    """Brewing uses the coffee machine where the output model offers it (the agent knows it)."""
+    assert request.output is not None
+    offered = request.output.model_json_schema()["$defs"]["Object"]["enum"]
+    machine = "coffee machine" if "coffee machine" in offered else "none"
+    return {
+        "actions": [
+            {"do": "greeting a customer", "object": "none", "state": ""},
+            {"do": "brewing at the coffee machine", "object": machine, "state": ""},
+            {"do": "wiping up", "object": "none", "state": ""},
+        ]
+    }
 
 
 async def _planned_day(model: ScriptedModel, make_agent: MakeAgent) -> Agent:

@@ -109,7 +109,7 @@ def build_replay(
             messages.append(_message(data, frame, event.t, agent))
         elif event.kind == "conversation":
             conversations.append(_conversation(data, frame, event.t))
-        elif event.kind in ("intervention", "interview") or (
+        elif event.kind in ("intervention", "interview", "place.learned") or (
             event.kind == "action" and data.get("ok") is False
         ):
             note = _note(event, frame)
@@ -388,6 +388,8 @@ def _note(event: Event, frame: int) -> Note:
             _text(data.get("question")),
             _text(data.get("answer")),
         )
+    if event.kind == "place.learned":  # the town's viewer adds it to the agent's tree
+        return Note(frame, event.t, event.agent, "told of a place", _text(data.get("place")))
     if event.kind == "action":
         return Note(
             frame,

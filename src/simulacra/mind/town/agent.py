@@ -40,6 +40,7 @@ from simulacra.mind.town.converse import Conversation, converse
 from simulacra.mind.town.correct import correct
 from simulacra.mind.town.perceive import Perception, perceive
 from simulacra.mind.town.persona import Persona
+from simulacra.mind.town.places import KnownPlaces
 from simulacra.mind.town.plan import Planner
 from simulacra.mind.town.react import Reaction, decide
 from simulacra.mind.town.relation import Relations
@@ -52,6 +53,7 @@ from simulacra.mind.town.visitor import (
     unanswered,
 )
 from simulacra.runlog import EventSink
+from simulacra.runlog.events import PlaceLearned
 
 WAIT_MINUTES = 10  # a tick: then the step runs, or the agent decides again
 CONVERSATION_TURNS = 8
@@ -87,7 +89,9 @@ class Agent:
         self.ctx = MindContext(persona, memory, model, self.ablation, sink, seed)
         # The stream's own prompts (ratings, reflection) start as the mind's do.
         memory.voice = Voice(self.ctx.system, persona.summary())
-        self.planner = Planner(self.ctx, self.places)
+        # What it knows of the town (places.py): the world reports what it has seen.
+        self.known = KnownPlaces(self.places)
+        self.planner = Planner(self.ctx, self.known)
         self.perception = Perception()
         self.talked: dict[str, datetime] = {}
         self.names: dict[str, str] = {}
@@ -103,6 +107,9 @@ class Agent:
 
     async def decide(self, phase: str, observation: Observation, now: datetime) -> Action | None:
         """One phase of the town's tick (see the module's docstring)."""
+        seen = observation.facts.get("known")
+        if isinstance(seen, dict):
+            self.known.seen(seen)
         if phase == "plan":
             await self.plan_day(now, self.yesterday)
         elif phase == "decide":
@@ -145,6 +152,7 @@ class Agent:
         importance; whether the day changes around it is the agent's own decision."""
         meta = {"intervention": "thought", "source": "planted"}
         await self.memory.add(THOUGHT, text, now, importance, meta=meta)
+        self.hear(text, now)
         if any(block.covers(now) for block in self.planner.schedule.blocks):
             await self.take_in(text, now)
 
@@ -185,6 +193,7 @@ class Agent:
         """A scenario's correction: what it contradicts is invalidated and the day, if
         planned, is planned anew around the correction."""
         gone = await correct(self.ctx, text, contradicts, now, importance)
+        self.hear(text, now)
         if any(block.covers(now) for block in self.planner.schedule.blocks):
             await self.replan(now, text)
         return gone
@@ -205,7 +214,16 @@ class Agent:
         if not address.line:
             self.opened[address.speaker] = await speak_to_visitor(self, address, now)
             return
+        self.hear(address.line, now)
         await answer_visitor(self, address, now, self.opened.pop(address.speaker, None))
+
+    def hear(self, text: str, now: datetime) -> list[str]:
+        """Places of the town `text` names that this agent did not know: told of them, it
+        knows them now (by name; it sees their rooms when it gets there)."""
+        new = self.known.told(text)
+        for place in new:
+            self.ctx.emit(PlaceLearned(place=place, text=text[:300]), now)
+        return new
 
     @property
     def unknown_places(self) -> int:
@@ -307,6 +325,7 @@ class Agent:
         others = [p for p in conversation.participants if p != self.id]
         for other in others:
             self.talked[other] = now
+        self.hear(conversation.transcript(dict(names)), now)
         if not self.ablation.remembers:
             return None
         with_whom = " and ".join(names.get(o, o) for o in others)
@@ -344,6 +363,7 @@ class Agent:
             "talked": {k: v.isoformat() for k, v in self.talked.items()},
             "names": dict(self.names),
             "objects": list(self.objects),
+            "known": self.known.to_dict(),
             "yesterday": self.yesterday,
             "relations": self.relations.to_dict(),
             "opened": opened_json(self.opened),
@@ -361,6 +381,7 @@ class Agent:
         self.talked = {k: datetime.fromisoformat(v) for k, v in state.get("talked", {}).items()}
         self.names = dict(state.get("names", {}))
         self.objects = tuple(state.get("objects", ()))
+        self.known.restore(state.get("known"))
         self.yesterday = state.get("yesterday")
         self.relations = Relations.from_dict(state.get("relations", {}))
         self.opened = opened_from(state.get("opened", {}))

@@ -16,8 +16,10 @@ from typing import Any
 
 from simulacra.mind.context import Answer, MindContext, clock, end_of_day
 from simulacra.mind.town import plan_prompts as p
+from simulacra.mind.town.actions import fallback_actions, steps_from
 from simulacra.mind.town.persona import Persona
-from simulacra.mind.town.plan_check import PlanRules, checked
+from simulacra.mind.town.places import KnownPlaces
+from simulacra.mind.town.plan_check import PlanRules, checked, placed, using
 from simulacra.mind.town.routine import is_sleep, routine_plan, wake_hour
 from simulacra.mind.town.schedule import (
     MAX_ACTION,
@@ -43,6 +45,7 @@ CLOCK_TIME = re.compile(r"\b(?:[01]?\d|2[0-3]):[0-5]\d\b")
 APPOINTMENT = timedelta(hours=1)  # how long an appointment named without an end is kept
 SHOWN_BLOCKS = p.MAX_BLOCKS  # the blocks ahead a decision sees: the rest of the day
 NEXT_STEP_TOKENS = SUMMARY_TOKENS = 256  # the default of `MindContext.ask`
+ACTIONS_TOKENS = 40 * p.MAX_ACTIONS + 8  # six actions of a phrase, an object and its state
 
 
 def _items(steps: Sequence[PlanStep]) -> list[dict[str, Any]]:
@@ -52,6 +55,7 @@ def _items(steps: Sequence[PlanStep]) -> list[dict[str, Any]]:
             "duration_min": s.duration_min,
             "place": s.place,
             "description": s.description,
+            **({"object": s.object, "object_state": s.object_state} if s.object else {}),
         }
         for s in steps
     ]
@@ -74,15 +78,29 @@ class Planner:
     """One agent's planning faculty and the schedule it keeps."""
 
     def __init__(
-        self, ctx: MindContext[Persona], places: Sequence[str], schedule: Schedule | None = None
+        self, ctx: MindContext[Persona], known: KnownPlaces, schedule: Schedule | None = None
     ) -> None:
         self.ctx = ctx
-        self.places = tuple(places)
+        self.known = known
         self.schedule = schedule or Schedule()
         self.unknown_places = 0
         self.laid = 0  # appointments laid over a replan that lacked them
-        self.rules = PlanRules(self.places, ctx.persona.home, wake_hour(ctx.persona))
         self._unwritten: list[tuple[str, str]] = []  # (level, text) of plans to remember
+
+    @property
+    def places(self) -> tuple[str, ...]:
+        """The places the agent knows now: all a plan may name."""
+        return self.known.places()
+
+    @property
+    def rules(self) -> PlanRules:
+        """The plan's rules over the places known now (their enum grows as the agent learns)."""
+        return PlanRules(self.places, self.ctx.persona.home, wake_hour(self.ctx.persona))
+
+    def _objects(self, place: str, seen: Sequence[str]) -> tuple[str, ...]:
+        """The objects the agent knows at `place`; without a spatial memory, those it sees."""
+        known = self.known.objects(place)
+        return tuple(seen if known is None else known)
 
     @property
     def _name(self) -> str:
@@ -303,6 +321,7 @@ class Planner:
         block = self.schedule.block_at(now)
         if block is None:
             return []
+        objects = self._objects(block.place, objects)
         end = min(block.end, now + REACT_WINDOW)
         minutes = int((end - now).total_seconds() // 60)
         doing = self.schedule.action_at(now) or self.schedule.hour_at(now) or block
@@ -316,18 +335,18 @@ class Planner:
             end=clock(end),
             minutes=minutes,
         )
-        fallback = p.ActionsOutput(actions=[reaction[:36] or "reacting", doing.description[:36]])
+        fallback = fallback_actions([reaction[:36] or "reacting", doing.description[:36]], objects)
         answer = await self.ctx.ask(
             "plan.react",
             now,
             p.REACT_WINDOW_SYSTEM,
             user,
-            p.ActionsOutput,
+            using(objects),
             fallback,
-            max_tokens=12 * p.MAX_ACTIONS + 8,
+            max_tokens=ACTIONS_TOKENS,
         )
         window = PlanStep(now, minutes, block.place, f"reacting to {reaction}"[:80])
-        steps = _actions(answer.value.actions, window, objects)
+        steps = steps_from(answer.value.actions, window, objects)
         self.schedule.cut_steps_at(now)
         self.schedule.hours.append(window)
         self.schedule.actions += steps
@@ -396,6 +415,7 @@ class Planner:
         if hour.duration_min <= MAX_ACTION:  # already a short action: no call
             self.schedule.actions.append(hour)
             return hour
+        objects = self._objects(hour.place, objects)
         user = p.ACTIONS_USER.format(
             **self._prefix(),
             place=hour.place,
@@ -406,17 +426,17 @@ class Planner:
             activity=hour.description,
         )
         steps_needed = len(fit_durations([], hour.duration_min))
-        fallback = p.ActionsOutput(actions=[hour.description] * min(steps_needed, p.MAX_ACTIONS))
+        fallback = fallback_actions([hour.description] * min(steps_needed, p.MAX_ACTIONS), objects)
         answer = await self.ctx.ask(
             "plan.actions",
             now,
             p.ACTIONS_SYSTEM,
             user,
-            p.ActionsOutput,
+            using(objects),
             fallback,
-            max_tokens=12 * p.MAX_ACTIONS + 8,  # six phrases of at most 36 characters
+            max_tokens=ACTIONS_TOKENS,
         )
-        steps = _actions(answer.value.actions, hour, objects)
+        steps = steps_from(answer.value.actions, hour, objects)
         self.schedule.actions += steps
         text = f"{self._name}'s next steps for {hour.description}:\n{_lines(steps)}"
         self._record("action", text, steps, now)
@@ -458,7 +478,7 @@ class Planner:
             now,
             p.NEXT_STEP_SYSTEM,
             user,
-            p.NextStepOutput,
+            placed(p.NextStepOutput, self.places),
             fallback,
             max_tokens=NEXT_STEP_TOKENS,
         )
@@ -500,29 +520,3 @@ class Planner:
             max_tokens=SUMMARY_TOKENS,
         )
         return answer.value.summary.strip() or fallback.summary
-
-
-def _actions(planned: Sequence[str], hour: PlanStep, objects: Sequence[str]) -> list[PlanStep]:
-    """Contiguous 5-15 minute actions covering `hour` exactly, the hour shared evenly among
-    the planned ones (the last repeated if the hour needs more steps); an action uses the
-    first object of `objects` it names."""
-    texts = [a.strip() for a in planned if a.strip()] or [hour.description]
-    share = round(hour.duration_min / len(texts))
-    lengths = fit_durations([share] * len(texts), hour.duration_min)
-    steps: list[PlanStep] = []
-    at = hour.start
-    for i, minutes in enumerate(lengths):
-        description = texts[min(i, len(texts) - 1)]
-        thing = _object_named(description, objects)
-        state = "in use" if thing else None
-        steps.append(PlanStep(at, minutes, hour.place, description, thing, state))
-        at += timedelta(minutes=minutes)
-    return steps
-
-
-def _object_named(text: str, objects: Sequence[str]) -> str | None:
-    lowered = text.lower()
-    for thing in sorted(objects, key=len, reverse=True):  # "coffee machine" before "machine"
-        if re.search(rf"\b{re.escape(thing.lower())}\b", lowered):
-            return thing
-    return None

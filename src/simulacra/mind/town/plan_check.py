@@ -14,13 +14,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import cache
+from functools import lru_cache
 from itertools import pairwise
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, create_model, model_validator
 
-from simulacra.mind.town.plan_prompts import PlannedBlock
+from simulacra.mind.town.plan_prompts import NONE, ActionsOutput, PlannedAction, PlannedBlock
 from simulacra.mind.town.routine import is_sleep, minutes_of
 from simulacra.mind.town.schedule import resolve_place
 
@@ -74,7 +74,7 @@ def faults(blocks: Sequence[PlannedBlock], rules: PlanRules) -> list[str]:
     return found
 
 
-@cache
+@lru_cache(maxsize=512)  # agents that know the same places share one model
 def checked(output: type[Plan], rules: PlanRules) -> type[Plan]:
     """`output` (a model with `blocks`) whose validation refuses a plan with faults."""
 
@@ -88,10 +88,11 @@ def checked(output: type[Plan], rules: PlanRules) -> type[Plan]:
     validator = model_validator(mode="after")(playable)
     fields: dict[str, Any] = {}
     if rules.places:
-        # The place is one of the map's: SmolLM2-135M wrote "Hobbes Cafe", which resolves
+        # The place is one the agent knows: SmolLM2-135M wrote "Hobbes Cafe", which resolves
         # to no place, and the guest it was to bring stayed home.
-        place = StrEnum("Place", {f"p{i}": v for i, v in enumerate(rules.places)})  # type: ignore[misc]
-        block = create_model("PlannedBlock", __base__=PlannedBlock, place=(place, ...))
+        block = create_model(
+            "PlannedBlock", __base__=PlannedBlock, place=(one_of("Place", rules.places), ...)
+        )
         fields["blocks"] = (list[block], output.model_fields["blocks"])
     model: type[Plan] = create_model(
         output.__name__,
@@ -100,3 +101,28 @@ def checked(output: type[Plan], rules: PlanRules) -> type[Plan]:
         **fields,
     )
     return model
+
+
+def one_of(name: str, values: Sequence[str]) -> type[StrEnum]:
+    """`values` as an enum called `name`, for a field of an output model."""
+    return StrEnum(name, {f"v{i}": v for i, v in enumerate(values)})  # type: ignore[return-value]
+
+
+@lru_cache(maxsize=512)
+def placed(output: type[Plan], places: tuple[str, ...]) -> type[Plan]:
+    """`output` (a model with a `place`) whose place is one of `places` (any, when none)."""
+    if not places:
+        return output
+    model: type[Plan] = create_model(
+        output.__name__, __base__=output, place=(one_of("Place", places), ...)
+    )
+    return model
+
+
+@lru_cache(maxsize=512)
+def using(objects: tuple[str, ...]) -> type[ActionsOutput]:
+    """ActionsOutput whose actions each use one of `objects` or none."""
+    thing = one_of("Object", (*objects, NONE))
+    action = create_model("PlannedAction", __base__=PlannedAction, object=(thing, ...))
+    field = ActionsOutput.model_fields["actions"]
+    return create_model("ActionsOutput", __base__=ActionsOutput, actions=(list[action], field))

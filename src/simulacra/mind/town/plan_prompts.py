@@ -37,14 +37,25 @@ class HourlyOutput(BaseModel):
 
 
 MAX_ACTIONS = 6
+NONE = "none"  # an enum's answer for no object, no appointment time or place
+
+
+class PlannedAction(BaseModel):
+    """One step: what the character does, the object of the place it uses (or `NONE`; an
+    enum of the objects it knows there, plan_check.using) and what the object is doing
+    meanwhile, its state ("brewing coffee"), as the source asks in a call of its own."""
+
+    do: Annotated[str, MaxChars(36)]
+    object: str
+    state: Annotated[str, MaxChars(30)]
 
 
 class ActionsOutput(BaseModel):
-    """Short phrases; the hour is shared among them in 5-15 minute steps, and an action that
-    names an object of the place uses it. Plain strings cost the small model about 40% of
-    the tokens that objects with minutes, object and state keys did."""
+    """The steps, without minutes: the hour is shared among them in 5-15 minute steps. An
+    object and a state per step cost SmolLM2-135M about 120 completion tokens a call more
+    than bare phrases did (docs/town.md), and save the source's call per action."""
 
-    actions: list[Annotated[str, MaxChars(36)]] = Field(min_length=1, max_length=MAX_ACTIONS)
+    actions: list[PlannedAction] = Field(min_length=1, max_length=MAX_ACTIONS)
 
 
 class NextStepOutput(BaseModel):
@@ -53,7 +64,6 @@ class NextStepOutput(BaseModel):
     minutes: int = Field(ge=5, le=60)
 
 
-NONE = "none"  # a revision that gives no appointment says so in its when and where
 CLOCK_OR_NONE = rf"^(([01]?[0-9]|2[0-3]):[0-5][0-9]|{NONE})$"
 
 
@@ -143,7 +153,8 @@ What does this mean for {name}'s plans, and does the rest of the day change?"""
 REACT_WINDOW_SYSTEM = (
     "A character interrupts what they were doing to react to something. Rewrite their next "
     "steps, from now to the end of the window given: 2 to 6 short actions in order, the "
-    "reaction first, then what they do after it. Reply in JSON with the list of actions."
+    "reaction first, then what they do after it. Reply in JSON with the list of actions; "
+    "each names the object here it uses (or none) and what that object is doing meanwhile."
 )
 
 REACT_WINDOW_USER = """{name} is at {place}. Objects here: {objects}
@@ -161,8 +172,9 @@ Give {hours} activities, one for each hour."""
 
 ACTIONS_SYSTEM = (
     "You break a character's plan for the coming hour into 3 to 6 concrete actions of 5 to "
-    "15 minutes each, in order. Reply in JSON with a list of short actions; an action that "
-    "uses one of the objects here names it."
+    "15 minutes each, in order. Reply in JSON with a list of short actions; each names the "
+    "object here it uses (or none) and what that object is doing meanwhile (the espresso "
+    "machine is: brewing coffee), empty when none."
 )
 
 ACTIONS_USER = """{name} is at {place}. Objects here: {objects}

@@ -3,7 +3,8 @@ gives it and acts on that, by fixed rules, whatever the news is about.
 
 - Weight: it judges a memory's weight as the keyword rule does (`rule_importance`): a sight
   of someone working weighs 2, a party or an election more.
-- Talk (react.decide): waits when someone uses what its current step needs; reacts to a grave
+- Talk (react.decide): waits when what its current step needs is seen in use (in a state
+  other than idle, and nothing grave); reacts to a grave
   sight where it is; replans when something on its mind names a time and a place today that
   the plan shown does not hold; talks to the first person free when something weighty is on
   its mind; otherwise carries on.
@@ -15,6 +16,9 @@ gives it and acts on that, by fixed rules, whatever the news is about.
 - Plans (plan.daily, plan.replan, plan.react): the day or the plan it is shown as the form
   of the reply, within the output model's limits, with each appointment its memories name
   for today laid over it.
+- Actions (plan.actions, plan.react): the activity it is shown, using the object the output
+  model offers whose name shares a word with it (none where none does), in a state made of
+  the activity ("in use for making coffee").
 - Interviews: answers from the memory that shares most words with the question.
 - Reflection: one insight from the two statements that share most words with the question.
 - As an evaluation's judge: ranks answers by how many of their words the character's
@@ -29,7 +33,7 @@ import json
 import re
 from collections.abc import Sequence
 from enum import Enum
-from typing import Any
+from typing import Any, get_args
 
 from simulacra.llm import Request, ScriptedModel
 from simulacra.memory import rule_importance
@@ -70,6 +74,7 @@ APPOINTMENT_MINUTES = 90
 APPOINTMENTS = 2  # laid over one plan at most
 MIN_DAY_BLOCKS = 5  # DailyPlanOutput's least
 ACTION_CHARS = 36  # ActionsOutput's most, a phrase
+STATE_CHARS = 30  # an action's object state, at most
 BREAK_MINUTES = 30
 
 
@@ -81,6 +86,7 @@ def sociable(model: ScriptedModel) -> ScriptedModel:
     model.on("plan.daily", _plan)
     model.on("plan.replan", _plan)
     model.on("plan.react", _react_window)
+    model.on("plan.actions", _hour_actions)
     model.on("interview.answer", _interview)
     model.on("reflect.insights", _insights)
     model.on("judge.rank", _rank)
@@ -252,9 +258,9 @@ def _react(request: Request) -> dict[str, Any]:
     def about(text: str) -> str:
         return max(topics, key=lambda t: len(_stems(t) & _stems(text)), default=NOTHING)
 
-    for sight in noticed:  # someone here uses what my step needs
-        thing = re.match(r"the (.+?) in the .* is in use", sight)
-        if thing and thing.group(1).lower() in action.lower():
+    for sight in noticed:  # someone here uses what my step needs (it is not at rest)
+        thing = re.match(r"the (.+?) in the .* is (?!idle)", sight)
+        if thing and thing.group(1).lower() in action.lower() and _weight(sight) < GRAVE:
             return {"choice": "wait", "target": NOBODY, "about": about(sight)}
     for sight in noticed:
         if _weight(sight) >= GRAVE and place in sight and not any(p in sight for p in people):
@@ -398,7 +404,49 @@ def _react_window(request: Request) -> dict[str, Any]:
     reaction = _between(prompt, "Reaction: ", "\n")
     planned = _between(prompt, "was doing: ", "\n")
     first = reaction[:ACTION_CHARS]
-    return {"actions": [first, first, planned[:ACTION_CHARS] or "carrying on"]}
+    things = _objects(request)
+    texts = [first, first, planned[:ACTION_CHARS] or "carrying on"]
+    return {"actions": [_action(t, _naming(t, things), t) for t in texts]}
+
+
+def _hour_actions(request: Request) -> dict[str, Any]:
+    """The hour's activity, at the object offered that its words name (none where none)."""
+    activity = _between(_prompt(request), " plans: ", "\n")
+    return {
+        "actions": [
+            _action(activity[:ACTION_CHARS], _naming(activity, _objects(request)), activity)
+        ]
+    }
+
+
+def _objects(request: Request) -> list[str]:
+    """The objects an action may use, as the output model's enum offers them ("none" aside)."""
+    fields = request.output.model_fields if request.output is not None else {}
+    item = get_args(getattr(fields.get("actions"), "annotation", None))
+    kind = item[0].model_fields["object"].annotation if item else None
+    offered = (
+        [str(m.value) for m in kind] if isinstance(kind, type) and issubclass(kind, Enum) else []
+    )
+    return [o for o in offered if o != NONE]
+
+
+def _naming(text: str, things: Sequence[str]) -> str | None:
+    """The object whose name shares most words with `text` (None: none shares one)."""
+    words = _stems(text)
+    best = max(things, key=lambda t: len(_stems(t) & words), default=None)
+    return best if best is not None and _stems(best) & words else None
+
+
+def _action(text: str, thing: str | None, activity: str) -> dict[str, str]:
+    """An action using `thing` in a state the activity describes."""
+    if thing is None:
+        return {"do": text, "object": NONE, "state": ""}
+    words, state = f"in use for {activity}".split(), ""
+    for word in words:  # whole words, within the state's limit
+        if len(f"{state} {word}".strip()) > STATE_CHARS:
+            break
+        state = f"{state} {word}".strip()
+    return {"do": text, "object": thing, "state": state}
 
 
 # --- interviews, reflection, judging ---------------------------------------------------------

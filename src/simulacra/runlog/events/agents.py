@@ -21,6 +21,18 @@ class Observed(Payload):
 
 
 @dataclass(frozen=True, kw_only=True)
+class PlaceLearned(Payload):
+    """A place an agent came to know by being told of it (a line it heard, a thought it was
+    given, `text`): its plans may name it from now on. Places it sees are the world's
+    `learned`, in its state."""
+
+    KIND = "place.learned"
+    AGENT = "id"
+    place: str
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True)
 class MemoryAdded(Payload):
     """A record written to an agent's memory stream, with its provenance."""
 

@@ -1,15 +1,18 @@
 """Where an agent stands on a tile map and how it walks there: the tile an activity takes (its
-object's, else a free one near the middle of its area), and the steps of a walk in a tick."""
+object's, else a free one near the middle of its area, not one someone holds), the steps of a
+walk in a tick, and a walk within its place to the activity's tile."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Set
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 from simulacra.worlds.town.map import AreaSpec, TownMap
+from simulacra.worlds.town.presence import Roster
 from simulacra.worlds.town.tiles import Tile, TileGrid
-from simulacra.worlds.town.whereabouts import Trip
+from simulacra.worlds.town.whereabouts import Trip, Whereabouts
 
 
 def spot(grid: TileGrid, area: AreaSpec, thing: str | None, taken: Set[Tile]) -> Tile:
@@ -49,3 +52,38 @@ def progress(trip: Trip, now: datetime, seconds_per_tile: float) -> int:
     """How many of the trip's steps are walked by `now`."""
     walked = (now - trip.departed).total_seconds() / seconds_per_tile
     return min(len(trip.path), max(0, int(walked + 1e-9)))
+
+
+def walked(trip: Trip, then: datetime, now: datetime, seconds_per_tile: float) -> list[Tile]:
+    """The tiles of the trip's path walked between `then` and `now`, one a movement step."""
+    return list(
+        trip.path[progress(trip, then, seconds_per_tile) : progress(trip, now, seconds_per_tile)]
+    )
+
+
+def taken(agents: Roster[Whereabouts], place: str) -> set[Tile]:
+    """Tiles at `place` that someone stands on or walks to."""
+    held = {w.tile for _, w in agents.present(place) if w.tile is not None}
+    held |= {
+        w.trip.path[-1]
+        for w in agents.values()
+        if w.trip is not None and w.trip.path and w.trip.stops[-1] == place
+    }
+    return held
+
+
+def step_within(
+    grid: TileGrid, town: TownMap, me: Whereabouts, area: str, thing: str | None, held: Set[Tile]
+) -> tuple[Whereabouts, list[Tile]]:
+    """Where the agent stands once it has walked, within its place, to the activity's tile, and
+    the tiles it walked (none when it is there already or no way leads there)."""
+    assert me.tile is not None
+    spec = area_of(town, me.place, area)
+    at = next((t.at for t in spec.objects if t.name == thing), None) if thing else None
+    if (at is None and me.tile in spec.tiles()) or me.tile == at:
+        return me, []
+    goal = spot(grid, spec, thing, held - {me.tile})
+    path = grid.path(me.tile, goal)
+    if not path:
+        return me, []
+    return replace(me, tile=goal), list(path)

@@ -42,9 +42,18 @@ from simulacra.worlds.town.roads import RoadGraph
 from simulacra.worlds.town.rules import area_for, problem, text_of
 from simulacra.worlds.town.sight import Attention, SightConfig, Sighting
 from simulacra.worlds.town.talk import approached, here, paired, visited
+from simulacra.worlds.town.things import Things
 from simulacra.worlds.town.tiles import Tile
 from simulacra.worlds.town.visitors import Visitors
-from simulacra.worlds.town.walking import area_of, arrival, progress, spot, walk_minutes
+from simulacra.worlds.town.walking import (
+    area_of,
+    arrival,
+    spot,
+    step_within,
+    taken,
+    walk_minutes,
+    walked,
+)
 from simulacra.worlds.town.whereabouts import (
     Trip,
     Whereabouts,
@@ -84,19 +93,7 @@ class TownWorld:
         self.known = Known()
         self.now = now
         self.agents: Roster[Whereabouts] = Roster()
-        # Object states by (place, object); resting states are the map's.
-        self._resting = {
-            (p.name, t.name): t.state for p in town.places for a in p.areas for t in a.objects
-        }
-        self._area_of = {
-            (p.name, t.name): a.name for p in town.places for a in p.areas for t in a.objects
-        }
-        self.objects: dict[tuple[str, str], str] = dict(self._resting)
-        # Each place's objects by name, so a look reads only the place it is at.
-        self._things_at: dict[str, list[str]] = {
-            p.name: sorted(t.name for a in p.areas for t in a.objects) for p in town.places
-        }
-        self._users: dict[tuple[str, str], str] = {}
+        self.things = Things(town)
         self._rects = {p.name: area_rects(p) for p in town.places}
         self._news: dict[str, list[str]] = {}
         self._talking: dict[str, str] = {}  # who talks with whom this tick
@@ -113,7 +110,8 @@ class TownWorld:
         others = [p for k in knows if k != place and (p := self.town.place(k)) is not None]
         self.known.start(agent_id, [spec, *others])
         area = spec.areas[0]
-        tile = None if self.grid is None else spot(self.grid, area, None, self._taken(place))
+        held = taken(self.agents, place)
+        tile = None if self.grid is None else spot(self.grid, area, None, held)
         self.agents[agent_id] = Whereabouts(name, place, area.name, "starting the day", tile=tile)
 
     def layout(self) -> dict[str, Any]:
@@ -143,6 +141,10 @@ class TownWorld:
             )
         if phase == DECIDE.name:
             return self.look(agent)
+        if phase == PLAN.name:  # a plan chooses among the places the agent knows
+            return Observation(
+                agent, self.agents[agent].place, facts={"known": self.known.tree(agent)}
+            )
         return Observation(agent, self.agents[agent].place)
 
     def resolve(self, phase: str, actions: Mapping[str, Action], tick: Tick) -> Resolution:
@@ -220,12 +222,7 @@ class TownWorld:
         self._notice(agent_id, me)
         others = [(i, w) for i, w in self.agents.present(me.place) if i != agent_id]
         texts = [seen_as(w) for _, w in others]
-        changed = []
-        for name in self._things_at[me.place]:
-            key = (me.place, name)
-            state = self.objects[key]
-            if self._area_of[key] == me.area and state != self._resting[key]:
-                changed.append((name, f"the {name} in the {me.area} of {me.place} is {state}"))
+        changed = self.things.changed_in(me.place, me.area)
         texts += [text for _, text in changed]
         if self.grid is not None and me.tile is not None:
             others, texts = self._in_sight(agent_id, me, others, changed)
@@ -297,14 +294,14 @@ class TownWorld:
         if action.kind != "do":
             return Outcome(False, f'unknown action kind "{action.kind}"; the town knows do, talk')
         place = action.target or (me.trip.stops[-1] if me.trip else me.place)
-        fault = problem(self.town, self.objects, place, action.args)
+        fault = problem(self.town, self.things.states, place, action.args)
         if fault:
             return Outcome(False, fault)
         if me.trip is not None:
             # Someone on the way finishes the walk; a changed destination is taken up on arrival.
             return Outcome(True, facts={"on_the_way_to": me.trip.stops[-1]})
         thing = text_of(action.args.get("object"))
-        area = area_for(self.town, self._area_of, place, action.args, thing, me)
+        area = area_for(self.town, self.things.area_of, place, action.args, thing, me)
         if place != me.place:
             return self._depart(agent_id, place, area, action, thing)
         return self._settle(
@@ -321,12 +318,10 @@ class TownWorld:
             if trip is None:
                 continue
             tile = me.tile
-            if trip.path:  # the movement steps of this tick, one tile each
-                before = progress(trip, tick.now, self.seconds_per_tile)
-                done = progress(trip, self.now, self.seconds_per_tile)
-                if done > before:
-                    self._steps[agent_id] = list(trip.path[before:done])
-                    tile = trip.path[done - 1]
+            steps = walked(trip, tick.now, self.now, self.seconds_per_tile)
+            if steps:  # the movement steps of this tick, one tile each
+                self._steps[agent_id] = steps
+                tile = steps[-1]
             if trip.arrives > self.now:
                 if tile != me.tile:
                     self.agents[agent_id] = replace(me, tile=tile)
@@ -344,8 +339,7 @@ class TownWorld:
         return {
             "time": self.now.isoformat(),
             "agents": {i: whereabouts_json(w) for i, w in sorted(self.agents.items())},
-            "objects": [[p, o, s] for (p, o), s in sorted(self.objects.items())],
-            "users": [[p, o, a] for (p, o), a in sorted(self._users.items())],
+            **self.things.snapshot(),
             "logged": dict(sorted(self._logged.items())),
             "visitors": self.visitors.snapshot(),
             "steps": {a: [list(t) for t in s] for a, s in sorted(self._steps.items())},
@@ -356,8 +350,7 @@ class TownWorld:
     def restore(self, snapshot: Mapping[str, Any]) -> None:
         self.now = datetime.fromisoformat(snapshot["time"])
         self.agents = Roster({i: whereabouts_from(w) for i, w in snapshot["agents"].items()})
-        self.objects = {(p, o): s for p, o, s in snapshot["objects"]}
-        self._users = {(p, o): a for p, o, a in snapshot["users"]}
+        self.things.restore(snapshot)
         self._logged = {a: list(key) for a, key in snapshot.get("logged", {}).items()}
         self.visitors = Visitors.restored(snapshot.get("visitors", []))
         self._steps = {a: [(x, y) for x, y in s] for a, s in snapshot.get("steps", {}).items()}
@@ -382,14 +375,9 @@ class TownWorld:
         for me in self.agents.values():
             if me.trip is None:
                 occupancy[me.place] = occupancy.get(me.place, 0) + 1
-        changed = {
-            f"{p}: {o}": s
-            for (p, o), s in sorted(self.objects.items())
-            if s != self._resting[(p, o)]
-        }
         frame: dict[str, Any] = {
             "agents": agents,
-            "objects": changed,
+            "objects": self.things.changed(),
             "occupancy": dict(sorted(occupancy.items())),
         }
         if self._steps:  # each movement step since the last frame, for the replay to walk
@@ -425,10 +413,10 @@ class TownWorld:
 
     def set_object(self, place: str, name: str, state: str) -> Outcome:
         """A world event from outside (an intervention): an object changes state on its own."""
-        fault = problem(self.town, self.objects, place, {"object": name})
+        fault = problem(self.town, self.things.states, place, {"object": name})
         if fault:
             return Outcome(False, fault)
-        self.objects[(place, name)] = state
+        self.things.states[(place, name)] = state
         return Outcome(True)
 
     # --- inside -------------------------------------------------------------------------
@@ -441,89 +429,51 @@ class TownWorld:
     def _depart(
         self, agent_id: str, place: str, area: str, action: Action, thing: str | None
     ) -> Outcome:
-        if self.grid is not None:
-            return self._walk_to(agent_id, place, area, action, thing)
-        me = self._release(agent_id)
-        route = self.roads.route(me.place, place)
-        trip = Trip(
-            route.stops,
-            self.now,
-            self.now + timedelta(minutes=route.minutes),
-            area,
-            action.description,
-            thing,
-            text_of(action.args.get("state")),
-        )
-        self.agents[agent_id] = replace(me, action=f"walking to {place}", trip=trip)
-        return Outcome(True, facts={"travel_minutes": route.minutes, "route": list(route.stops)})
-
-    def _walk_to(
-        self, agent_id: str, place: str, area: str, action: Action, thing: str | None
-    ) -> Outcome:
-        """Set off on the shortest walk to the activity's tile at another place."""
-        assert self.grid is not None
+        """Set off for another place: along the roads of a sketch map, or on a tile map along
+        the shortest walk to the activity's tile."""
         me = self.agents[agent_id]
-        assert me.tile is not None
-        goal = spot(self.grid, area_of(self.town, place, area), thing, self._taken(place))
-        path = self.grid.path(me.tile, goal)
-        if path is None:
-            return Outcome(False, f"no way leads from {me.place} to {place}")
+        path: tuple[Tile, ...] = ()
+        if self.grid is None:
+            route = self.roads.route(me.place, place)
+            stops, arrives = route.stops, self.now + timedelta(minutes=route.minutes)
+            facts: dict[str, Any] = {"travel_minutes": route.minutes, "route": list(route.stops)}
+        else:
+            assert me.tile is not None
+            goal = spot(
+                self.grid, area_of(self.town, place, area), thing, taken(self.agents, place)
+            )
+            found = self.grid.path(me.tile, goal)
+            if found is None:
+                return Outcome(False, f"no way leads from {me.place} to {place}")
+            path, stops = tuple(found), (me.place, place)
+            arrives = arrival(self.now, len(path), self.seconds_per_tile)
+            minutes = walk_minutes(len(path), self.seconds_per_tile)
+            facts = {"travel_minutes": minutes, "tiles": len(path)}
         me = self._release(agent_id)
-        trip = Trip(
-            (me.place, place),
-            self.now,
-            arrival(self.now, len(path), self.seconds_per_tile),
-            area,
-            action.description,
-            thing,
-            text_of(action.args.get("state")),
-            path,
-        )
+        state = text_of(action.args.get("state"))
+        trip = Trip(stops, self.now, arrives, area, action.description, thing, state, path)
         self.agents[agent_id] = replace(me, action=f"walking to {place}", trip=trip)
-        minutes = walk_minutes(len(path), self.seconds_per_tile)
-        return Outcome(True, facts={"travel_minutes": minutes, "tiles": len(path)})
-
-    def _taken(self, place: str) -> set[Tile]:
-        """Tiles at `place` that someone stands on or walks to."""
-        held = {w.tile for _, w in self.agents.present(place) if w.tile is not None}
-        held |= {
-            w.trip.path[-1]
-            for w in self.agents.values()
-            if w.trip is not None and w.trip.path and w.trip.stops[-1] == place
-        }
-        return held
-
-    def _step_to(self, agent_id: str, me: Whereabouts, area: str, thing: str | None) -> Whereabouts:
-        """Walk within the place to the activity's tile, in the tick (its steps logged)."""
-        assert self.grid is not None and me.tile is not None
-        spec = area_of(self.town, me.place, area)
-        at = next((t.at for t in spec.objects if t.name == thing), None) if thing else None
-        if (at is None and me.tile in spec.tiles()) or me.tile == at:
-            return me
-        goal = spot(self.grid, spec, thing, self._taken(me.place) - {me.tile})
-        path = self.grid.path(me.tile, goal)
-        if not path:
-            return me
-        self._steps.setdefault(agent_id, []).extend(path)
-        return replace(me, tile=goal)
+        return Outcome(True, facts=facts)
 
     def _settle(
         self, agent_id: str, area: str, description: str, thing: str | None, state: str | None
     ) -> Outcome:
         me = self.agents[agent_id]
         if thing and me.object != thing:
-            user = self._users.get((me.place, thing))
+            user = self.things.users.get((me.place, thing))
             if user is not None and user != agent_id:
                 who = self.agents[user].name
                 return Outcome(False, f"the {thing} at {me.place} is in use by {who}")
         if me.object != thing:
             me = self._release(agent_id)
         if thing:
-            self._users[(me.place, thing)] = agent_id
-            if state:
-                self.objects[(me.place, thing)] = state
+            self.things.use(me.place, thing, agent_id, state)
         if self.grid is not None and me.tile is not None:
-            me = self._step_to(agent_id, me, area, thing)
+            # Walk within the place to the activity's tile, in the tick (its steps logged).
+            held = taken(self.agents, me.place)
+            me, path = step_within(self.grid, self.town, me, area, thing, held)
+            if path:
+                self._steps.setdefault(agent_id, []).extend(path)
         self.agents[agent_id] = replace(me, area=area, action=description, object=thing)
         return Outcome(True)
 
@@ -531,10 +481,7 @@ class TownWorld:
         """Stop using the current object, which returns to its resting state."""
         me = self.agents[agent_id]
         if me.object is not None:
-            key = (me.place, me.object)
-            if self._users.get(key) == agent_id:
-                del self._users[key]
-                self.objects[key] = self._resting[key]
+            self.things.release(me.place, me.object, agent_id)
             me = replace(me, object=None)
             self.agents[agent_id] = me
         return me

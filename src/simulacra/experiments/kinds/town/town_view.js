@@ -172,8 +172,8 @@ window.SimulacraWorldView = (function () {
     setBox(x - vw / 2, y - vh / 2, vw, vh);
   }
 
-  // The selected agent's known places, areas and objects (the world's `learned`, up to the
-  // frame shown), added to its panel after the viewer draws the panel.
+  // The selected agent's known places, areas and objects (the world's `learned`, and the
+  // places it was told of, up to the frame shown), added to its panel after the viewer draws it.
   function knownTree() {
     const { R, index, agent } = shown;
     const panel = document.getElementById("panel");
@@ -184,6 +184,9 @@ window.SimulacraWorldView = (function () {
       const areas = (tree[e.place] = tree[e.place] || {});
       areas[e.area] = (areas[e.area] || []).concat(Array.isArray(e.objects) ? e.objects : []);
     }));
+    const track = R.agents && R.agents[agent];
+    const told = (track && Array.isArray(track.notes) ? track.notes : []).filter((n) => n.kind === "told of a place" && n.frame <= index);
+    told.forEach((n) => { tree[n.text] = tree[n.text] || {}; });
     const places = Object.keys(tree).sort();
     if (!places.length) return;
     const node = (tag, text, cls) => { const n = document.createElement(tag); if (text) n.textContent = text; if (cls) n.className = cls; return n; };
@@ -194,7 +197,7 @@ window.SimulacraWorldView = (function () {
     summary.append(node("span", ` ${places.length}`, "count"));
     const list = node("ul", null, "known-tree");
     places.forEach((place) => {
-      const item = node("li", place);
+      const item = node("li", place + (Object.keys(tree[place]).length ? "" : " (told of it)"));
       const areas = node("ul");
       Object.keys(tree[place]).sort().forEach((area) => {
         const things = tree[place][area];
