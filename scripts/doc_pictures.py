@@ -141,7 +141,7 @@ def _console_says(page: Any, status: str) -> None:
 @contextmanager
 def _console(page: Any, scenario: Scenario) -> Iterator[None]:
     """`simulacra run --console --paused`: a thought sent to Marta, a visitor who joins her
-    and speaks, one tick stepped, and her answer in the chat."""
+    and speaks, one tick stepped, and her answer in the chat; the map follows her."""
     ready = threading.Event()
     served = Served(ready=lambda _: ready.set())
     thread = threading.Thread(
@@ -171,6 +171,7 @@ def _console(page: Any, scenario: Scenario) -> Iterator[None]:
         page.click("#console-step")
         _console_says(page, "paused before step 2")
         page.wait_for_selector("#visitor-chat li.reply", timeout=WAIT_MS)
+        page.check("#follow")  # the map closes in on Marta, her visitor and their words
         page.click("#map g.agent[data-agent=marta_okafor]")
         page.wait_for_timeout(1500)  # the page's next poll: the step's frame drawn
         yield

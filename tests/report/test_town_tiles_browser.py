@@ -58,15 +58,20 @@ WALKING = """(agent) => {
 }"""
 
 
-def _town(root: Path, count: int) -> Path:
-    sets = [
+def settings(root: Path, count: int) -> list[str]:
+    """The shipped town, scripted, to its first conversations, with `count` agents."""
+    return [
         "model.spec=scripted",
         "memory.embedder=hashing",
         f"output.root={root}",
         "clock.duration=100m",
         f"agents.count={count}",
     ]
-    return run(load_scenario(SCENARIOS / "town.yaml", sets), progress=False).path
+
+
+def _town(root: Path, count: int) -> Path:
+    scenario = load_scenario(SCENARIOS / "town.yaml", settings(root, count))
+    return run(scenario, progress=False).path
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +84,27 @@ def towns(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[int, Path]]
     yield found
 
 
-def _frames(path: Path) -> list[dict[str, Any]]:
+def misdrawn(drawn: dict[str, Any], frame: dict[str, Any]) -> dict[str, list[str]]:
+    """What `drawn` (DRAWN's answer) shows wrong of `frame`: markers of agents at a place
+    outside its building; bubbles over a place's name or another bubble."""
+    step, outside, covered = frame["step"], [], []
+    for agent, x, y in drawn["markers"]:
+        place = frame["agents"][agent]["place"]
+        if place is None:
+            continue  # on the way between places
+        left, top, right, bottom = drawn["places"][place]
+        if not (left <= x <= right and top <= y <= bottom):
+            outside.append(f"step {step}: {agent} outside {place}")
+    boxes = [b for _, b in drawn["bubbles"]]
+    for i, bubble in enumerate(boxes):
+        covered += [
+            f"step {step}: a bubble covers a name" for n in drawn["names"] if _covers(bubble, n)
+        ]
+        covered += [f"step {step}: two bubbles" for o in boxes[i + 1 :] if _covers(bubble, o)]
+    return {"outside": outside, "covered": covered}
+
+
+def world_frames(path: Path) -> list[dict[str, Any]]:
     events = (json.loads(line) for line in (path / "events.jsonl").open(encoding="utf-8"))
     return [e["data"] for e in events if e["kind"] == "world"]
 
@@ -93,31 +118,15 @@ def test_markers_stay_in_their_buildings_and_bubbles_cover_no_name_or_bubble(
     try:
         page.goto((towns[count] / "viewer.html").as_uri())
         outside, covered, said = [], [], 0
-        for frame in _frames(towns[count]):
+        for frame in world_frames(towns[count]):
             step = frame["step"]
             page.evaluate(GO, f"#step={step}")
             page.wait_for_timeout(30)
             drawn = page.evaluate(DRAWN)
-            for agent, x, y in drawn["markers"]:
-                place = frame["agents"][agent]["place"]
-                if place is None:
-                    continue  # on the way between places
-                left, top, right, bottom = drawn["places"][place]
-                if not (left <= x <= right and top <= y <= bottom):
-                    outside.append(f"step {step}: {agent} outside {place}")
-            boxes = [b for _, b in drawn["bubbles"]]
-            said += len(boxes)
-            for i, bubble in enumerate(boxes):
-                covered += [
-                    f"step {step}: a bubble covers a name"
-                    for n in drawn["names"]
-                    if _covers(bubble, n)
-                ]
-                covered += [
-                    f"step {step}: two bubbles"
-                    for other in boxes[i + 1 :]
-                    if _covers(bubble, other)
-                ]
+            wrong = misdrawn(drawn, frame)
+            outside += wrong["outside"]
+            covered += wrong["covered"]
+            said += len(drawn["bubbles"])
             if drawn["bubbles"] and step % 5 == 0:
                 page.screenshot(
                     path=str(artifacts(tmp_path) / f"town-{count}-{size[0]}-{step}.png")
@@ -132,7 +141,7 @@ def test_markers_stay_in_their_buildings_and_bubbles_cover_no_name_or_bubble(
 def test_an_agent_is_seen_walking_its_tiles_between_two_steps(
     browser: Any, towns: dict[int, Path]
 ) -> None:
-    frames = _frames(towns[5])
+    frames = world_frames(towns[5])
     index = next(
         i for i, f in enumerate(frames) if any(len(w["tiles"]) > 4 for w in f.get("walks", []))
     )

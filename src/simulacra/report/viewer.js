@@ -51,7 +51,7 @@
     const spots = Object.values(f.agents).map(spotOf).filter(Boolean);
     return spots.length <= CROWD_MAX || new Set(spots.map(spotKey)).size >= 0.9 * spots.length;
   });
-  const state = { frame: 0, agent: null, timer: null, open: {}, showAll: {} };
+  const state = { frame: 0, agent: null, timer: null, open: {}, showAll: {}, ticked: false };
 
   // ---- tiny DOM helpers --------------------------------------------------------------
   function el(tag, attrs, ...children) {
@@ -393,7 +393,7 @@
       const tx = Math.min(Math.max(mx, x), x + w), ty = Math.min(Math.max(my, y), y + h);
       setAttrs(tail, { x1: mx, y1: my, x2: tx, y2: ty });
     });
-    if (WORLD.frame) WORLD.frame({ R, frame, index: state.frame, where, dots, layers, sv, unit, agent: state.agent, playing: !!state.timer, speed: Number($("speed").value) });
+    if (WORLD.frame) WORLD.frame({ R, frame, index: state.frame, where, dots, layers, sv, unit, agent: state.agent, playing: !!state.timer || state.ticked, speed: Number($("speed").value) });
   }
 
   function onSpots(placed) {
@@ -775,7 +775,10 @@
     scrubber.disabled = !R.frames.length;
     if (following) state.frame = Math.max(R.frames.length - 1, 0);
     describeRun();
+    // Followed, the run's next tick is drawn as a step played (a world animates its walks).
+    state.ticked = following;
     render();
+    state.ticked = false;
   }
   async function poll() {
     try {
