@@ -27,7 +27,7 @@ from .test_viewer_layout import GO, _covers
 pytestmark = NEEDS_CHROMIUM
 
 # In the page: each shown marker's centre and its agent's place, each place's box, each name's
-# and bubble's box, all on screen (px).
+# and bubble's box, all on screen (px); the markers a bubble's tail keeps from a click.
 DRAWN = """() => {
   const box = (n) => {
     const r = n.getBoundingClientRect();
@@ -42,7 +42,12 @@ DRAWN = """() => {
   });
   const names = all("#map text.place-name, #map text.place-kind").map(box);
   const bubbles = all("#map g.bubble rect").map((r) => [r.parentNode.dataset.agent, box(r)]);
-  return { places, markers, names, bubbles };
+  // Markers whose centre a speech bubble's tail takes the click from.
+  const tailed = all("#map g.agent:not([visibility=hidden]) circle").filter((c) => {
+    const [l, t, r, b] = box(c), hit = document.elementFromPoint((l + r) / 2, (t + b) / 2);
+    return hit && hit.closest(".tails");
+  }).map((c) => c.parentNode.dataset.agent);
+  return { places, markers, names, bubbles, tailed };
 }"""
 
 # In the page: a marker's point on the map (its translate) by agent, and whether it walks.
@@ -86,7 +91,8 @@ def towns(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[int, Path]]
 
 def misdrawn(drawn: dict[str, Any], frame: dict[str, Any]) -> dict[str, list[str]]:
     """What `drawn` (DRAWN's answer) shows wrong of `frame`: markers of agents at a place
-    outside its building; bubbles over a place's name or another bubble."""
+    outside its building; bubbles over a place's name or another bubble; a tail that takes
+    the click meant for its speaker's marker."""
     step, outside, covered = frame["step"], [], []
     for agent, x, y in drawn["markers"]:
         place = frame["agents"][agent]["place"]
@@ -101,6 +107,7 @@ def misdrawn(drawn: dict[str, Any], frame: dict[str, Any]) -> dict[str, list[str
             f"step {step}: a bubble covers a name" for n in drawn["names"] if _covers(bubble, n)
         ]
         covered += [f"step {step}: two bubbles" for o in boxes[i + 1 :] if _covers(bubble, o)]
+    covered += [f"step {step}: a tail over {agent}'s marker" for agent in drawn["tailed"]]
     return {"outside": outside, "covered": covered}
 
 
