@@ -58,6 +58,7 @@ def test_the_console_map_keeps_markers_in_buildings_bubbles_clear_and_shows_walk
     try:
         for page in pages.values():
             page.goto(console.served.url)
+            page.select_option("#speed", "1")  # a step a second: a walk is drawn over 900 ms
             page.wait_for_function(LANDED, arg=0, timeout=WAIT_MS)
             page.evaluate(WATCH)
         (path,) = [p for p in tmp_path.iterdir() if (p / "run.json").exists()]
@@ -89,8 +90,8 @@ def test_the_console_map_keeps_markers_in_buildings_bubbles_clear_and_shows_walk
                         for p in points
                         if min(abs(p[0] - x) + abs(p[1] - y) for x, y in tiles) <= 1
                     ]
-                    # Seen at several points on its way, most on its walked tiles.
-                    if len(points) >= 3 and len(on_way) * 2 >= len(points):
+                    # Seen at more than one point on its way, most on its walked tiles.
+                    if len(points) >= 2 and len(on_way) * 2 >= len(points):
                         seen_walking += 1
                     else:
                         wrong.append(f"step {step}, {size}: {walk['agent']} not seen walking")

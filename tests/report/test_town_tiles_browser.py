@@ -186,3 +186,33 @@ def test_the_agent_panel_shows_the_places_it_knows(browser: Any, towns: dict[int
     # Her home, whole, and the cafe her persona says she runs.
     assert "Alder Cottage" in known and "bedroom: bed, wardrobe" in known
     assert "Hobbs Cafe" in known and "Riverside Park" not in known
+
+
+def test_following_a_speaker_keeps_every_bubble_inside_the_map_s_window(
+    browser: Any, towns: dict[int, Path]
+) -> None:
+    # The first step something is said, its first speaker followed: the map closes in on them,
+    # and the bubbles are laid out in that closer view, none cut at its edge.
+    events = [json.loads(line) for line in (towns[25] / "events.jsonl").open(encoding="utf-8")]
+    said = next(i for i, e in enumerate(events) if e["kind"] == "message")
+    speaker = events[said]["agent"]
+    step = next(e["data"]["step"] for e in events[said:] if e["kind"] == "world")  # its frame
+    page = browser.new_page(viewport={"width": 1440, "height": 900})
+    try:
+        page.goto((towns[25] / "viewer.html").as_uri() + f"#step={step}&agent={speaker}")
+        page.check("#follow")
+        page.click(f"#map g.agent[data-agent={speaker}] circle")
+        page.wait_for_timeout(100)
+        drawn = page.evaluate(DRAWN)
+        window = page.evaluate(
+            "() => { const r = document.getElementById('map').getBoundingClientRect();"
+            " return [r.left, r.top, r.right, r.bottom]; }"
+        )
+    finally:
+        page.close()
+    assert drawn["bubbles"]
+    left, top, right, bottom = window
+    cut = [
+        b for _, b in drawn["bubbles"] if b[0] < left or b[1] < top or b[2] > right or b[3] > bottom
+    ]
+    assert cut == []
