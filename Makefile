@@ -61,7 +61,8 @@ test: lint typecheck
 docs: install-dev
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir build/site
 
-# The docs' pictures of the viewer, made again from the shipped scenarios (scripted model).
+# Every picture the docs show (the replay, the live viewer, the console), made again from the
+# shipped scenarios (scripted model); tests/docs/test_pictures.py checks none is left out.
 pictures: install-dev
 	$(BIN)/python scripts/doc_pictures.py
 

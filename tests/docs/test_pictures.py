@@ -1,6 +1,7 @@
-"""The docs' pictures of the viewer are made from the shipped scenarios by one script
-(scripts/doc_pictures.py): each picture it makes is in docs/ and shown by a page, each from a
-shipped scenario, and README's viewer picture is one of them, not a hand-made run's."""
+"""Every picture the docs show is made from the shipped scenarios by one script
+(scripts/doc_pictures.py, `make pictures`): the pictures README.md and docs/*.md show are
+exactly the ones the script makes, each from a shipped scenario, so none can drift from
+what users get."""
 
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+# An image in Markdown or in HTML, by its path under docs/.
+SHOWN = re.compile(r"!\[[^\]]*\]\(([^)\s]+)\)|<img[^>]*\ssrc=\"([^\"]+)\"")
 
 
 def _pictures() -> tuple:
@@ -21,19 +25,23 @@ def _pictures() -> tuple:
     return module.PICTURES
 
 
-def test_each_picture_the_script_makes_is_in_the_docs_from_a_shipped_scenario() -> None:
-    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-    shown = {
-        Path(link).name
-        for page in pages
-        for link in re.findall(r"!\[[^\]]*\]\(([^)]+\.png)\)", page.read_text(encoding="utf-8"))
+def _shown(page: Path) -> set[str]:
+    """The pictures a page shows, as paths under docs/."""
+    text = page.read_text(encoding="utf-8")
+    found = {markdown or html for markdown, html in SHOWN.findall(text)}
+    return {
+        (page.parent / link).resolve().relative_to(ROOT / "docs").as_posix()
+        for link in found
+        if "://" not in link
     }
-    pictures = _pictures()
-    assert pictures
-    for picture in pictures:
+
+
+def test_the_pictures_the_docs_show_are_the_pictures_the_script_makes() -> None:
+    shown = {picture: page.name for page in PAGES for picture in _shown(page)}
+    made = {picture.target for picture in _pictures()}
+    assert "viewer.png" in shown and "console.png" in shown  # the reading finds them
+    assert sorted(set(shown) - made) == [], "shown, and made by no script: remake by hand drifts"
+    assert sorted(made - set(shown)) == [], "made, and shown by no page"
+    for picture in _pictures():
         assert (ROOT / "docs" / picture.target).is_file(), picture.target
-        assert picture.target in shown, f"{picture.target} is shown by no page"
         assert (ROOT / "scenarios" / f"{picture.scenario}.yaml").is_file()
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    (viewer,) = re.findall(r"!\[[^\]]*\]\(docs/([^)]+\.png)\)", readme)
-    assert viewer in {p.target for p in pictures}

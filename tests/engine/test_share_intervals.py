@@ -11,7 +11,15 @@ from hypothesis import strategies as st
 
 from simulacra.experiments import load_scenario
 from simulacra.experiments.kinds import binding_of
-from simulacra.experiments.stats import WILSON_COUNT, figure_ci, mean_ci, share_ci
+from simulacra.experiments.paired import interval_text
+from simulacra.experiments.stats import (
+    METHOD,
+    T_AGREED,
+    WILSON_COUNT,
+    figure_ci,
+    mean_ci,
+    share_ci,
+)
 
 
 def test_two_runs_of_a_share_stay_inside_zero_and_one() -> None:
@@ -71,3 +79,17 @@ def test_the_town_s_count_of_aware_agents_is_no_share() -> None:
     assert "fallback_rate" in shares
     ci = figure_ci("aware_final", [0.0, 1.0], shares)
     assert ci == mean_ci([0.0, 1.0]) and ci.high > 1
+
+
+def test_a_figure_whose_replicates_agree_has_a_zero_width_interval_marked_as_no_certainty() -> None:
+    # Three runs that each gave 4 conversations: Student's t has no width, and the tables say
+    # (a dagger, which METHOD explains) that this is the runs agreeing, not a certainty.
+    agreed = mean_ci([4.0, 4.0, 4.0])
+    assert (agreed.low, agreed.high, agreed.method) == (4.0, 4.0, T_AGREED)
+    assert interval_text(agreed.as_dict()) == "4.00 [4.00, 4.00]\u2020"
+    assert "(marked \u2020)" in METHOD and "no certainty" in METHOD
+    # Any spread is Student's own, unmarked; a share that agrees keeps its own mark.
+    spread = mean_ci([3.0, 4.0, 5.0])
+    assert spread.method == "t" and interval_text(spread.as_dict()) == "4.00 [1.52, 6.48]"
+    assert interval_text(share_ci([0.5, 0.5, 0.5]).as_dict()) == "0.50 [0.13, 0.87]*"
+    assert mean_ci([4.0]).method == "t"  # one value: no interval at all, nothing to mark

@@ -27,7 +27,7 @@ from .test_viewer_layout import GO, _covers
 pytestmark = NEEDS_CHROMIUM
 
 # In the page: each shown marker's centre and its agent's place, each place's box, each name's
-# and bubble's box, all on screen (px).
+# and bubble's box, all on screen (px); the markers a bubble's tail keeps from a click.
 DRAWN = """() => {
   const box = (n) => {
     const r = n.getBoundingClientRect();
@@ -42,7 +42,12 @@ DRAWN = """() => {
   });
   const names = all("#map text.place-name, #map text.place-kind").map(box);
   const bubbles = all("#map g.bubble rect").map((r) => [r.parentNode.dataset.agent, box(r)]);
-  return { places, markers, names, bubbles };
+  // Markers whose centre a speech bubble's tail takes the click from.
+  const tailed = all("#map g.agent:not([visibility=hidden]) circle").filter((c) => {
+    const [l, t, r, b] = box(c), hit = document.elementFromPoint((l + r) / 2, (t + b) / 2);
+    return hit && hit.closest(".tails");
+  }).map((c) => c.parentNode.dataset.agent);
+  return { places, markers, names, bubbles, tailed };
 }"""
 
 # In the page: a marker's point on the map (its translate) by agent, and whether it walks.
@@ -58,15 +63,20 @@ WALKING = """(agent) => {
 }"""
 
 
-def _town(root: Path, count: int) -> Path:
-    sets = [
+def settings(root: Path, count: int) -> list[str]:
+    """The shipped town, scripted, to its first conversations, with `count` agents."""
+    return [
         "model.spec=scripted",
         "memory.embedder=hashing",
         f"output.root={root}",
         "clock.duration=100m",
         f"agents.count={count}",
     ]
-    return run(load_scenario(SCENARIOS / "town.yaml", sets), progress=False).path
+
+
+def _town(root: Path, count: int) -> Path:
+    scenario = load_scenario(SCENARIOS / "town.yaml", settings(root, count))
+    return run(scenario, progress=False).path
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +89,29 @@ def towns(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[int, Path]]
     yield found
 
 
-def _frames(path: Path) -> list[dict[str, Any]]:
+def misdrawn(drawn: dict[str, Any], frame: dict[str, Any]) -> dict[str, list[str]]:
+    """What `drawn` (DRAWN's answer) shows wrong of `frame`: markers of agents at a place
+    outside its building; bubbles over a place's name or another bubble; a tail that takes
+    the click meant for its speaker's marker."""
+    step, outside, covered = frame["step"], [], []
+    for agent, x, y in drawn["markers"]:
+        place = frame["agents"][agent]["place"]
+        if place is None:
+            continue  # on the way between places
+        left, top, right, bottom = drawn["places"][place]
+        if not (left <= x <= right and top <= y <= bottom):
+            outside.append(f"step {step}: {agent} outside {place}")
+    boxes = [b for _, b in drawn["bubbles"]]
+    for i, bubble in enumerate(boxes):
+        covered += [
+            f"step {step}: a bubble covers a name" for n in drawn["names"] if _covers(bubble, n)
+        ]
+        covered += [f"step {step}: two bubbles" for o in boxes[i + 1 :] if _covers(bubble, o)]
+    covered += [f"step {step}: a tail over {agent}'s marker" for agent in drawn["tailed"]]
+    return {"outside": outside, "covered": covered}
+
+
+def world_frames(path: Path) -> list[dict[str, Any]]:
     events = (json.loads(line) for line in (path / "events.jsonl").open(encoding="utf-8"))
     return [e["data"] for e in events if e["kind"] == "world"]
 
@@ -93,31 +125,15 @@ def test_markers_stay_in_their_buildings_and_bubbles_cover_no_name_or_bubble(
     try:
         page.goto((towns[count] / "viewer.html").as_uri())
         outside, covered, said = [], [], 0
-        for frame in _frames(towns[count]):
+        for frame in world_frames(towns[count]):
             step = frame["step"]
             page.evaluate(GO, f"#step={step}")
             page.wait_for_timeout(30)
             drawn = page.evaluate(DRAWN)
-            for agent, x, y in drawn["markers"]:
-                place = frame["agents"][agent]["place"]
-                if place is None:
-                    continue  # on the way between places
-                left, top, right, bottom = drawn["places"][place]
-                if not (left <= x <= right and top <= y <= bottom):
-                    outside.append(f"step {step}: {agent} outside {place}")
-            boxes = [b for _, b in drawn["bubbles"]]
-            said += len(boxes)
-            for i, bubble in enumerate(boxes):
-                covered += [
-                    f"step {step}: a bubble covers a name"
-                    for n in drawn["names"]
-                    if _covers(bubble, n)
-                ]
-                covered += [
-                    f"step {step}: two bubbles"
-                    for other in boxes[i + 1 :]
-                    if _covers(bubble, other)
-                ]
+            wrong = misdrawn(drawn, frame)
+            outside += wrong["outside"]
+            covered += wrong["covered"]
+            said += len(drawn["bubbles"])
             if drawn["bubbles"] and step % 5 == 0:
                 page.screenshot(
                     path=str(artifacts(tmp_path) / f"town-{count}-{size[0]}-{step}.png")
@@ -132,7 +148,7 @@ def test_markers_stay_in_their_buildings_and_bubbles_cover_no_name_or_bubble(
 def test_an_agent_is_seen_walking_its_tiles_between_two_steps(
     browser: Any, towns: dict[int, Path]
 ) -> None:
-    frames = _frames(towns[5])
+    frames = world_frames(towns[5])
     index = next(
         i for i, f in enumerate(frames) if any(len(w["tiles"]) > 4 for w in f.get("walks", []))
     )
@@ -170,3 +186,33 @@ def test_the_agent_panel_shows_the_places_it_knows(browser: Any, towns: dict[int
     # Her home, whole, and the cafe her persona says she runs.
     assert "Alder Cottage" in known and "bedroom: bed, wardrobe" in known
     assert "Hobbs Cafe" in known and "Riverside Park" not in known
+
+
+def test_following_a_speaker_keeps_every_bubble_inside_the_map_s_window(
+    browser: Any, towns: dict[int, Path]
+) -> None:
+    # The first step something is said, its first speaker followed: the map closes in on them,
+    # and the bubbles are laid out in that closer view, none cut at its edge.
+    events = [json.loads(line) for line in (towns[25] / "events.jsonl").open(encoding="utf-8")]
+    said = next(i for i, e in enumerate(events) if e["kind"] == "message")
+    speaker = events[said]["agent"]
+    step = next(e["data"]["step"] for e in events[said:] if e["kind"] == "world")  # its frame
+    page = browser.new_page(viewport={"width": 1440, "height": 900})
+    try:
+        page.goto((towns[25] / "viewer.html").as_uri() + f"#step={step}&agent={speaker}")
+        page.check("#follow")
+        page.click(f"#map g.agent[data-agent={speaker}] circle")
+        page.wait_for_timeout(100)
+        drawn = page.evaluate(DRAWN)
+        window = page.evaluate(
+            "() => { const r = document.getElementById('map').getBoundingClientRect();"
+            " return [r.left, r.top, r.right, r.bottom]; }"
+        )
+    finally:
+        page.close()
+    assert drawn["bubbles"]
+    left, top, right, bottom = window
+    cut = [
+        b for _, b in drawn["bubbles"] if b[0] < left or b[1] < top or b[2] > right or b[3] > bottom
+    ]
+    assert cut == []

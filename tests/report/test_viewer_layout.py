@@ -20,7 +20,7 @@ from tests.conftest import NEEDS_CHROMIUM
 from tests.engine.test_conformance import SCENARIOS
 
 from simulacra.experiments import load_scenario, run
-from simulacra.experiments.stats import CONFIDENCE, METHOD, WILSON_COUNT
+from simulacra.experiments.stats import CONFIDENCE, MARKS, METHOD
 from simulacra.experiments.sweep_results import JobResult, summarize_sweep
 from simulacra.report import build_outputs
 from simulacra.report.sweep_page import write_sweep_report
@@ -336,9 +336,9 @@ def test_each_report_fits_its_cards_and_its_timeline_gives_each_place_a_colour(
 
 def _sweep_page(root: Path) -> Path:
     """A sweep's page from hand-made replicates (three per variant, long variant names, a
-    share whose replicates all agree), summarized by the sweep's own code."""
+    share and a count whose replicates all agree), summarized by the sweep's own code."""
     variants = [f"world.threshold={t},world.memory_weeks={w}" for t in (0.4, 0.6) for w in (3, 8)]
-    names = ["mean_attendance", "attendance_std", "crowded_share", "fallback_rate"]
+    names = ["mean_attendance", "attendance_std", "crowded_share", "fallback_rate", "weeks"]
     results = [
         JobResult(
             variant,
@@ -347,14 +347,14 @@ def _sweep_page(root: Path) -> Path:
             1994 + r,
             f"elfarol-{variant.replace(',', '_')}-r{r}-run",
             {"mean_attendance": 50.0 + i + r, "attendance_std": 9.0 - r, "crowded_share": 0.5}
-            | {"fallback_rate": 0.0},
+            | {"fallback_rate": 0.0, "weeks": 4.0},
         )
         for i, variant in enumerate(variants)
         for r in (1, 2, 3)
     ]
     summary = {
         "scenario": "elfarol", "world": "elfarol", "agents": 100, "ticks": 30, "wall_s": 80.0,
-        "confidence": CONFIDENCE, "interval_method": METHOD, "marked_method": WILSON_COUNT,
+        "confidence": CONFIDENCE, "interval_method": METHOD, "marks": MARKS,
         "figures": names, "columns": [["attendance", names[:3]], ["model", names[3:]]],
         "minds": dict.fromkeys(variants, "elfarol"), "baselines": [], "reference": None,
         "rows": summarize_sweep(results, {"crowded_share": 1.0, "fallback_rate": 1.0}),
@@ -381,8 +381,12 @@ def test_the_sweep_page_fits_its_cards_says_its_method_and_plots_each_figure(
             assert widths and all(wide <= seen + 1 for wide, seen in widths), widths
         text = page.inner_text("section:has(h2:text('Results'))")
         assert METHOD in text and "Student's t" in text
-        # A share from three agreeing replicates is no certainty: a width, marked *.
-        assert "0.50 [0.13, 0.87]*" in " ".join(text.split())
+        # A share from three agreeing replicates is no certainty: a width, marked *; nor is a
+        # count's zero-width t interval, marked \u2020; the method says what each mark means.
+        words = " ".join(text.split())
+        assert "0.50 [0.13, 0.87]*" in words and "4.00 [4.00, 4.00]\u2020" in words
+        assert "50.00 [50.00, 50.00]" not in words  # a spread of values is no mark
+        assert "(marked *)" in METHOD and "(marked \u2020)" in METHOD
         assert page.locator("section:has(h2:text('Results')) figure.plot img").count() == 1
         page.screenshot(path=str(artifacts(tmp_path) / f"sweep-{size[0]}.png"), full_page=True)
     finally:

@@ -78,9 +78,10 @@ class Sweep:
     def summary(self, confidence: float = CONFIDENCE) -> pd.DataFrame:
         """Per variant, model and figure: the mean over completed replicates with its
         two-sided interval (`low`, `high`; none from a single replicate), `n` and `method`
-        (stats.METHOD says each in words): "t", Student's; "wilson", a share's (a proportion
-        or percentage), which stays in its range; or stats.WILSON_COUNT, a share whose
-        replicates all agree, each counted as one trial."""
+        (stats.METHOD says each in words): "t", Student's; stats.T_AGREED, Student's from
+        replicates that all agree (no width, and no certainty); "wilson", a share's (a
+        proportion or percentage), which stays in its range; or stats.WILSON_COUNT, a share
+        whose replicates all agree, each counted as one trial."""
         kind = BINDINGS.get(str(self.info.get("world")))
         shares = kind.share_scales() if kind is not None else {}
         table = self.table()

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from simulacra.experiments.stats import WILSON_COUNT, mean_ci
+from simulacra.experiments.stats import PAIRED, mark, mean_ci
 
 Group = tuple[str, str]  # (variant, model)
 
@@ -100,7 +100,7 @@ def comparison_markdown(summary: Mapping[str, Any]) -> list[str]:
         f"## Paired differences from {summary['reference']}",
         "",
         "Mean over replicates of (group - reference) at the same seed "
-        f"[{summary['confidence']:.0%} interval, Student's t].",
+        f"[{summary['confidence']:.0%} interval, Student's t]. {PAIRED}",
         "",
         "| variant | model | pairs | " + " | ".join(names) + " |",
         "|" + " --- |" * (len(names) + 3),
@@ -121,5 +121,5 @@ def interval_text(value: Mapping[str, Any] | None, *, signed: bool = False) -> s
     form = "+.2f" if signed else ".2f"
     if value["low"] is None:
         return f"{value['mean']:{form}} (n/a)"
-    mark = "*" if value.get("method") == WILSON_COUNT else ""  # stats.METHOD says why
-    return f"{value['mean']:{form}} [{value['low']:{form}}, {value['high']:{form}}]{mark}"
+    after = mark(value.get("method"))  # stats.METHOD says why
+    return f"{value['mean']:{form}} [{value['low']:{form}}, {value['high']:{form}}]{after}"

@@ -17,9 +17,19 @@ METHOD = (
     "Student's t over the replicates; for a share (0 to 1, or a percentage), Wilson's score "
     "interval with the replicates' effective sample size. Where the replicates of a share all "
     "agree, or all sit at 0 or the full scale, their spread says nothing of the uncertainty: "
-    "the interval (marked *) is Wilson's with each replicate counted as one trial."
+    "the interval (marked *) is Wilson's with each replicate counted as one trial. Where the "
+    "replicates of any other figure all agree, Student's t has no width (marked \u2020): the "
+    "runs gave one value, which is no certainty; more replicates or seeds would size it."
 )
 WILSON_COUNT = "wilson, one trial a replicate"
+T_AGREED = "t, replicates agree"  # Student's t from values that are all the same: no width
+# What a paired difference's mark means, under its table.
+PAIRED = (
+    "\u2020: every pair differed by the same amount, an interval of no width, which is no "
+    "certainty."
+)
+# The mark a table puts after an interval its replicates' agreement made; METHOD says why.
+MARKS = {WILSON_COUNT: "*", T_AGREED: "\u2020"}
 
 
 @dataclass(frozen=True)
@@ -30,7 +40,7 @@ class Interval:
     low: float | None
     high: float | None
     n: int
-    method: str = "t"  # "t", "wilson", or WILSON_COUNT
+    method: str = "t"  # "t", T_AGREED, "wilson", or WILSON_COUNT
 
     def as_dict(self) -> dict[str, float | int | str | None]:
         return {"mean": self.mean, "low": self.low, "high": self.high, "n": self.n} | {
@@ -44,13 +54,16 @@ class Interval:
 
 
 def mean_ci(values: Sequence[float], confidence: float = CONFIDENCE) -> Interval:
-    """Mean with a two-sided Student-t interval: mean +- t(df=n-1) * sd / sqrt(n)."""
+    """Mean with a two-sided Student-t interval: mean +- t(df=n-1) * sd / sqrt(n), of no
+    width where the values all agree (its method T_AGREED says so)."""
     n = len(values)
     if n == 0:
         raise ValueError("mean_ci needs at least one value")
     mean = math.fsum(values) / n
     if n < 2:
         return Interval(mean, None, None, n)
+    if all(v == values[0] for v in values):
+        return Interval(mean, mean, mean, n, T_AGREED)
     sd = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1))
     half = t_quantile(0.5 + confidence / 2, n - 1) * sd / math.sqrt(n)
     return Interval(mean, mean - half, mean + half, n)
@@ -84,6 +97,11 @@ def share_ci(
     z = t_quantile(0.5 + confidence / 2, n - 1)
     low, high = _wilson(p, trials, z)
     return Interval(p * scale, low * scale, high * scale, n, "wilson")
+
+
+def mark(method: object) -> str:
+    """The mark after an interval made by `method` ("" for none); METHOD says what each means."""
+    return MARKS.get(str(method), "")
 
 
 def _wilson(p: float, trials: float, z: float) -> tuple[float, float]:

@@ -18,7 +18,7 @@ from simulacra.experiments.paired import (
     signature_columns,
 )
 from simulacra.experiments.scenario import Scenario
-from simulacra.experiments.stats import CONFIDENCE, METHOD, WILSON_COUNT, figure_ci
+from simulacra.experiments.stats import CONFIDENCE, MARKS, METHOD, PAIRED, figure_ci
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,8 @@ def write_outputs(
         "ticks": len(scenario.clock.calendar().times()),
         "confidence": CONFIDENCE,
         "interval_method": METHOD,
-        "marked_method": WILSON_COUNT,
+        "marks": MARKS,  # each method's mark after its intervals (METHOD says why)
+        "paired_note": PAIRED,
         "wall_s": wall_s,
         "figures": names,
         "columns": signature_columns(kind.signature_groups(), names),

@@ -53,7 +53,8 @@
   }
 
   // ---- the panel -----------------------------------------------------------------------
-  const css = el("style", {}, "#console [hidden]{display:none}#console{border-top:2px solid #30638e;padding:.5rem 1rem;font-size:.9rem;display:grid;grid-template-columns:repeat(auto-fit,minmax(18rem,1fr));gap:.5rem 1.5rem}"
+  // The page grows past the window: the map keeps most of it, the panel is scrolled to.
+  const css = el("style", {}, "body{height:auto;min-height:100vh;grid-template-rows:auto minmax(22rem,70vh) auto auto}#console [hidden]{display:none}#console{border-top:2px solid #30638e;padding:.5rem 1rem;font-size:.9rem;display:grid;grid-template-columns:repeat(auto-fit,minmax(18rem,1fr));gap:.5rem 1.5rem}"
     + "#console h2{font-size:1rem;margin:.2rem 0}#console fieldset{border:1px solid #ccc;border-radius:4px;margin:0;padding:.4rem .6rem}"
     + "#console label{display:block;margin:.15rem 0}#console input[type=text],#console select,#console textarea{width:100%;box-sizing:border-box}"
     + "#console .refused{color:#b00020}#console .paused{color:#b35c00;font-weight:bold}#console ul{margin:.2rem 0;padding-left:1.1rem;max-height:12rem;overflow:auto}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import io
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -150,11 +150,11 @@ def ratings_svg(rows: Sequence[Mapping[str, Any]], published: Mapping[str, float
 def intervals_svg(
     names: Sequence[str],
     rows: Sequence[tuple[str, Mapping[str, Mapping[str, Any] | None]]],
-    marked: str | None = None,
+    marked: Collection[str] = (),
 ) -> str:
     """A panel per figure: each row's (variant's) mean as a dot and its interval as a bar,
-    the rows in the table's order, top down; a hollow dot where the interval was made by the
-    `marked` method (a share whose replicates agree: experiments/stats.py)."""
+    the rows in the table's order, top down; a hollow dot where the interval was made by a
+    `marked` method (replicates that all agree: experiments/stats.py)."""
     with plot_style():
         across = max(1, min(len(names), 3))
         down = max(1, math.ceil(len(names) / across))
@@ -173,7 +173,7 @@ def intervals_svg(
                 low, high = value.get("low"), value.get("high")
                 if low is not None and high is not None:
                     ax.plot([low, high], [y, y], color=_ACCENT, linewidth=3, alpha=0.35)
-                counted = marked is not None and value.get("method") == marked
+                counted = value.get("method") in marked
                 ax.plot(
                     [value["mean"]],
                     [y],

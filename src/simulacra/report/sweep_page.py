@@ -97,9 +97,16 @@ def _who(summary: Mapping[str, Any], variant: str, model: str) -> str:
     return f"<td>{_variant(variant)}</td><td>{escape(mind)}</td><td>{model_cell}</td>"
 
 
+def _marks(summary: Mapping[str, Any]) -> dict[str, str]:
+    """Each interval method's mark (summary.json's `marks`; one written before it named only
+    the share's, `marked_method`)."""
+    older = summary.get("marked_method")
+    return dict(summary.get("marks") or ({str(older): "*"} if older else {}))
+
+
 def _results(summary: Mapping[str, Any]) -> str:
     columns = _columns(summary)
-    marked = summary.get("marked_method")
+    marked = _marks(summary)
     body = ""
     for row in summary["rows"]:
         cells = "".join(
@@ -128,8 +135,9 @@ def _results(summary: Mapping[str, Any]) -> str:
     plot = figure(
         svg_uri(intervals_svg(names, rows, marked)),
         "each figure's mean by variant, with its interval",
-        "Each figure by variant: the mean (dot) and its interval (bar); a hollow dot's "
-        "interval counts each replicate as one trial (*).",
+        "Each figure by variant: the mean (dot) and its interval (bar); a hollow dot marks an "
+        "interval the replicates' agreement made (* or \u2020 in the table, as the method "
+        "above says).",
     )
     return sweep_section("Results", f"{note}{_table(head + body)}{plot if rows else ''}")
 
@@ -143,7 +151,7 @@ def _comparison(summary: Mapping[str, Any]) -> str:
     body = ""
     for row in rows:
         cells = "".join(
-            f"<td>{_interval(row['figures'].get(n), None, signed=True)}</td>"
+            f"<td>{_interval(row['figures'].get(n), _marks(summary), signed=True)}</td>"
             for _, names in columns
             for n in names
         )
@@ -156,7 +164,8 @@ def _comparison(summary: Mapping[str, Any]) -> str:
         f"<p>Each group minus the reference, {escape(str(reference))}, replicate by replicate "
         "(the same seed): the mean difference [its "
         f"{summary['confidence']:.0%} interval, Student's t]. An interval that excludes 0 is a "
-        "difference the replicates agree on.</p>"
+        "difference the replicates agree on. "
+        f"{escape(str(summary.get('paired_note', '')))}</p>"
     )
     if not rows:
         note += '<p class="muted">No group finished beside the reference.</p>'
@@ -208,9 +217,11 @@ def figure(uri: str, alt: str, caption: str) -> str:
     )
 
 
-def _interval(value: Mapping[str, Any] | None, marked: str | None, *, signed: bool = False) -> str:
-    """A mean and its interval, which may go under it where the column is narrow; marked *
-    where it was made by the `marked` method (summary.json's `marked_method`)."""
+def _interval(
+    value: Mapping[str, Any] | None, marks: Mapping[str, str], *, signed: bool = False
+) -> str:
+    """A mean and its interval, which may go under it where the column is narrow, with the
+    mark of the method that made it, if it has one (summary.json's `marks`)."""
     if value is None:
         return "—"
     mean, low, high = value["mean"], value["low"], value["high"]
@@ -219,7 +230,7 @@ def _interval(value: Mapping[str, Any] | None, marked: str | None, *, signed: bo
         return (
             f"<span class='ci'><span>{mean:{form}}</span> <span class='muted'>(n/a)</span></span>"
         )
-    mark = "*" if marked and value.get("method") == marked else ""
+    mark = escape(marks.get(str(value.get("method")), ""))
     bounds = f"[{low:{form}}, {high:{form}}]{mark}"
     return f"<span class='ci'><span>{mean:{form}}</span> <span class='muted'>{bounds}</span></span>"
 

@@ -51,7 +51,7 @@
     const spots = Object.values(f.agents).map(spotOf).filter(Boolean);
     return spots.length <= CROWD_MAX || new Set(spots.map(spotKey)).size >= 0.9 * spots.length;
   });
-  const state = { frame: 0, agent: null, timer: null, open: {}, showAll: {} };
+  const state = { frame: 0, agent: null, timer: null, open: {}, showAll: {}, ticked: false };
 
   // ---- tiny DOM helpers --------------------------------------------------------------
   function el(tag, attrs, ...children) {
@@ -366,6 +366,9 @@
       g.classList.toggle("selected", id === state.agent);
       title.textContent = `${R.agents[id].name}: ${pos.action || "idle"} (${pos.place || "between places"})`;
     });
+    // The world's own drawing first: it may move the view (following an agent), in which the
+    // bubbles are then laid out.
+    if (WORLD.frame) WORLD.frame({ R, frame, index: state.frame, where, dots, layers, sv, unit, agent: state.agent, playing: !!state.timer || state.ticked, speed: Number($("speed").value) });
     layers.bubbles.replaceChildren();
     // Each bubble where it covers no name, marker or earlier bubble, the first said first.
     const taken = fixed.concat(Object.values(where).map(([x, y, r]) => [x - r, y - r, 2 * r, 2 * r]));
@@ -393,7 +396,6 @@
       const tx = Math.min(Math.max(mx, x), x + w), ty = Math.min(Math.max(my, y), y + h);
       setAttrs(tail, { x1: mx, y1: my, x2: tx, y2: ty });
     });
-    if (WORLD.frame) WORLD.frame({ R, frame, index: state.frame, where, dots, layers, sv, unit, agent: state.agent, playing: !!state.timer, speed: Number($("speed").value) });
   }
 
   function onSpots(placed) {
@@ -775,7 +777,10 @@
     scrubber.disabled = !R.frames.length;
     if (following) state.frame = Math.max(R.frames.length - 1, 0);
     describeRun();
+    // Followed, the run's next tick is drawn as a step played (a world animates its walks).
+    state.ticked = following;
     render();
+    state.ticked = false;
   }
   async function poll() {
     try {
