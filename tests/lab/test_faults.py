@@ -32,6 +32,7 @@ from simulacra.lab.checker import CheckReport, check_attempt
 from simulacra.lab.claims import Claim
 from simulacra.lab.record import Record, record_folder
 from simulacra.lab.sandbox import bwrap_path
+from simulacra.lab.tasks import load_suite
 from simulacra.lab.verifier import Verification, verify
 
 pytestmark = [
@@ -538,12 +539,23 @@ _TYPED_CSV = """\
 open("outputs/trips.csv", "w").write("id,duration,waitingTime\\n" + "".join(
     f"{i},{60 + i % 7}.00,0.00\\n" for i in range(300)))
 """
+# Mean trip durations by the lane the trips departed from, each as the tripinfo gives it; then
+# one of them made up: a group of the script's own (`early`), or a lane's figure that is the
+# mean of all trips (within the range of the lane's trips, but not their mean).
 _GROUPED = """\
-import json, xml.etree.ElementTree as ET
+import json, sys, xml.etree.ElementTree as ET
 trips = list(ET.parse("outputs/tripinfo.xml").getroot().iter("tripinfo"))
-early = [float(t.get("duration")) for t in trips if float(t.get("depart")) < 300]
-json.dump({"mean_duration_s": {"early": round(sum(early) / len(early), 3)}},
-          open("outputs/groups.json", "w"))
+lanes = {}
+for t in trips:
+    lanes.setdefault(t.get("departLane"), []).append(float(t.get("duration")))
+means = {lane: round(sum(d) / len(d), 3) for lane, d in lanes.items()}
+busiest = max(lanes, key=lambda lane: len(lanes[lane]))
+if sys.argv[1] == "early":
+    early = [float(t.get("duration")) for t in trips if float(t.get("depart")) < 300]
+    means = {"early": round(sum(early) / len(early), 3)}
+elif sys.argv[1] == "made-up":
+    means = {busiest: round(sum(float(t.get("duration")) for t in trips) / len(trips), 3)}
+json.dump({"mean_duration_s": means}, open("outputs/groups.json", "w"))
 """
 
 
@@ -576,16 +588,27 @@ def test_a_csv_of_typed_in_trips_beside_a_real_run_is_rejected(tmp_path: Path) -
     assert any("outputs/trips.csv: duration = " in f.message for f in verdicts.check.findings)
 
 
-def test_a_derived_figure_over_a_group_within_the_whole_passes(tmp_path: Path) -> None:
+@pytest.mark.parametrize("figures", ["real", "early", "made-up"])
+def test_a_figure_under_a_group_must_be_the_group_s_own(tmp_path: Path, figures: str) -> None:
     attempt = build(
         tmp_path,
         "trip-metrics",
-        [SIMULATE, ANALYSE, "python scripts/groups.py"],
+        [SIMULATE, ANALYSE, f"python scripts/groups.py {figures}"],
         claims=METRICS_CLAIMS,
         scripts={"scripts/groups.py": _GROUPED},
     )
     check = check_attempt(attempt)
-    assert check.passed, check.findings
+    if figures == "real":
+        assert check.passed, check.findings
+        return
+    assert not check.passed
+    (finding,) = check.findings
+    assert finding.check == "derived files agree with SUMO's outputs"
+    if figures == "early":  # within the range of all trips' durations, under a key of its own
+        assert finding.message.endswith("no delivered SUMO output that gives duration holds early")
+    else:
+        assert "which no delivered SUMO output gives for " in finding.message
+        assert "the mean duration of <tripinfo departLane=" in finding.message
 
 
 # -- the checker alone: a SUMO output under another root, a task file gone or changed
@@ -631,3 +654,31 @@ def test_an_attempt_whose_task_file_is_gone_or_changed_is_refused(
     assert not check.passed
     (finding,) = [f for f in check.findings if f.check == "the task is the one recorded"]
     assert ("is missing" if change == "deleted" else "changed since") in finding.message
+
+
+# -- outputs that parse but record nothing: a real SUMO run with no vehicle in it
+
+FCD_TASK = next(t for t in load_suite("v2") if t.task.id == "fcd-trace")
+_FCD = "sumo -n outputs/town.net.xml {routes}--end 300 --fcd-output outputs/fcd.xml --no-step-log"
+
+
+@pytest.mark.parametrize("routes", ["-r outputs/town.rou.xml ", ""], ids=["real", "no-vehicles"])
+def test_an_fcd_output_with_no_vehicle_in_it_is_refused_and_a_real_one_passes(
+    tmp_path: Path, routes: str
+) -> None:
+    attempt = build(tmp_path, "fcd-trace", [_FCD.format(routes=routes)], suite_task=FCD_TASK)
+    check = check_attempt(attempt)  # the checker alone, as in learning
+    verdict = verify(FCD_TASK, attempt)
+    if routes:
+        assert check.passed and verdict.passed, (check.findings, verdict)
+        assert "sumo rerun" in check.reproduced["outputs/fcd.xml"]
+        return
+    # SUMO wrote it (it would reproduce): 301 empty timesteps, no vehicle.
+    assert "<vehicle " not in (attempt / "outputs/fcd.xml").read_text()
+    assert not check.passed and not verdict.passed
+    (finding,) = check.findings
+    assert finding.check == "SUMO outputs not empty"
+    assert (
+        finding.message == "outputs/fcd.xml records nothing: SUMO wrote no <container> or "
+        "<person> or <vehicle>"
+    )
