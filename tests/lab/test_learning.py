@@ -286,3 +286,32 @@ def test_the_report_traces_each_gain_over_the_seed_to_the_learned_items_used() -
             "tokens": 1, "wall_s": 0.1, "agreement": None, "cost_usd": None}  # fmt: skip
     html = report_html([{**r, **full, "accepted": r["verified"]} for r in rows], "scripted", "lib")
     assert "Gains over the seed" in html and "tool-od2trips" in html
+
+
+@pytest.mark.sumo
+@pytest.mark.skipif(bwrap_path() is None, reason="needs bubblewrap (make install-dev)")
+def test_the_junctions_a_task_names_are_read_from_its_network_and_bound(tmp_path: Path) -> None:
+    library = Library.create(tmp_path / "lib", SEED)
+    establish = _task(
+        "learn-001-network",
+        "Establish what netconvert offers: save the output of `netconvert --help` as "
+        "outputs/netconvert.help.txt.",
+        ["outputs/netconvert.help.txt"],
+    )
+    assert _normal(library, establish, tmp_path / "learn")[1] == ["tool-netconvert"]
+    page = library.page("tool-netconvert")
+    assert page is not None
+    assert "- junctions --tls.set STR[]" in page.body and "- light-type --tls.default-type STR" in (
+        page.body
+    )
+    # Held out: "junctions J1, J2 and J3 ... actuated traffic lights". The policy reads the
+    # network first (its junctions: E, J1, J2, J3, N1, ...; no lights yet), then binds the ids
+    # the task names and the network holds, and the light type SUMO's schema lists.
+    episode = _held_out(library, "actuated-signals", tmp_path / "held", "semantic")
+    read, convert = [c.command for c in episode.commands]
+    assert read.startswith("python -c ") and read.endswith(" outputs/town.net.xml")
+    assert convert == (
+        "netconvert --sumo-net-file outputs/town.net.xml --tls.set J1,J2,J3 "
+        "--tls.default-type actuated --output-file outputs/actuated.net.xml"
+    )
+    assert episode.verified and episode.accepted, episode.verification

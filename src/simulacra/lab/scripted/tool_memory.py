@@ -147,6 +147,8 @@ def _keep(option: Option, asked: set[str]) -> bool:
         return option.name == "output-file" or bool(words(option.name) & asked)
     if option.role == "flag":  # what the tool leaves out on request (`--no-turnarounds`)
         return re.fullmatch(r"no-[a-z]+", option.name) is not None
+    if option.role in ("junctions", "light-type"):  # bound from the network a task gives
+        return True
     return option.role == "value" and option.name in _VALUES
 
 
@@ -177,7 +179,8 @@ def _general(args: list[str], tool: Tool) -> tuple[str, list[Option]]:
     used: list[Option] = []
     for option, value in zip(args[::2], args[1::2], strict=False):
         known = by_name.get(option.removeprefix("--"))
-        if known is None:
+        # Junction ids and a light's type belong to the episode's network and task.
+        if known is None or known.role in ("junctions", "light-type"):
             continue
         used.append(known)
         holder = re.sub(r"\W+", "_", kind(value)) if value.startswith("outputs/") else known.name
