@@ -13,7 +13,7 @@ from simulacra.lab.agent import Episode, LearningAgent
 from simulacra.lab.catalogue import Option
 from simulacra.lab.config import LabConfig
 from simulacra.lab.curriculum import history, proposal_problems, propose
-from simulacra.lab.library import SEED, Library
+from simulacra.lab.library import SEED, Library, Page
 from simulacra.lab.loop import agent_for, solve_frozen, solve_normal
 from simulacra.lab.prompts import Step, StepKind
 from simulacra.lab.results import gains, report_html
@@ -50,6 +50,21 @@ def _held_out(library: Library, task_id: str, out: Path, condition: str) -> Epis
     agent, run = _agent(library, out, condition)
     suite_task = V2[task_id]
     return asyncio.run(solve_frozen(agent, suite_task.task, run.path, suite_task=suite_task))
+
+
+def _establish(library: Library, tool: str, out: Path) -> Page:
+    """The curriculum's first step with a new tool: its help read and kept, as a page."""
+    establish = _task(
+        "learn-001-establish",
+        f"Establish what {tool} offers: save the output of `{tool} --help` as "
+        f"outputs/{tool}.help.txt.",
+        [f"outputs/{tool}.help.txt"],
+    )
+    episode, changed = _normal(library, establish, out)
+    assert episode.accepted and changed == [f"tool-{tool}"]
+    page = library.page(f"tool-{tool}")
+    assert page is not None
+    return page
 
 
 def _task(task_id: str, text: str, outputs: list[str], **inputs: str) -> Task:
@@ -137,16 +152,7 @@ def test_a_learned_help_page_makes_a_held_out_task_pass(tmp_path: Path) -> None:
     library = Library.create(tmp_path / "lib", SEED)
     before = _held_out(library, "od-trips", tmp_path / "before", "full")
     assert not before.verified  # the seed has nothing that makes od.trips.xml
-    establish = _task(
-        "learn-001-demand",
-        "Establish what od2trips offers: save the output of `od2trips --help` as "
-        "outputs/od2trips.help.txt.",
-        ["outputs/od2trips.help.txt"],
-    )
-    episode, changed = _normal(library, establish, tmp_path / "learn")
-    assert episode.accepted and changed == ["tool-od2trips"]
-    page = library.page("tool-od2trips")
-    assert page is not None
+    page = _establish(library, "od2trips", tmp_path / "learn")
     assert "- in --taz-files FILE" in page.body and "- out --output-file FILE" in page.body
     # The page, alone (semantic memory), lets the policy call a tool it never called.
     after = _held_out(library, "od-trips", tmp_path / "after", "semantic")
@@ -292,18 +298,9 @@ def test_the_report_traces_each_gain_over_the_seed_to_the_learned_items_used() -
 @pytest.mark.skipif(bwrap_path() is None, reason="needs bubblewrap (make install-dev)")
 def test_the_junctions_a_task_names_are_read_from_its_network_and_bound(tmp_path: Path) -> None:
     library = Library.create(tmp_path / "lib", SEED)
-    establish = _task(
-        "learn-001-network",
-        "Establish what netconvert offers: save the output of `netconvert --help` as "
-        "outputs/netconvert.help.txt.",
-        ["outputs/netconvert.help.txt"],
-    )
-    assert _normal(library, establish, tmp_path / "learn")[1] == ["tool-netconvert"]
-    page = library.page("tool-netconvert")
-    assert page is not None
-    assert "- junctions --tls.set STR[]" in page.body and "- light-type --tls.default-type STR" in (
-        page.body
-    )
+    page = _establish(library, "netconvert", tmp_path / "learn")
+    assert "- junctions --tls.set STR[]" in page.body
+    assert "- light-type --tls.default-type STR" in page.body
     # Held out: "junctions J1, J2 and J3 ... actuated traffic lights". The policy reads the
     # network first (its junctions: E, J1, J2, J3, N1, ...; no lights yet), then binds the ids
     # the task names and the network holds, and the light type SUMO's schema lists.
