@@ -312,3 +312,22 @@ def test_the_junctions_a_task_names_are_read_from_its_network_and_bound(tmp_path
         "--tls.default-type actuated --output-file outputs/actuated.net.xml"
     )
     assert episode.verified and episode.accepted, episode.verification
+    # A use of netconvert on a grid (no junctions asked) becomes a skill whose usage is
+    # general, but which lists the options a task's network binds: under full memory the
+    # call composed from the skill, which beats the page's, binds the lights too.
+    use = _task(
+        "learn-002-network",
+        "On a new 3 x 3 grid of 150 m blocks, use `netconvert` to write "
+        "outputs/practice-netconvert.net.xml from it.",
+        ["outputs/practice-netconvert.net.xml"],
+        grid="3", length="150", lanes="1", lights="no",
+    )  # fmt: skip
+    assert _normal(library, use, tmp_path / "use")[1] == ["use-netconvert", "tool-netconvert"]
+    skill = library.skill("use-netconvert")
+    assert skill is not None and "--tls.set" not in skill.body.split("## Usage")[1]
+    full = _held_out(library, "actuated-signals", tmp_path / "full", "full")
+    assert full.commands[-1].command == (
+        "python skills/use-netconvert/scripts/run.py --sumo-net-file outputs/town.net.xml "
+        "--tls.set J1,J2,J3 --tls.default-type actuated --output-file outputs/actuated.net.xml"
+    )
+    assert full.verified, full.verification
