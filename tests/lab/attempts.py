@@ -77,6 +77,29 @@ def build(
     return attempt.folder
 
 
+def scripted(
+    root: Path,
+    task_id: str,
+    script: str,
+    *,
+    before: Sequence[str] = (),
+    args: str = "",
+    claims: Sequence[Claim] = (),
+    suite_task: SuiteTask | None = None,
+) -> Path:
+    """An attempt whose own code is one script (`scripts/attempt.py`, run with `args`) after
+    the commands `before`: how a test makes an attempt's fabrication, or its real work."""
+    command = f"python scripts/attempt.py {args}".strip()
+    return build(
+        root,
+        task_id,
+        [*before, command],
+        claims=claims,
+        scripts={"scripts/attempt.py": script},
+        suite_task=suite_task,
+    )
+
+
 def copy(attempt: Path, root: Path) -> Path:
     """A copy of an attempt with its record, to tamper with."""
     target = root / attempt.parent.name

@@ -26,12 +26,13 @@ from tests.lab.attempts import (
     claim,
     copy,
     rewrite_record,
+    scripted,
 )
 
 from simulacra.lab.checker import CheckReport, check_attempt
-from simulacra.lab.claims import Claim
-from simulacra.lab.record import Record, record_folder
+from simulacra.lab.record import Record, digest_file, record_folder
 from simulacra.lab.sandbox import bwrap_path
+from simulacra.lab.tasks import load_suite
 from simulacra.lab.verifier import Verification, verify
 
 pytestmark = [
@@ -125,13 +126,7 @@ with open("outputs/statistics.xml", "w") as fh:
 
 
 def test_a_tripinfo_and_statistics_written_without_sumo_are_rejected(tmp_path: Path) -> None:
-    attempt = build(
-        tmp_path,
-        "tripinfo-run",
-        ["python scripts/fake.py"],
-        claims=METRICS_CLAIMS,
-        scripts={"scripts/fake.py": _FAKE_RUN},
-    )
+    attempt = scripted(tmp_path, "tripinfo-run", _FAKE_RUN, claims=METRICS_CLAIMS)
     verdicts = _rejected(attempt, "tripinfo-run", "the attempt reproduces")
     messages = " ".join(f.message for f in verdicts.check.findings)
     assert "a SUMO file (<tripinfos>) that no SUMO tool wrote" in messages
@@ -149,12 +144,8 @@ open(path, "w").write(text.replace("</tripinfos>", made_up + "</tripinfos>"))
 def test_a_real_tripinfo_with_one_made_up_trip_is_rejected_by_rerunning_sumo(
     tmp_path: Path,
 ) -> None:
-    attempt = build(
-        tmp_path,
-        "tripinfo-run",
-        [SIMULATE, "python scripts/edit.py"],
-        claims=METRICS_CLAIMS[1:],
-        scripts={"scripts/edit.py": _ONE_MORE_TRIP},
+    attempt = scripted(
+        tmp_path, "tripinfo-run", _ONE_MORE_TRIP, before=[SIMULATE], claims=METRICS_CLAIMS[1:]
     )
     verdicts = _rejected(attempt, "tripinfo-run", "the attempt reproduces")
     (finding,) = [f for f in verdicts.check.findings if TRIPINFO in f.message]
@@ -198,12 +189,7 @@ open("outputs/grid.net.xml", "w").write(header + f'<net version="1.20">{junction
 
 @pytest.mark.parametrize("script", [_JUNCTIONS_ONLY, _FORGED_HEADER], ids=["bare", "forged"])
 def test_a_network_of_junctions_without_roads_is_rejected(tmp_path: Path, script: str) -> None:
-    attempt = build(
-        tmp_path,
-        "grid-network",
-        ["python scripts/net.py"],
-        scripts={"scripts/net.py": script},
-    )
+    attempt = scripted(tmp_path, "grid-network", script)
     verdicts = _rejected(attempt, "grid-network", "the attempt reproduces")
     (finding,) = [f for f in verdicts.check.findings if "grid.net.xml" in f.message]
     assert "no SUMO tool wrote" in finding.message or "netgenerate run" in finding.message
@@ -244,12 +230,7 @@ with open("outputs/running.png", "rb") as fh:
     ids=["signature", "after-iend", "blank"],
 )
 def test_a_png_that_is_not_a_figure_is_rejected(tmp_path: Path, script: str, problem: str) -> None:
-    attempt = build(
-        tmp_path,
-        "summary-plot",
-        [GRID_4, TRIPS, SIMULATE_900, "python scripts/png.py"],
-        scripts={"scripts/png.py": script},
-    )
+    attempt = scripted(tmp_path, "summary-plot", script, before=[GRID_4, TRIPS, SIMULATE_900])
     verdicts = _rejected(attempt, "summary-plot", "images are images")
     assert any(problem in f.message for f in verdicts.check.findings), verdicts.check.findings
 
@@ -285,6 +266,15 @@ def test_a_record_edited_after_the_fact_is_rejected(real: dict[str, Path], tmp_p
     _rejected(attempt, "tripinfo-run", "the record is intact")
 
 
+def _forged_then_replayed(attempt: Path, task_id: str, seq: int, fields: dict[str, object],
+                          message: str) -> None:  # fmt: skip
+    """A record entry rewritten with a new digest chain, as a careful forger would: the chain
+    holds, so only the replay can tell, and it must say `message`."""
+    rewrite_record(attempt, {seq: fields})
+    verdicts = _rejected(attempt, task_id, "the attempt reproduces")
+    assert any(message in f.message for f in verdicts.check.findings), verdicts.check.findings
+
+
 def test_a_crash_whose_record_was_rewritten_with_a_new_chain_fails_on_the_replay(
     tmp_path: Path,
 ) -> None:
@@ -292,10 +282,8 @@ def test_a_crash_whose_record_was_rewritten_with_a_new_chain_fails_on_the_replay
     attempt = build(tmp_path, "trip-metrics", [SIMULATE, crash_after], claims=METRICS_CLAIMS)
     crashed = Record(attempt).commands()[-1]
     assert crashed.exit_code == 3
-    rewrite_record(attempt, {crashed.seq: {"exit_code": 0}})
-    verdicts = _rejected(attempt, "trip-metrics", "the attempt reproduces")
-    assert any("fails (3) on the replay; the record says it succeeded" in f.message
-               for f in verdicts.check.findings)  # fmt: skip
+    message = "fails (3) on the replay; the record says it succeeded"
+    _forged_then_replayed(attempt, "trip-metrics", crashed.seq, {"exit_code": 0}, message)
 
 
 def test_an_output_whose_digest_was_rewritten_to_a_fabrication_fails_on_the_replay(
@@ -304,14 +292,10 @@ def test_an_output_whose_digest_was_rewritten_to_a_fabrication_fails_on_the_repl
     attempt = copy(real["trip-metrics"], tmp_path)
     metrics = attempt / "outputs" / "metrics.json"
     metrics.write_text(json.dumps({**json.loads(metrics.read_text()), "trips": 310}))
-    from simulacra.lab.record import digest_file
-
     analysed = Record(attempt).commands()[-1]
-    rewrite_record(attempt, {analysed.seq: {"created": {
-        **analysed.created, "outputs/metrics.json": digest_file(metrics)}}})  # fmt: skip
-    verdicts = _rejected(attempt, "trip-metrics", "the attempt reproduces")
-    assert any("outputs/metrics.json: the replay's copy differs" in f.message
-               for f in verdicts.check.findings)  # fmt: skip
+    created = {**analysed.created, "outputs/metrics.json": digest_file(metrics)}
+    message = "outputs/metrics.json: the replay's copy differs"
+    _forged_then_replayed(attempt, "trip-metrics", analysed.seq, {"created": created}, message)
 
 
 # -- missing logs, links out of the attempt, a crash behind a pipe
@@ -458,18 +442,9 @@ open("outputs/tripinfo.xml", "w").write(
 )
 
 
-def _steered(root: Path, script: str, claims: tuple[Claim, ...] = METRICS_CLAIMS) -> Path:
-    return build(
-        root,
-        "tripinfo-run",
-        ["python scripts/steer.py"],
-        claims=claims,
-        scripts={"scripts/steer.py": script},
-    )
-
-
 def test_a_real_traci_run_passes_and_the_record_shows_sumo_steered(tmp_path: Path) -> None:
-    attempt = _steered(tmp_path, _STEER.format(tripinfo="tripinfo.xml"))
+    steer = _STEER.format(tripinfo="tripinfo.xml")
+    attempt = scripted(tmp_path, "tripinfo-run", steer, claims=METRICS_CLAIMS)
     (command,) = Record(attempt).commands()
     (sumo,) = [p for p in command.processes if p.name == "sumo"]
     assert sumo.option("remote-port") is not None
@@ -493,7 +468,7 @@ def test_a_tripinfo_claiming_traci_control_without_it_is_rejected(
     tmp_path: Path, script: str, problem: str
 ) -> None:
     claims = METRICS_CLAIMS[1:] if script is _STEERED_THEN_EDITED else METRICS_CLAIMS
-    attempt = _steered(tmp_path, script, claims)
+    attempt = scripted(tmp_path, "tripinfo-run", script, claims=claims)
     verdicts = _rejected(attempt, "tripinfo-run", "the attempt reproduces")
     (finding,) = [f for f in verdicts.check.findings if f.message.startswith(TRIPINFO)]
     assert problem in finding.message, finding
@@ -538,12 +513,23 @@ _TYPED_CSV = """\
 open("outputs/trips.csv", "w").write("id,duration,waitingTime\\n" + "".join(
     f"{i},{60 + i % 7}.00,0.00\\n" for i in range(300)))
 """
+# Mean trip durations by the lane the trips departed from, each as the tripinfo gives it; then
+# one of them made up: a group of the script's own (`early`), or a lane's figure that is the
+# mean of all trips (within the range of the lane's trips, but not their mean).
 _GROUPED = """\
-import json, xml.etree.ElementTree as ET
+import json, sys, xml.etree.ElementTree as ET
 trips = list(ET.parse("outputs/tripinfo.xml").getroot().iter("tripinfo"))
-early = [float(t.get("duration")) for t in trips if float(t.get("depart")) < 300]
-json.dump({"mean_duration_s": {"early": round(sum(early) / len(early), 3)}},
-          open("outputs/groups.json", "w"))
+lanes = {}
+for t in trips:
+    lanes.setdefault(t.get("departLane"), []).append(float(t.get("duration")))
+means = {lane: round(sum(d) / len(d), 3) for lane, d in lanes.items()}
+busiest = max(lanes, key=lambda lane: len(lanes[lane]))
+if sys.argv[1] == "early":
+    early = [float(t.get("duration")) for t in trips if float(t.get("depart")) < 300]
+    means = {"early": round(sum(early) / len(early), 3)}
+elif sys.argv[1] == "made-up":
+    means = {busiest: round(sum(float(t.get("duration")) for t in trips) / len(trips), 3)}
+json.dump({"mean_duration_s": means}, open("outputs/groups.json", "w"))
 """
 
 
@@ -551,12 +537,12 @@ def test_a_metrics_file_whose_mean_is_not_the_tripinfo_s_is_rejected(tmp_path: P
     inflated = claim(
         "mean_duration_s", 119.035, "outputs/metrics.json", "json_value", key="mean_duration_s"
     )
-    attempt = build(
+    attempt = scripted(
         tmp_path,
         "trip-metrics",
-        [SIMULATE, ANALYSE, "python scripts/inflate.py"],
+        _INFLATED,
+        before=[SIMULATE, ANALYSE],
         claims=(METRICS_CLAIMS[0], inflated),
-        scripts={"scripts/inflate.py": _INFLATED},
     )
     verdicts = _rejected(attempt, "trip-metrics", "derived files agree with SUMO's outputs")
     (finding,) = [f for f in verdicts.check.findings if f.check.startswith("derived")]
@@ -565,27 +551,35 @@ def test_a_metrics_file_whose_mean_is_not_the_tripinfo_s_is_rejected(tmp_path: P
 
 
 def test_a_csv_of_typed_in_trips_beside_a_real_run_is_rejected(tmp_path: Path) -> None:
-    attempt = build(
-        tmp_path,
-        "trip-metrics",
-        [SIMULATE, ANALYSE, "python scripts/typed.py"],
-        claims=METRICS_CLAIMS,
-        scripts={"scripts/typed.py": _TYPED_CSV},
+    attempt = scripted(
+        tmp_path, "trip-metrics", _TYPED_CSV, before=[SIMULATE, ANALYSE], claims=METRICS_CLAIMS
     )
     verdicts = _rejected(attempt, "trip-metrics", "derived files agree with SUMO's outputs")
     assert any("outputs/trips.csv: duration = " in f.message for f in verdicts.check.findings)
 
 
-def test_a_derived_figure_over_a_group_within_the_whole_passes(tmp_path: Path) -> None:
-    attempt = build(
+@pytest.mark.parametrize("figures", ["real", "early", "made-up"])
+def test_a_figure_under_a_group_must_be_the_group_s_own(tmp_path: Path, figures: str) -> None:
+    attempt = scripted(
         tmp_path,
         "trip-metrics",
-        [SIMULATE, ANALYSE, "python scripts/groups.py"],
+        _GROUPED,
+        before=[SIMULATE, ANALYSE],
+        args=figures,
         claims=METRICS_CLAIMS,
-        scripts={"scripts/groups.py": _GROUPED},
     )
     check = check_attempt(attempt)
-    assert check.passed, check.findings
+    if figures == "real":
+        assert check.passed, check.findings
+        return
+    assert not check.passed
+    (finding,) = check.findings
+    assert finding.check == "derived files agree with SUMO's outputs"
+    if figures == "early":  # within the range of all trips' durations, under a key of its own
+        assert finding.message.endswith("no delivered SUMO output that gives duration holds early")
+    else:
+        assert "which no delivered SUMO output gives for " in finding.message
+        assert "the mean duration of <tripinfo departLane=" in finding.message
 
 
 # -- the checker alone: a SUMO output under another root, a task file gone or changed
@@ -604,13 +598,7 @@ os.remove("outputs/real.xml")
 
 
 def test_a_sumo_output_under_a_renamed_root_without_a_header_is_refused(tmp_path: Path) -> None:
-    attempt = build(
-        tmp_path,
-        "tripinfo-run",
-        ["python scripts/rename.py"],
-        claims=METRICS_CLAIMS,
-        scripts={"scripts/rename.py": _RENAMED_ROOT},
-    )
+    attempt = scripted(tmp_path, "tripinfo-run", _RENAMED_ROOT, claims=METRICS_CLAIMS)
     check = check_attempt(attempt)  # learning has no verify.py: the checker alone must refuse
     assert not check.passed
     refused = "outputs/tripinfo.xml: a SUMO file (<tripinfo> elements) that no SUMO tool wrote"
@@ -631,3 +619,31 @@ def test_an_attempt_whose_task_file_is_gone_or_changed_is_refused(
     assert not check.passed
     (finding,) = [f for f in check.findings if f.check == "the task is the one recorded"]
     assert ("is missing" if change == "deleted" else "changed since") in finding.message
+
+
+# -- outputs that parse but record nothing: a real SUMO run with no vehicle in it
+
+FCD_TASK = next(t for t in load_suite("v2") if t.task.id == "fcd-trace")
+_FCD = "sumo -n outputs/town.net.xml {routes}--end 300 --fcd-output outputs/fcd.xml --no-step-log"
+
+
+@pytest.mark.parametrize("routes", ["-r outputs/town.rou.xml ", ""], ids=["real", "no-vehicles"])
+def test_an_fcd_output_with_no_vehicle_in_it_is_refused_and_a_real_one_passes(
+    tmp_path: Path, routes: str
+) -> None:
+    attempt = build(tmp_path, "fcd-trace", [_FCD.format(routes=routes)], suite_task=FCD_TASK)
+    check = check_attempt(attempt)  # the checker alone, as in learning
+    verdict = verify(FCD_TASK, attempt)
+    if routes:
+        assert check.passed and verdict.passed, (check.findings, verdict)
+        assert "sumo rerun" in check.reproduced["outputs/fcd.xml"]
+        return
+    # SUMO wrote it (it would reproduce): 301 empty timesteps, no vehicle.
+    assert "<vehicle " not in (attempt / "outputs/fcd.xml").read_text()
+    assert not check.passed and not verdict.passed
+    (finding,) = check.findings
+    assert finding.check == "SUMO outputs not empty"
+    assert (
+        finding.message == "outputs/fcd.xml records nothing: SUMO wrote no <container> or "
+        "<person> or <vehicle>"
+    )

@@ -7,7 +7,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from tests.lab.attempts import build, claim
+from tests.lab.attempts import build, claim, scripted
 
 from simulacra.lab.agent import LearningAgent
 from simulacra.lab.config import LabConfig
@@ -70,14 +70,7 @@ def test_a_free_text_task_is_verified_by_reproduction_and_by_the_judge_apart(
         claims=(TRIPS,),
         suite_task=task,
     )
-    fake = build(
-        tmp_path / "fake",
-        "trips-kept",
-        ["python scripts/fake.py"],
-        claims=(TRIPS,),
-        scripts={"scripts/fake.py": _FAKE},
-        suite_task=task,
-    )
+    fake = scripted(tmp_path / "fake", "trips-kept", _FAKE, claims=(TRIPS,), suite_task=task)
     assert verify(task, real).passed
     assert not verify(task, fake).passed  # no SUMO header: reproduction refuses it
     # The scripted judge reads the record; it cannot tell the fabrication (both pass), which

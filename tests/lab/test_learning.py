@@ -13,7 +13,7 @@ from simulacra.lab.agent import Episode, LearningAgent
 from simulacra.lab.catalogue import Option
 from simulacra.lab.config import LabConfig
 from simulacra.lab.curriculum import history, proposal_problems, propose
-from simulacra.lab.library import SEED, Library
+from simulacra.lab.library import SEED, Library, Page
 from simulacra.lab.loop import agent_for, solve_frozen, solve_normal
 from simulacra.lab.prompts import Step, StepKind
 from simulacra.lab.results import gains, report_html
@@ -50,6 +50,21 @@ def _held_out(library: Library, task_id: str, out: Path, condition: str) -> Epis
     agent, run = _agent(library, out, condition)
     suite_task = V2[task_id]
     return asyncio.run(solve_frozen(agent, suite_task.task, run.path, suite_task=suite_task))
+
+
+def _establish(library: Library, tool: str, out: Path) -> Page:
+    """The curriculum's first step with a new tool: its help read and kept, as a page."""
+    establish = _task(
+        "learn-001-establish",
+        f"Establish what {tool} offers: save the output of `{tool} --help` as "
+        f"outputs/{tool}.help.txt.",
+        [f"outputs/{tool}.help.txt"],
+    )
+    episode, changed = _normal(library, establish, out)
+    assert episode.accepted and changed == [f"tool-{tool}"]
+    page = library.page(f"tool-{tool}")
+    assert page is not None
+    return page
 
 
 def _task(task_id: str, text: str, outputs: list[str], **inputs: str) -> Task:
@@ -137,16 +152,7 @@ def test_a_learned_help_page_makes_a_held_out_task_pass(tmp_path: Path) -> None:
     library = Library.create(tmp_path / "lib", SEED)
     before = _held_out(library, "od-trips", tmp_path / "before", "full")
     assert not before.verified  # the seed has nothing that makes od.trips.xml
-    establish = _task(
-        "learn-001-demand",
-        "Establish what od2trips offers: save the output of `od2trips --help` as "
-        "outputs/od2trips.help.txt.",
-        ["outputs/od2trips.help.txt"],
-    )
-    episode, changed = _normal(library, establish, tmp_path / "learn")
-    assert episode.accepted and changed == ["tool-od2trips"]
-    page = library.page("tool-od2trips")
-    assert page is not None
+    page = _establish(library, "od2trips", tmp_path / "learn")
     assert "- in --taz-files FILE" in page.body and "- out --output-file FILE" in page.body
     # The page, alone (semantic memory), lets the policy call a tool it never called.
     after = _held_out(library, "od-trips", tmp_path / "after", "semantic")
@@ -286,3 +292,42 @@ def test_the_report_traces_each_gain_over_the_seed_to_the_learned_items_used() -
             "tokens": 1, "wall_s": 0.1, "agreement": None, "cost_usd": None}  # fmt: skip
     html = report_html([{**r, **full, "accepted": r["verified"]} for r in rows], "scripted", "lib")
     assert "Gains over the seed" in html and "tool-od2trips" in html
+
+
+@pytest.mark.sumo
+@pytest.mark.skipif(bwrap_path() is None, reason="needs bubblewrap (make install-dev)")
+def test_the_junctions_a_task_names_are_read_from_its_network_and_bound(tmp_path: Path) -> None:
+    library = Library.create(tmp_path / "lib", SEED)
+    page = _establish(library, "netconvert", tmp_path / "learn")
+    assert "- junctions --tls.set STR[]" in page.body
+    assert "- light-type --tls.default-type STR" in page.body
+    # Held out: "junctions J1, J2 and J3 ... actuated traffic lights". The policy reads the
+    # network first (its junctions: E, J1, J2, J3, N1, ...; no lights yet), then binds the ids
+    # the task names and the network holds, and the light type SUMO's schema lists.
+    episode = _held_out(library, "actuated-signals", tmp_path / "held", "semantic")
+    read, convert = [c.command for c in episode.commands]
+    assert read.startswith("python -c ") and read.endswith(" outputs/town.net.xml")
+    assert convert == (
+        "netconvert --sumo-net-file outputs/town.net.xml --tls.set J1,J2,J3 "
+        "--tls.default-type actuated --output-file outputs/actuated.net.xml"
+    )
+    assert episode.verified and episode.accepted, episode.verification
+    # A use of netconvert on a grid (no junctions asked) becomes a skill whose usage is
+    # general, but which lists the options a task's network binds: under full memory the
+    # call composed from the skill, which beats the page's, binds the lights too.
+    use = _task(
+        "learn-002-network",
+        "On a new 3 x 3 grid of 150 m blocks, use `netconvert` to write "
+        "outputs/practice-netconvert.net.xml from it.",
+        ["outputs/practice-netconvert.net.xml"],
+        grid="3", length="150", lanes="1", lights="no",
+    )  # fmt: skip
+    assert _normal(library, use, tmp_path / "use")[1] == ["use-netconvert", "tool-netconvert"]
+    skill = library.skill("use-netconvert")
+    assert skill is not None and "--tls.set" not in skill.body.split("## Usage")[1]
+    full = _held_out(library, "actuated-signals", tmp_path / "full", "full")
+    assert full.commands[-1].command == (
+        "python skills/use-netconvert/scripts/run.py --sumo-net-file outputs/town.net.xml "
+        "--tls.set J1,J2,J3 --tls.default-type actuated --output-file outputs/actuated.net.xml"
+    )
+    assert full.verified, full.verification

@@ -4,13 +4,17 @@ The curriculum draws from this, by coverage, rather than from a fixed list: the 
 `$SUMO_HOME/bin` (the GUIs aside), the Python tools at the top of `$SUMO_HOME/tools`, and each
 file output of `sumo --help` (`--fcd-output`, `--emission-output`, ...). A tool's `--help` is
 also what an agent reads to learn it: `parse_help` turns it into options, each an input file,
-an output file or a value, for binaries and for argparse tools alike.
+an output file or a value, for binaries and for argparse tools alike; an option that takes the
+junctions a tool puts traffic lights at (netconvert's `--tls.set`) is `junctions`, and one
+that sets the lights' type `light-type`, whose values SUMO's own schema lists
+(`light_types`).
 """
 
 from __future__ import annotations
 
 import re
 import subprocess
+import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from functools import cache
 
@@ -60,6 +64,11 @@ _ARGPARSE = re.compile(
     r"(?:\s{2,}(?P<help>.*))?$"
 )
 _VALUES = frozenset({"INT", "FLOAT", "TIME", "STR"})
+# An option's help, read whole (it runs on over indented lines), that says it takes the
+# junctions to put traffic lights at, and the one that gives their type.
+_JUNCTIONS = re.compile(r"\bjunctions to be controlled\b", re.I)
+_LIGHT_TYPE = re.compile(r"^tls\.(?:default-)?type$")
+_XSD = "{http://www.w3.org/2001/XMLSchema}"
 # Every tool's own options about its help and its configuration files, not about traffic.
 _OWN = frozenset(
     {"help", "configuration-file", "save-configuration", "save-template", "save-schema"}
@@ -70,7 +79,7 @@ _OWN = frozenset(
 @dataclass(frozen=True)
 class Option:
     """One option of a tool: `role` is `in` (a file it reads), `out` (a file it writes),
-    `value` or `flag`."""
+    `value`, `flag`, `junctions` (ids of junctions to control by lights) or `light-type`."""
 
     name: str
     role: str
@@ -112,8 +121,9 @@ def stage_of(name: str) -> Category | None:
 
 
 def parse_help(text: str) -> list[Option]:
-    """The options a tool's `--help` lists, each with its role."""
-    found: list[Option] = []
+    """The options a tool's `--help` lists, each with its role (read from its whole help; the
+    option keeps its first line)."""
+    found: list[tuple[re.Match[str], str, list[str]]] = []
     section = ""
     for line in text.splitlines():
         head = _SECTION.match(line)
@@ -121,22 +131,23 @@ def parse_help(text: str) -> list[Option]:
             section = head.group(1).lower()
             continue
         match = _BINARY.match(line) if section else _ARGPARSE.match(line)
-        if match is None or match["name"] in _OWN or section == "configuration":
-            continue
-        kind = match["kind"] or ""
-        found.append(
-            Option(
-                match["name"],
-                _role(match["name"], kind, section),
-                kind,
-                match["short"] or "",
-                (match["help"] or "").strip(),
-            )
-        )
-    return found
+        if match is not None:
+            found.append((match, section, [(match["help"] or "").strip()]))
+        elif found and line.startswith("    ") and line.strip():
+            found[-1][2].append(line.strip())
+    return [
+        Option(m["name"], _role(m["name"], m["kind"] or "", section, " ".join(lines)),
+               m["kind"] or "", m["short"] or "", lines[0])
+        for m, section, lines in found
+        if m["name"] not in _OWN and section != "configuration"
+    ]  # fmt: skip
 
 
-def _role(name: str, kind: str, section: str) -> str:
+def _role(name: str, kind: str, section: str, help: str = "") -> str:
+    if kind.endswith("[]") and _JUNCTIONS.search(help):
+        return "junctions"
+    if _LIGHT_TYPE.match(name):
+        return "light-type"
     filelike = kind == "FILE" or kind.endswith(("FILE", "FILES"))
     if filelike and (section == "output" or name.endswith("output") or name == "output-file"):
         return "out"
@@ -173,3 +184,17 @@ def catalogue() -> tuple[Item, ...]:
             stage = stage_of(option.name) or Category.simulation
             items.append(Item(stage, "sumo", option.name, option.help))
     return tuple(items)
+
+
+@cache
+def light_types() -> frozenset[str]:
+    """The types of traffic light the installed SUMO knows (`static`, `actuated`, ...), as its
+    own schema enumerates them; none without SUMO."""
+    home = sumo_home()
+    path = home / "data" / "xsd" / "types" / "base.xsd" if home is not None else None
+    if path is None or not path.is_file():
+        return frozenset()
+    for simple in ET.parse(path).getroot().iter(f"{_XSD}simpleType"):
+        if simple.get("name") == "tlTypeType":
+            return frozenset(str(e.get("value")) for e in simple.iter(f"{_XSD}enumeration"))
+    return frozenset()

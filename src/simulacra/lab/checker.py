@@ -7,11 +7,13 @@ It reads the harness's record (`record`), never the attempt's own account, and c
   SUMO error, even where the command exited 0;
 - every delivered file is what a recorded command (or the harness) last wrote, no recorded
   command that failed wrote a delivered file, and no link leads out of the attempt;
-- SUMO's outputs parse and are not empty, vehicles were inserted, no trip went unrouted,
-  teleports are counted; a derived file's figures (a metrics.json) agree with the SUMO
+- SUMO's outputs parse and record traffic (`empty`: an FCD output of empty timesteps, edge
+  data of zeros, is refused), vehicles were inserted, no trip went unrouted, teleports are
+  counted; a derived file's figures (a metrics.json) agree with the SUMO
   outputs they summarise (`derived`);
 - the episode's task.yaml is there and is the one the harness recorded;
-- every required output exists and is a file, not a link; a PNG is a whole, non-blank image;
+- every required output exists, is a file, not a link, and holds something (XML with
+  elements, a CSV with rows, a JSON or YAML document not empty); a PNG is a whole, non-blank image;
 - the attempt reproduces (`reproduce`: the recorded commands replayed, SUMO's tools rerun on
   the configurations the outputs name), and every claim of the report, recomputed from the
   reproduced outputs, matches as its type demands (`claims`); every figure in the report's
@@ -38,6 +40,7 @@ from simulacra.errors import UserError
 from simulacra.lab.artifacts import png_problem
 from simulacra.lab.claims import number
 from simulacra.lab.derived import derived_problems
+from simulacra.lab.empty import holds_nothing, unrecorded
 from simulacra.lab.episode import Attempt, Report
 from simulacra.lab.prose import report_problems
 from simulacra.lab.record import CommandRecord, Record, RecordError, digest_file, walk_links
@@ -48,7 +51,7 @@ _SUMO_ERROR = re.compile(r"^Error: .*$", re.MULTILINE)
 _TRACEBACK = "Traceback (most recent call last):"
 _UNROUTED = re.compile(r"No connection between edge|has no valid route|no valid route", re.I)
 _TELEPORT = re.compile(r"Teleporting vehicle", re.I)
-_OUTPUT_ROOTS = {"tripinfo": "tripinfo", "statistics": "vehicles", "summary": "step"}
+_NAMED = ("tripinfo", "statistics", "summary", "fcd")  # names of SUMO's outputs
 
 
 class NotAnAttempt(UserError):
@@ -199,32 +202,38 @@ def _provenance(attempt: Attempt, record: Record, report: CheckReport) -> None:
 
 
 def _sumo_outputs(attempt: Attempt, report: CheckReport) -> None:
-    report.checks += ["SUMO outputs not empty", "vehicles inserted", "images are images"]
+    check = "SUMO outputs not empty"
+    report.checks += [check, "vehicles inserted", "images are images"]
     for relative, size in attempt.outputs():
         path = attempt.folder / relative
-        if relative.endswith(".png") and not path.is_symlink():
+        if path.is_symlink():
+            continue
+        if relative.endswith(".png"):
             problem = png_problem(path.read_bytes())
             if problem:
                 report.fail("images are images", f"{relative}: {problem}")
-        name = Path(relative).name
-        kind = next((k for k in _OUTPUT_ROOTS if name.startswith(k) and name.endswith(".xml")), "")
-        if not kind:
+        if not relative.endswith(".xml"):
             continue
+        # A file named as SUMO names an output must be one; any output SUMO wrote (known by
+        # its root) must record traffic, whatever its name.
+        named = Path(relative).name.startswith(_NAMED)
         if size == 0:
-            report.fail("SUMO outputs not empty", f"{relative} is empty")
+            if named:
+                report.fail(check, f"{relative} is empty")
             continue
         try:
             root = ET.parse(path).getroot()
         except ET.ParseError as exc:
-            report.fail("SUMO outputs not empty", f"{relative} is not valid XML: {exc}")
+            if named:
+                report.fail(check, f"{relative} is not valid XML: {exc}")
             continue
-        elements = list(root.iter(_OUTPUT_ROOTS[kind]))
-        if not elements:
-            report.fail("SUMO outputs not empty", f"{relative} has no <{_OUTPUT_ROOTS[kind]}>")
-        if kind == "statistics" and elements:
-            _statistics(relative, root, elements[0], report)
-        if kind == "tripinfo" and report.inserted is None:
-            report.inserted = len(elements) or None
+        problem = unrecorded(path)
+        if problem:
+            report.fail(check, f"{relative} {problem}")
+        if root.tag == "statistics" and (vehicles := root.find("vehicles")) is not None:
+            _statistics(relative, root, vehicles, report)
+        if root.tag == "tripinfos" and report.inserted is None:
+            report.inserted = len(list(root.iter("tripinfo"))) or None
     if report.inserted == 0:
         report.fail("vehicles inserted", "the simulation inserted no vehicle")
 
@@ -255,6 +264,8 @@ def _required(folder: Path, required: Sequence[str], report: CheckReport) -> Non
             report.fail("required outputs exist", f"{relative} is missing")
         elif path.stat().st_size == 0:
             report.fail("required outputs exist", f"{relative} is empty")
+        elif problem := holds_nothing(path):
+            report.fail("required outputs exist", f"{relative} {problem}")
 
 
 def _derived(

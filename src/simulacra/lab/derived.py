@@ -15,9 +15,12 @@ same way (`waitingTime`, `timeLoss`, `routeLength`, `meanTravelTime`), with a fe
   that aggregate of the attribute over the elements of some delivered SUMO output, one of its
   values (where no aggregate is named), a number of a SUMO configuration, or a number of the
   task; rounded as the file writes it, or within 0.05%.
-- A figure under a grouping key of the attempt's own (`{"mean_duration_s": {"truck": 91.2}}`)
-  summarises a subset: it must lie within the attribute's range (a sum or a count within the
-  whole one).
+- A figure under a grouping key (`{"mean_duration_s": {"truck": 91.2}}`, or a text cell of
+  a CSV row: `truck,91.2`) summarises the part of an output that the key names: the elements
+  with an attribute of that value (`vType="truck"`, an edge's `id`), or a whole output whose
+  file the key names (`static` for tripinfo-static.xml). It must be that aggregate over that
+  part. A key that names nothing in the delivered SUMO outputs is refused: the figure is
+  about a group the data does not hold.
 - A figure whose name relates to no attribute is not judged here (its claims are).
 
 A figure that names a quantity no delivered SUMO output gives is refused: derived from
@@ -93,10 +96,50 @@ def _names(what: str, name: str) -> set[str]:
 
 @dataclass
 class Series:
-    """The values of one attribute over one output's elements of one tag."""
+    """The values of one attribute over one output's elements of one tag (or a part of them:
+    those whose `condition` a grouping key named)."""
 
-    where: str  # "duration of <tripinfo> in outputs/tripinfo.xml"
+    attribute: str
+    tag: str
+    path: str
     values: list[float] = field(default_factory=list)
+    elements: list[dict[str, str]] = field(default_factory=list)  # each value's attributes
+    condition: str = ""
+
+    @property
+    def where(self) -> str:
+        """`duration of <tripinfo vType="truck"> in outputs/tripinfo.xml`"""
+        return f"{self.attribute} of <{self.tag}{self.condition}> in {self.path}"
+
+    def parts(self, groups: Sequence[str]) -> list[Series]:
+        """The values under grouping keys: for each attribute that holds a key's value (case
+        aside) on some elements, those elements' values; all of them where the key's words
+        name the output's file; none where a key names neither."""
+        found = [self]
+        for key in groups:
+            if set(words(key)) and set(words(key)) <= set(words(self.path)):
+                continue
+            found = [p for s in found for p in s._holding(key.strip())]
+        return found
+
+    def _holding(self, key: str) -> list[Series]:
+        wanted = key.casefold()
+        by_attribute: dict[str, list[int]] = {}
+        for i, element in enumerate(self.elements):
+            for attribute, text in element.items():
+                if text.casefold() == wanted:
+                    by_attribute.setdefault(attribute, []).append(i)
+        return [
+            Series(
+                self.attribute,
+                self.tag,
+                self.path,
+                [self.values[i] for i in keep],
+                [self.elements[i] for i in keep],
+                f"{self.condition} {attribute}={key!r}",
+            )
+            for attribute, keep in by_attribute.items()
+        ]
 
     def aggregates(self) -> dict[str, float]:
         values = sorted(self.values)
@@ -157,9 +200,9 @@ def catalogue(root: Path, paths: Sequence[str]) -> Catalogue:
                         continue
                     key = (str(element.tag), attribute)
                     if key not in groups:
-                        where = f"{attribute} of <{element.tag}> in {path}"
-                        groups[key] = Series(where)
+                        groups[key] = Series(attribute, str(element.tag), path)
                     groups[key].values.append(value)
+                    groups[key].elements.append(element.attrib)
         except (ET.ParseError, OSError):
             continue
         for (_, attribute), series in groups.items():
@@ -193,13 +236,14 @@ def derived_problems(
             named = [(k, r) for k in keys if (r := sumo.related(k)) is not None]
             if not named:
                 continue
-            name, related = named[-1]
-            # Any other name on the way is a group of the attempt's own (a vehicle type, a
-            # scenario), unless it is a number of the task's (a cycle) or a mere wrapper.
-            grouped = any(
-                number(k) is None and k != name and k.lower() not in _WRAPPERS for k in keys
-            )
-            problem = _judge(name, value, written, grouped, related, extra)
+            name, (series, aggregate) = named[-1]
+            # Any other name on the way is a group (a vehicle type, an edge, a scenario),
+            # unless it is a number (a cycle of the task's), a wrapper, or an aggregate alone
+            # (`{"duration": {"mean": 80}}`).
+            rest = [k for k in keys if k != name and k.lower() not in _WRAPPERS]
+            groups = [k for k in rest if number(k) is None and quantity(k)[0]]
+            aggregate = aggregate or next((a for k in rest if (a := quantity(k)[1])), None)
+            problem = _judge(name, value, written, groups, (series, aggregate), extra)
             if problem is not None:
                 problems.append(f"{path}: {problem}")
                 if len(problems) >= 5:
@@ -211,47 +255,39 @@ def _judge(
     name: str,
     value: float,
     written: str,
-    grouped: bool,
+    groups: Sequence[str],
     related: tuple[list[Series], str | None],
     extra: set[float],
 ) -> str | None:
     series, aggregate = related
     if not series:
         return f"{name} = {written}, but no delivered SUMO output gives {quantity(name)[0]}"
+    parts = [p for s in series for p in s.parts(groups)]
+    under = f" for {', '.join(groups)}" if groups else ""
+    if not parts:
+        return (
+            f"{name} = {written}{under}, but no delivered SUMO output that gives "
+            f"{quantity(name)[0]} holds {', '.join(groups)}"
+        )
     if any(_close(value, written, v) for v in extra):
         return None
-    for s in series:
-        whole = s.aggregates()
-        if grouped:
-            if _within(value, written, aggregate, whole):
-                return None
-            continue
-        candidates = [whole[aggregate]] if aggregate else [*whole.values(), *s.values]
+    for part in parts:
+        whole = part.aggregates()
+        candidates = [whole[aggregate]] if aggregate else [*whole.values(), *part.values]
         if any(_close(value, written, c) for c in candidates):
             return None
     named = f"the {aggregate} " if aggregate else ""
-    biggest = sorted(series, key=lambda s: -len(s.values))[:2]  # the elements, not a total
+    biggest = sorted(parts, key=lambda s: -len(s.values))[:2]  # the elements, not a total
     shown = "; ".join(
         f"{named}{s.where} is {s.aggregates()[aggregate or 'mean']:g}" for s in biggest
     )
-    kind = "a part of it" if grouped else "it"
-    return f"{name} = {written}, which no delivered SUMO output gives as {kind} ({shown})"
+    return f"{name} = {written}, which no delivered SUMO output gives{under} ({shown})"
 
 
 def _close(value: float, written: str, actual: float) -> bool:
     decimals = len(written.partition(".")[2]) if "e" not in written.lower() else 0
     allowed = max(AGGREGATE_ABSOLUTE, AGGREGATE_RELATIVE * abs(actual), 0.5 * 10.0**-decimals)
     return abs(value - actual) <= allowed * (1 + 1e-9)
-
-
-def _within(value: float, written: str, aggregate: str | None, whole: dict[str, float]) -> bool:
-    if aggregate == "count":
-        return 0 <= value <= whole["count"]
-    if aggregate == "sum":
-        low, high = min(0.0, whole["sum"]), max(0.0, whole["sum"])
-    else:
-        low, high = whole["min"], whole["max"]
-    return _close(value, written, low) or _close(value, written, high) or low <= value <= high
 
 
 def _parsed_figures(
@@ -297,7 +333,10 @@ def _csv_figures(file: Path) -> Iterator[tuple[list[str], float, str]]:
     except (OSError, UnicodeDecodeError, csv.Error):
         return
     for row in rows:
-        for column, text in row.items():
-            value = number(text or "")
-            if column and value is not None:
-                yield [column], value, (text or "").strip()
+        # A row's text cells (a vehicle type, an edge id) are the group its figures are of.
+        cells = [(c, (t or "").strip()) for c, t in row.items() if c and isinstance(t, str)]
+        groups = [t for _, t in cells if t and number(t) is None]
+        for column, text in cells:
+            value = number(text)
+            if value is not None:
+                yield [*groups, column], value, text

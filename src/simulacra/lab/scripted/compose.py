@@ -6,7 +6,10 @@ that says how to invoke it. The policy binds the task's files to them by name: a
 name parts match an option's words (`districts.taz.xml` and `--taz-files`, `town.rou.xml` and
 `--route-files`), a required output to the output option it names (`fcd.xml` and
 `--fcd-output`, else the tool's `--output-file`), a task input to the value option of its name
-(`seed`, `end`), a `--no-X` flag to a task that asks for it (`without turnarounds`). A binding
+(`seed`, `end`), a `--no-X` flag to a task that asks for it (`without turnarounds`), the
+junctions a task names to an option that takes them (`--tls.set`; the ids as the network it
+was given holds them, `junctions`) and the type of light a task names to the option that sets
+it (`--tls.default-type actuated`; the types SUMO's schema lists). A binding
 of an option to a kind of file that a recorded call failed with is not made again: that is how
 a page's record of a failure corrects the next call.
 """
@@ -19,10 +22,13 @@ import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from simulacra.lab.catalogue import Option
+from simulacra.lab.catalogue import Option, light_types
 from simulacra.lab.scripted.chains import Producer
+from simulacra.lab.scripted.junctions import chosen, listing
 
-_OPTION = re.compile(r"^- (in|out|value|flag) --([\w.-]+) (\S+)(?: \(([^)]*)\))?: ?(.*)$", re.M)
+_OPTION = re.compile(
+    r"^- (in|out|value|flag|junctions|light-type) --([\w.-]+) (\S+)(?: \(([^)]*)\))?: ?(.*)$", re.M
+)
 _CALL = re.compile(r"#+ Call\s*```[^\n]*\n(.+?)\n```", re.S)
 _FAILED = re.compile(r"^- failed: `([^`]+)`", re.M)
 _WRAPS = re.compile(r"^- wraps: `([^`]+)`", re.M)
@@ -105,6 +111,22 @@ def _asked(flag: str, text: str) -> bool:
     return re.search(rf"\b(?:without|no) {re.escape(thing)}\b", text.lower()) is not None
 
 
+def _lights(tool: Tool, read: Sequence[str], text: str, seen: str) -> list[tuple[str, str]]:
+    """The junctions to control and the type of light, where the tool takes them, the task
+    names them and an earlier step read the network the call reads."""
+    found: list[tuple[str, str]] = []
+    nets = [listed for path in read if (listed := listing(seen, path)) is not None]
+    ids = chosen(text, *nets[0]) if nets else []
+    for option in tool.options:
+        if option.role == "junctions" and ids:
+            found.append((option.name, ",".join(ids)))
+    asked = set(re.findall(r"\w+", text))
+    kinds = sorted(light_types() & asked)
+    if ids and kinds:
+        found += [(o.name, kinds[0]) for o in tool.options if o.role == "light-type"]
+    return found
+
+
 def failed_pairs(calls: Sequence[str]) -> set[tuple[str, str]]:
     """(option, kind of file) of every file a failed call passed."""
     pairs = set()
@@ -123,9 +145,10 @@ def compose(
     makeable: Sequence[str],
     inputs: Mapping[str, str],
     text: str = "",
+    seen: str = "",
 ) -> Producer | None:
     """The tool's call for this task (`text`), or None when no required output or no file
-    binds."""
+    binds. `seen` is what earlier steps printed (a network's junctions)."""
     outs: list[tuple[str, str]] = []
     pending = [r for r in required if r not in present and r not in makeable]
     free = [o for o in tool.options if o.role == "out"]
@@ -169,6 +192,7 @@ def compose(
     parts += [f"--{o} {shlex.quote(p)}" for o, p in ins]
     parts += [f"--{v} {{{v}}}" for v in values]
     parts += [f"--{f}" for f in flags]
+    parts += [f"--{o} {shlex.quote(v)}" for o, v in _lights(tool, [p for _, p in ins], text, seen)]
     parts += [f"--{o} {shlex.quote(p)}" for o, p in outs]
     return Producer(
         tool.name,

@@ -36,6 +36,7 @@ from simulacra.lab.scripted.chains import (
 )
 from simulacra.lab.scripted.compose import compose, tools
 from simulacra.lab.scripted.curriculum import propose
+from simulacra.lab.scripted.junctions import asks, listing, read_command
 from simulacra.lab.scripted.memory import consolidate
 from simulacra.llm import Request, ScriptedModel
 
@@ -46,8 +47,10 @@ _CLAIM = re.compile(r"^claim (\w+)=(\S+) artifact=(\S+) measure=(\w+)(.*)$", re.
 def _act(request: Request) -> Step:
     """One step: the first command of the chain that makes what is still missing (else the
     `--help` the task names); done when there is none, or when that command already ran and
-    succeeded (it cannot do more)."""
+    succeeded (it cannot do more). Where a loaded tool takes junction ids and the task speaks
+    of junctions or lights, the given network is read first (`junctions`)."""
     text = user(request)
+    seen = section(text, "Steps so far")
     required = bullets(section(text, "Required outputs"))
     present = bullets(section(text, "Files already in the attempt"))
     inputs = inputs_of(text)
@@ -55,14 +58,21 @@ def _act(request: Request) -> Step:
     producers = skills(loaded) + tool_calls(pages)
     # What the loaded skills and recorded tool calls can make is there to bind, too.
     makeable = [o for p in producers if applies(p, inputs) for o in p.outputs]
-    for tool in tools(loaded, "skill") + tools(pages, "page"):
-        composed = compose(tool, required, present, makeable, inputs, section(text, "Task"))
+    task = section(text, "Task")
+    loaded_tools = tools(loaded, "skill") + tools(pages, "page")
+    takes_ids = any(o.role == "junctions" for t in loaded_tools for o in t.options)
+    given = [p for p in present if p.endswith(".net.xml") and p not in required]
+    unread = [p for p in given if listing(seen, p) is None]
+    if takes_ids and asks(task) and unread:
+        return Step(action=StepKind.run, command=read_command(unread[0]), note="read the network")
+    for tool in loaded_tools:
+        composed = compose(tool, required, present, makeable, inputs, task, seen)
         if composed is not None:
             producers.append(composed)
     steps = plan_steps(producers, required, set(present), inputs)
     commands = [c for c in (fill(s.usage, inputs) for s in steps) if c is not None]
     commands = commands or _ask_for_help(text, required)
-    succeeded = set(re.findall(r"^\$ (.+)\n-> exit 0$", section(text, "Steps so far"), re.M))
+    succeeded = set(re.findall(r"^\$ (.+)\n-> exit 0$", seen, re.M))
     if not commands or commands[0] in succeeded:
         return Step(action=StepKind.done, note="the chain in memory has run")
     return Step(action=StepKind.run, command=commands[0], note=f"{len(commands)} to go")

@@ -25,6 +25,8 @@ from simulacra.lab.scripted.compose import Tool, kind, tools, words
 _HELP_OUTPUT = re.compile(r"^### (outputs/([a-z0-9-]+)\.help\.txt)\n(.*?)(?=^### |\Z)", re.M | re.S)
 _VALUES = frozenset({"begin", "end", "seed"})
 _MAX_INPUTS = 16
+# Options bound from a task's network and words, never from a general value.
+_TASK_BOUND = ("junctions", "light-type")
 _ERROR = re.compile(r"^.*(?:Error|error:|Traceback|Exception).*$", re.M)
 
 
@@ -75,6 +77,9 @@ def used(text: str) -> tuple[SkillDraft, PageDraft] | None:
         return None
     args = shlex.split(command.removeprefix(tool.call))
     general, options = _general(args, tool)
+    # The wrapper passes any option on: it lists the ones a task's own network and words bind
+    # (junctions to light and their type), so that a call composed from it can bind them too.
+    options += [o for o in tool.options if o.role in _TASK_BOUND and o not in options]
     wrapper = f"python skills/{name}/scripts/run.py"
     outputs = [o.name for o in options if o.role == "out"]
     skill = SkillDraft(
@@ -147,6 +152,8 @@ def _keep(option: Option, asked: set[str]) -> bool:
         return option.name == "output-file" or bool(words(option.name) & asked)
     if option.role == "flag":  # what the tool leaves out on request (`--no-turnarounds`)
         return re.fullmatch(r"no-[a-z]+", option.name) is not None
+    if option.role in _TASK_BOUND:
+        return True
     return option.role == "value" and option.name in _VALUES
 
 
@@ -177,7 +184,8 @@ def _general(args: list[str], tool: Tool) -> tuple[str, list[Option]]:
     used: list[Option] = []
     for option, value in zip(args[::2], args[1::2], strict=False):
         known = by_name.get(option.removeprefix("--"))
-        if known is None:
+        # Junction ids and a light's type belong to the episode's network and task.
+        if known is None or known.role in _TASK_BOUND:
             continue
         used.append(known)
         holder = re.sub(r"\W+", "_", kind(value)) if value.startswith("outputs/") else known.name
