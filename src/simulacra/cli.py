@@ -28,6 +28,7 @@ from rich.table import Table
 from typer.core import TyperGroup
 
 from simulacra.errors import Interrupted, UserError, explain_os_error
+from simulacra.experiments.calibrate_command import register as register_calibrate
 from simulacra.experiments.diagnose.commands import register as register_diagnose
 from simulacra.experiments.estimate_command import register as register_estimate
 from simulacra.experiments.population_command import population_app
@@ -139,6 +140,7 @@ app.add_typer(lab_app, name="lab")
 app.add_typer(population_app, name="population")
 register_diagnose(app)  # diagnose RUN, trace RUN FACT
 register_estimate(app)  # estimate SCENARIO
+register_calibrate(app)  # calibrate SCENARIO --targets FILE
 
 
 class _Warnings(logging.Handler):
