@@ -66,10 +66,11 @@ def test_a_statistic_reads_a_day_shift_and_names_a_missing_key() -> None:
 
 def test_abc_smc_recovers_the_fixed_point_constants_of_the_students(tmp_path: Path) -> None:
     """The students' two constants from their baseline split (taxi 4, bus 66, walk 30), on a
-    cheap budget: 20 students x 4 days a run, at most 100 runs. The fixed-point fit (1.183, -0.248; 80
-    students x 20 days, seeds 0-2) must lie inside the 95% intervals, and the intervals must
-    be narrower than the prior's; the held-out strike-day figure is reported, not fitted
-    (the logit commuter plans a taxi on a day none runs: it learns only from its trips)."""
+    cheap budget: 20 students x 4 days a run, at most 100 runs. The fixed-point fit (1.183,
+    -0.248; 80 students x 20 days, seeds 0-2) must lie inside the 95% intervals, and the
+    intervals must be narrower than the prior's; the held-out strike-day figure is reported,
+    not fitted (the logit commuter plans a taxi on a day none runs: it learns only from its
+    trips)."""
     raw = {
         "set": [
             "agents.mind=logit",
