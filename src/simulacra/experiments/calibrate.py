@@ -42,21 +42,21 @@ import secrets
 import shutil
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from simulacra.errors import UserError, unknown
 from simulacra.experiments.abc import AbcResult, Generation, Prior, abc_smc, weighted_quantiles
-from simulacra.experiments.explain import explained
 from simulacra.experiments.load import apply_override, load_scenario
 from simulacra.experiments.scenario import Scenario
 from simulacra.experiments.sweep import launch_jobs
 from simulacra.experiments.sweep_jobs import SweepJob
+from simulacra.experiments.yaml_model import read_model
 from simulacra.report.calibration_page import pairs_svg, write_calibration_report
 
 Executor = Literal["local", "ray"]
@@ -134,14 +134,7 @@ class Targets(BaseModel):
 
 
 def read_targets(path: Path) -> Targets:
-    if not path.is_file():
-        raise CalibrationError(f"targets file not found: {path}")
-    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    try:
-        return Targets.model_validate(raw)
-    except ValidationError as exc:
-        lines = "\n".join(f"  {p}" for p in explained(exc.errors(), Targets, prefix="targets"))
-        raise CalibrationError(f"{path} is not a valid targets file:\n{lines}") from None
+    return read_model(path, Targets, "targets file", CalibrationError, "targets")
 
 
 class _Runs:
@@ -240,7 +233,8 @@ def calibrate(
         held = runs.statistics(picked, targets.held_out.targets, later)
     if not keep_runs:
         shutil.rmtree(out / "runs", ignore_errors=True)
-    summary = _summary(targets, names, result, picked, predicted, held)
+    outcome = _Outcome(targets, names, result, picked, predicted, held)
+    summary = _summary(outcome)
     summary |= {
         "scenario": base.name,
         "scenario_path": str(scenario_path),
@@ -251,7 +245,7 @@ def calibrate(
         "stopped": result.stopped,
         "wall_s": round(time.perf_counter() - started, 2),
     }
-    _write(out, targets, names, result, picked, predicted, held, summary)
+    _write(out, outcome, summary)
     return out
 
 
@@ -264,15 +258,21 @@ def _check_parameters(base: Scenario, targets: Targets) -> None:
     load_scenario(raw)
 
 
-def _summary(
-    targets: Targets,
-    names: Sequence[str],
-    result: AbcResult,
-    picked: np.ndarray,
-    predicted: np.ndarray,
-    held: np.ndarray | None,
-) -> dict[str, Any]:
-    post = result.posterior
+@dataclass(frozen=True)
+class _Outcome:
+    """What a calibration found: the ABC-SMC's generations, the posterior draws and the
+    statistics of their runs under the calibration's and the held-out settings."""
+
+    targets: Targets
+    names: list[str]
+    result: AbcResult
+    picked: np.ndarray
+    predicted: np.ndarray
+    held: np.ndarray | None
+
+
+def _summary(o: _Outcome) -> dict[str, Any]:
+    targets, names, post, held = o.targets, o.names, o.result.posterior, o.held
     parameters = []
     for j, name in enumerate(names):
         prior = targets.parameters[name]
@@ -293,12 +293,12 @@ def _summary(
         )
     summary: dict[str, Any] = {
         "parameters": parameters,
-        "fit": _checked(targets.targets, predicted),
-        "generations": [_generation(g) for g in result.generations],
+        "fit": _checked(targets.targets, o.predicted),
+        "generations": [_generation(g) for g in o.result.generations],
         "held_out": None
         if held is None or targets.held_out is None
         else _checked(targets.held_out.targets, held),
-        "draws": len(picked),
+        "draws": len(o.picked),
     }
     return summary
 
@@ -333,17 +333,8 @@ def _generation(g: Generation) -> dict[str, Any]:
     }
 
 
-def _write(
-    out: Path,
-    targets: Targets,
-    names: Sequence[str],
-    result: AbcResult,
-    picked: np.ndarray,
-    predicted: np.ndarray,
-    held: np.ndarray | None,
-    summary: dict[str, Any],
-) -> None:
-    post = result.posterior
+def _write(out: Path, o: _Outcome, summary: dict[str, Any]) -> None:
+    targets, names, post, held = o.targets, o.names, o.result.posterior, o.held
     fitted = list(targets.targets)
     with (out / "posterior.csv").open("w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
@@ -360,9 +351,9 @@ def _write(
     with (out / "predictive.csv").open("w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
         writer.writerow(["draw", *names, *fitted, *held_names])
-        for i, row in enumerate(picked):
+        for i, row in enumerate(o.picked):
             extra = list(held[i]) if held is not None else []
-            writer.writerow([i + 1, *row, *predicted[i], *extra])
+            writer.writerow([i + 1, *row, *o.predicted[i], *extra])
     references = [targets.parameters[n].reference for n in names]
     svg = pairs_svg(names, post.particles, post.weights, references)
     (out / "pairs.svg").write_text(svg, encoding="utf-8")

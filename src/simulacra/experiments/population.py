@@ -44,10 +44,10 @@ import numpy as np
 import pandas as pd
 import yaml
 from ipfn import ipfn
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from simulacra.errors import UserError, unknown
-from simulacra.experiments.explain import explained
+from simulacra.experiments.yaml_model import read_model
 from simulacra.mind.commuter import Commuter, Profile, draw_person, persona_of
 from simulacra.mind.commuter.profiles import person_seed
 
@@ -116,14 +116,7 @@ def srmse(estimate: Sequence[float] | pd.Series, target: Sequence[float] | pd.Se
 
 def read_controls(path: Path) -> Controls:
     """The controls file, validated: a clear error names the field at fault."""
-    if not path.is_file():
-        raise PopulationError(f"controls file not found: {path}")
-    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    try:
-        return Controls.model_validate(raw)
-    except ValidationError as exc:
-        lines = "\n".join(explained(exc.errors(), Controls, prefix=str(path)))
-        raise PopulationError(f"{path} is not a valid controls file:\n{lines}") from None
+    return read_model(path, Controls, "controls file", PopulationError, str(path))
 
 
 def read_seed(path: Path) -> pd.DataFrame:
