@@ -119,8 +119,11 @@ def abc_smc(
     quantile: float = 0.5,
     min_acceptance: float = 0.02,
     seed: int = 0,
+    on_generation: Callable[[Generation], None] | None = None,
 ) -> AbcResult:
-    """Run ABC-SMC; the result's last generation is the posterior sample."""
+    """Run ABC-SMC; the result's last generation is the posterior sample. `on_generation`
+    hears of each generation as it completes."""
+    told = on_generation or (lambda _generation: None)
     if max_runs < particles:
         raise ValueError(f"a run budget of {max_runs} cannot fill one generation of {particles}")
     rng = np.random.default_rng(seed)
@@ -168,6 +171,7 @@ def abc_smc(
             tried,
         )
         done.append(generation)
+        told(generation)
         if generation.acceptance < min_acceptance:
             stopped = f"acceptance {generation.acceptance:.3f} under {min_acceptance}"
             break

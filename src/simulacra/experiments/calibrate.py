@@ -41,7 +41,7 @@ import math
 import secrets
 import shutil
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -196,8 +196,10 @@ def calibrate(
     workers: int | None = None,
     root: str | Path | None = None,
     keep_runs: bool = False,
+    on_generation: Callable[[Generation], None] | None = None,
 ) -> Path:
-    """Fit the targets file's parameters; return the calibration's folder."""
+    """Fit the targets file's parameters; return the calibration's folder. `on_generation`
+    hears of each ABC-SMC generation as it completes."""
     started = time.perf_counter()
     targets = read_targets(Path(targets_path))
     base = load_scenario(scenario_path, [*targets.set, *overrides])
@@ -220,6 +222,7 @@ def calibrate(
         quantile=settings.quantile,
         min_acceptance=settings.min_acceptance,
         seed=settings.seed,
+        on_generation=on_generation,
     )
     fit_runs = runs.count
     draws = targets.held_out.draws if targets.held_out else max(20, settings.particles // 5)

@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 console = Console()
+errors = Console(stderr=True)
 
 
 def register(app: typer.Typer) -> None:
@@ -40,7 +41,15 @@ def calibrate(
     import json
 
     from simulacra.errors import UserError
+    from simulacra.experiments.abc import Generation
     from simulacra.experiments.calibrate import calibrate as run_calibration
+
+    def said(g: Generation) -> None:
+        tolerance = "none" if g.index == 0 else f"{g.epsilon:.3g}"
+        errors.print(
+            f"generation {g.index}: {len(g.weights)} particles from {g.runs} runs "
+            f"(tolerance {tolerance}, acceptance {g.acceptance:.2f})"
+        )
 
     if executor not in ("local", "ray"):
         raise UserError(f'unknown executor {executor!r}; expected "local" or "ray"')
@@ -52,6 +61,7 @@ def calibrate(
         workers=workers,
         root=root,
         keep_runs=keep_runs,
+        on_generation=said,
     )
     summary = json.loads((out / "calibration.json").read_text(encoding="utf-8"))
     table = Table(title=f"posterior ({summary['runs']['fit']} runs, {summary['wall_s']:.0f} s)")
