@@ -79,6 +79,7 @@ def test_particles_stay_inside_a_uniform_prior_and_weights_sum_to_one(y: float, 
         assert ((generation.particles >= -5) & (generation.particles <= 5)).all()
         assert generation.weights.sum() == pytest.approx(1.0)
         assert (generation.distances <= generation.epsilon).all()
+        assert len(generation.weights) <= generation.accepted <= generation.runs
 
 
 def test_a_prior_says_what_is_wrong_with_it() -> None:

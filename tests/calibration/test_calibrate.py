@@ -12,7 +12,7 @@ import simulacra
 from simulacra.experiments.calibrate import CalibrationError, Statistic, read_targets
 
 SCENARIO = Path(__file__).parents[2] / "scenarios" / "commute.yaml"
-SHIPPED_TARGETS = SCENARIO.parent / "commute-targets.yaml"
+SHIPPED_TARGETS = SCENARIO.parent / "commute" / "targets.yaml"
 CONSTANTS = "agents.options.logit.constants.student"
 
 

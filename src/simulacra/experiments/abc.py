@@ -83,10 +83,11 @@ class Generation:
     distances: np.ndarray
     statistics: np.ndarray  # kept x statistics
     runs: int  # simulated to fill it
+    accepted: int  # of those runs within the tolerance (the generation keeps `particles`)
 
     @property
     def acceptance(self) -> float:
-        return len(self.weights) / self.runs if self.runs else 0.0
+        return self.accepted / self.runs if self.runs else 0.0
 
 
 @dataclass
@@ -132,9 +133,8 @@ def abc_smc(
     theta = np.column_stack([p.sample(rng, particles) for p in priors])
     stats = simulate(theta)
     dist = distance(stats, want, scales)
-    done = [
-        Generation(0, math.inf, theta, np.full(particles, 1 / particles), dist, stats, particles)
-    ]
+    first = np.full(particles, 1 / particles)
+    done = [Generation(0, math.inf, theta, first, dist, stats, particles, particles)]
     runs, stopped = particles, f"{generations} generations"
     for index in range(1, generations):
         last = done[-1]
@@ -144,7 +144,8 @@ def abc_smc(
         kept: list[tuple[np.ndarray, np.ndarray, float]] = []
         tried = 0
         while len(kept) < particles:
-            rate = len(kept) / tried if tried else last.acceptance
+            # At first, the last generation's acceptance, or the share within its tolerance.
+            rate = len(kept) / tried if tried else min(last.acceptance, quantile)
             batch = math.ceil((particles - len(kept)) / max(rate, 0.05))
             batch = min(batch, 4 * particles, max_runs - runs)
             if batch <= 0:
@@ -158,7 +159,7 @@ def abc_smc(
         if len(kept) < particles:
             stopped = f"run budget ({max_runs} runs) reached in generation {index}"
             break
-        kept = kept[:particles]
+        accepted, kept = len(kept), kept[:particles]
         theta = np.array([k[0] for k in kept])
         weights = _weights(priors, theta, last, kernel)
         generation = Generation(
@@ -169,6 +170,7 @@ def abc_smc(
             np.array([k[2] for k in kept]),
             np.array([k[1] for k in kept]),
             tried,
+            accepted,
         )
         done.append(generation)
         told(generation)

@@ -332,6 +332,7 @@ def _generation(g: Generation) -> dict[str, Any]:
         "epsilon": None if math.isinf(g.epsilon) else round(g.epsilon, 4),
         "particles": len(g.weights),
         "runs": g.runs,
+        "accepted": g.accepted,
         "acceptance": round(g.acceptance, 4),
     }
 

@@ -160,10 +160,11 @@ def _checks(title: str, rows: Sequence[Mapping[str, Any]], what: str) -> str:
 def _generations(summary: Mapping[str, Any]) -> str:
     rows = "".join(
         f"<tr><td>{g['generation']}</td><td>{'-' if g['epsilon'] is None else g['epsilon']}</td>"
-        f"<td>{g['particles']}</td><td>{g['runs']}</td><td>{g['acceptance']:.3f}</td></tr>"
+        f"<td>{g['particles']}</td><td>{g['runs']}</td><td>{g.get('accepted', '')}</td>"
+        f"<td>{g['acceptance']:.3f}</td></tr>"
         for g in summary["generations"]
     )
-    head = _head("generation", "tolerance", "particles", "runs", "acceptance")
+    head = _head("generation", "tolerance", "particles", "runs", "within it", "acceptance")
     return _section("Generations", f"<table>{head}{rows}</table>")
 
 
