@@ -129,7 +129,7 @@ def _infeasible() -> Controls:
     )
 
 
-def test_margins_that_cannot_be_met_together_are_reported_not_met() -> None:
+def test_margins_that_cannot_be_met_together_are_reported_not_met(tmp_path: Path) -> None:
     fit = _fit(_infeasible())
     margins = fit.margins().set_index("margin")
     # IPF ends each sweep on the last margin listed, which it then meets; the one before it
@@ -140,6 +140,10 @@ def test_margins_that_cannot_be_met_together_are_reported_not_met() -> None:
     assert retired["fitted"].item() == pytest.approx(10.0, abs=0.01)
     assert "old_quarter.employment.retired" in fit.unmet()
     assert not any(".age_band." in cell for cell in fit.unmet())
+    write_population(fit, tmp_path)
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "<td class=out>no</td>" in page  # the employment margin
+    assert page.count("<td class=out>") == 1 + len(fit.unmet())
 
 
 def test_the_command_prints_the_fit_and_refuses_an_unmet_margin(tmp_path: Path) -> None:
@@ -161,6 +165,8 @@ def test_the_command_prints_the_fit_and_refuses_an_unmet_margin(tmp_path: Path) 
     assert done.exit_code == 0, done.output
     assert "SRMSE" in done.output and "employment" in done.output
     assert (tmp_path / "population.yaml").is_file() and (tmp_path / "margins.csv").is_file()
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "Fit per margin" in page and page.count("<tr>") == 1 + 4 + 1 + 56
     bad = tmp_path / "bad.yaml"
     bad.write_text(yaml.safe_dump(_infeasible().model_dump(), sort_keys=False), encoding="utf-8")
     out = tmp_path / "bad"

@@ -50,12 +50,11 @@ from simulacra.errors import UserError, unknown
 from simulacra.experiments.yaml_model import read_model
 from simulacra.mind.commuter import Commuter, Profile, draw_person, persona_of
 from simulacra.mind.commuter.profiles import person_seed
+from simulacra.report.population_page import MET_WITHIN, write_population_report
 
 REQUIRED = ("profile", "age", "gender", "income_eur")
 # Margins whose totals in a zone differ by more than this many persons contradict each other.
 TOTALS_TOLERANCE = 0.5
-# A margin is met when every one of its cells is fitted within this many persons.
-MET_WITHIN = 0.5
 
 
 class PopulationError(UserError, ValueError):
@@ -179,14 +178,20 @@ def fit_population(
 
 
 def write_population(fit: PopulationFit, out: Path) -> None:
-    """`population.yaml` (the commute's population file), `fit.csv` (each cell) and
-    `margins.csv` (each margin's figures) into `out`."""
+    """`population.yaml` (the commute's population file), `fit.csv` (each cell),
+    `margins.csv` (each margin's figures) and `report.html` (both as tables) into `out`."""
     out.mkdir(parents=True, exist_ok=True)
     personas = [persona_of(p) for p in fit.people]
     text = yaml.safe_dump({"personas": personas}, sort_keys=False, allow_unicode=True)
     (out / "population.yaml").write_text(text, encoding="utf-8")
     fit.cells.to_csv(out / "fit.csv", index=False)
-    fit.margins().to_csv(out / "margins.csv", index=False)
+    margins = fit.margins()
+    margins.to_csv(out / "margins.csv", index=False)
+    records = [
+        [{str(k): v for k, v in row.items()} for row in table.to_dict("records")]
+        for table in (margins, fit.cells)
+    ]
+    write_population_report(out, records[0], records[1], len(fit.people))
 
 
 def _works(seed: pd.DataFrame, profiles: Mapping[str, Profile]) -> pd.Series:

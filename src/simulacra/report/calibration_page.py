@@ -81,7 +81,7 @@ def write_calibration_report(out: Path, summary: Mapping[str, Any], pairs: str) 
     sections = [
         _overview(summary),
         _posterior(summary),
-        _section(
+        section(
             "Pairwise posterior",
             figure(
                 svg_uri(pairs),
@@ -101,16 +101,20 @@ def write_calibration_report(out: Path, summary: Mapping[str, Any], pairs: str) 
             )
         )
     sections.append(_generations(summary))
-    page = (
+    path = out / "report.html"
+    path.write_text(standalone_page(title, sections), encoding="utf-8")
+    return path
+
+
+def standalone_page(title: str, sections: Sequence[str]) -> str:
+    """A self-contained page of `sections` (already escaped HTML) under `title`."""
+    return (
         '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">\n'
         f"<title>{escape(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
         f"<header><h1>{escape(title)}</h1></header>\n<main>{''.join(sections)}</main>\n"
         "</body>\n</html>\n"
     )
-    path = out / "report.html"
-    path.write_text(page, encoding="utf-8")
-    return path
 
 
 def _overview(summary: Mapping[str, Any]) -> str:
@@ -121,7 +125,7 @@ def _overview(summary: Mapping[str, Any]) -> str:
         f"{runs['predictive']} for the predictive checks ({summary['draws']} posterior draws), "
         f"{summary['wall_s']:.1f} s; stopped after {escape(str(summary['stopped']))}.</p>"
     )
-    return _section("Overview", body)
+    return section("Overview", body)
 
 
 def _posterior(summary: Mapping[str, Any]) -> str:
@@ -135,8 +139,8 @@ def _posterior(summary: Mapping[str, Any]) -> str:
             f"<td class=muted>[{p['prior_low']:.2f}, {p['prior_high']:.2f}]</td>"
             f"<td{mark}>{'' if ref is None else f'{ref:g}'}</td></tr>"
         )
-    head = _head("parameter", "median", "95% interval", "prior 95%", "reference")
-    return _section("Posterior", f"<table>{head}{''.join(rows)}</table>")
+    head = head_row("parameter", "median", "95% interval", "prior 95%", "reference")
+    return section("Posterior", f"<table>{head}{''.join(rows)}</table>")
 
 
 def _checks(title: str, rows: Sequence[Mapping[str, Any]], what: str) -> str:
@@ -149,12 +153,10 @@ def _checks(title: str, rows: Sequence[Mapping[str, Any]], what: str) -> str:
             f"<td>[{r['low']:.2f}, {r['high']:.2f}]</td><td>{'yes' if r['inside'] else 'no'}</td>"
             f"<td class=muted>{escape(r.get('source') or '')}</td></tr>"
         )
-    head = _head(
+    head = head_row(
         "target", "metric", "observed", "predicted median", "95% interval", "inside", "source"
     )
-    return _section(
-        title, f"<p class=muted>{escape(what)}</p><table>{head}{''.join(lines)}</table>"
-    )
+    return section(title, f"<p class=muted>{escape(what)}</p><table>{head}{''.join(lines)}</table>")
 
 
 def _generations(summary: Mapping[str, Any]) -> str:
@@ -164,15 +166,15 @@ def _generations(summary: Mapping[str, Any]) -> str:
         f"<td>{g['acceptance']:.3f}</td></tr>"
         for g in summary["generations"]
     )
-    head = _head("generation", "tolerance", "particles", "runs", "within it", "acceptance")
-    return _section("Generations", f"<table>{head}{rows}</table>")
+    head = head_row("generation", "tolerance", "particles", "runs", "within it", "acceptance")
+    return section("Generations", f"<table>{head}{rows}</table>")
 
 
-def _head(*names: str) -> str:
+def head_row(*names: str) -> str:
     return "<tr>" + "".join(f"<th>{escape(n)}</th>" for n in names) + "</tr>"
 
 
-def _section(title: str, body: str) -> str:
+def section(title: str, body: str) -> str:
     return f"<section><h2>{escape(title)}</h2>{body}</section>\n"
 
 
