@@ -1,7 +1,8 @@
 """simulacra: a local-first platform for LLM-driven agent-based simulation.
 
 The public API (`simulacra.api`) is re-exported here: `run`, `resume`, `sweep`,
-`resume_sweep`, `open_run`, `open_sweep`, `Run`, `Sweep`, `Scenario`. Each is imported on
+`resume_sweep`, `open_run`, `open_sweep`, `Run`, `Sweep`, `Scenario`, and `calibrate`,
+`open_calibration`, `Calibration`. Each is imported on
 first use, so that `import simulacra.runlog` (or the command line's `--help`) does not
 load the whole stack.
 """
@@ -13,10 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from simulacra.api import (
+        Calibration,
         InterviewAnswer,
         Run,
         Scenario,
         Sweep,
+        calibrate,
+        open_calibration,
         open_run,
         open_sweep,
         resume,
@@ -27,10 +31,13 @@ if TYPE_CHECKING:
 
 __version__ = "0.1.0"
 __all__ = [
+    "Calibration",
     "InterviewAnswer",
     "Run",
     "Scenario",
     "Sweep",
+    "calibrate",
+    "open_calibration",
     "open_run",
     "open_sweep",
     "resume",

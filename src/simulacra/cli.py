@@ -28,8 +28,10 @@ from rich.table import Table
 from typer.core import TyperGroup
 
 from simulacra.errors import Interrupted, UserError, explain_os_error
+from simulacra.experiments.calibrate_command import register as register_calibrate
 from simulacra.experiments.diagnose.commands import register as register_diagnose
 from simulacra.experiments.estimate_command import register as register_estimate
+from simulacra.experiments.population_command import population_app
 from simulacra.lab.commands import lab_app
 from simulacra.llm import ModelUnreachable, Request, chat, load_model
 from simulacra.runlog import RunDir, compare_runs, model_label
@@ -135,8 +137,10 @@ app.add_typer(models_app, name="models")
 scenario_app = typer.Typer(help="Scenarios: their format's schema, and checking one.")
 app.add_typer(scenario_app, name="scenario")
 app.add_typer(lab_app, name="lab")
+app.add_typer(population_app, name="population")
 register_diagnose(app)  # diagnose RUN, trace RUN FACT
 register_estimate(app)  # estimate SCENARIO
+register_calibrate(app)  # calibrate SCENARIO --targets FILE
 
 
 class _Warnings(logging.Handler):

@@ -136,6 +136,14 @@ CHECKS: list[tuple[str, Check]] = [
         ),
     ),
     (
+        r"^simulacra calibrate ",
+        Check(
+            "parse",
+            "ABC-SMC of the commute's eight logit constants: 1,540 runs, about an hour on the "
+            "busy 2-core machine; tests/calibration recovers two of them on 100 runs",
+        ),
+    ),
+    (
         r"^simulacra evaluate ",
         Check(
             "parse",

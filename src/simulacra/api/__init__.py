@@ -11,6 +11,7 @@ run.interview("marta_okafor", "Who did you invite to your party?").answer
 ```
 """
 
+from simulacra.api.calibrations import Calibration, NotACalibration, calibrate, open_calibration
 from simulacra.api.export import ExportError
 from simulacra.api.runs import Run, ScenarioSource, Settings, open_run, resume, run
 from simulacra.api.sweeps import NotASweep, Sweep, open_sweep, resume_sweep, sweep
@@ -20,14 +21,18 @@ from simulacra.experiments import Scenario
 
 __all__ = [
     "TABLES",
+    "Calibration",
     "ExportError",
     "InterviewAnswer",
+    "NotACalibration",
     "NotASweep",
     "Run",
     "Scenario",
     "ScenarioSource",
     "Settings",
     "Sweep",
+    "calibrate",
+    "open_calibration",
     "open_run",
     "open_sweep",
     "resume",

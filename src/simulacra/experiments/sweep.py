@@ -173,6 +173,19 @@ def resume_sweep(
     return _fan_out(out, scenario, plan_jobs(scenario), info, progress)
 
 
+def launch_jobs(
+    jobs: Sequence[SweepJob],
+    root: Path,
+    executor: SweepExecutor,
+    workers: int,
+    ray_address: str | None = None,
+) -> Iterator[JobResult]:
+    """Run `jobs` into `root` on local processes or Ray; yield each result as its run ends."""
+    if executor == "ray":
+        return _on_ray(_ray(), jobs, str(root), workers, ray_address)
+    return on_processes(jobs, str(root), workers)
+
+
 def _executor(name: str) -> SweepExecutor:
     if name not in ("local", "ray"):
         raise SweepError(f'unknown sweep executor {name!r}; expected "local" or "ray"')
@@ -194,9 +207,7 @@ def _fan_out(
     waves = Waves(scenario.sweep.budget, jobs, count)
 
     def launch(batch: Sequence[SweepJob]) -> Iterator[JobResult]:
-        if info["executor"] == "ray":
-            return _on_ray(_ray(), batch, str(out), count, scenario.sweep.ray_address)
-        return on_processes(batch, str(out), count)
+        return launch_jobs(batch, out, info["executor"], count, scenario.sweep.ray_address)
 
     try:
         with _job_bar(f"{scenario.name} sweep", len(jobs), progress) as done:

@@ -35,6 +35,7 @@ from simulacra.mind.commuter.profiles import (
     draw_person,
 )
 from simulacra.mind.commuter.prompts import Patterns, Reflection
+from simulacra.mind.commuter.residents import CommuterPersona, persona_of, population_of
 from simulacra.mind.commuter.scripted import script_commuters
 
 __all__ = [
@@ -46,6 +47,7 @@ __all__ = [
     "Commuter",
     "CommuterAgent",
     "CommuterOptions",
+    "CommuterPersona",
     "DayPlan",
     "Faculties",
     "LogitCommuter",
@@ -63,7 +65,9 @@ __all__ = [
     "WeeklyPlan",
     "build_population",
     "draw_person",
+    "persona_of",
     "plan_models",
+    "population_of",
     "random_week",
     "script_commuters",
     "trip_action",

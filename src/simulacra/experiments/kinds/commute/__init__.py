@@ -17,13 +17,16 @@ from simulacra.experiments.kinds.commute.mix import mix_form, scale_mix
 from simulacra.experiments.scenario import Scenario
 from simulacra.llm import ScriptedModel
 from simulacra.mind.commuter import (
+    Commuter,
     CommuterAgent,
     CommuterOptions,
+    CommuterPersona,
     LogitCommuter,
     LogitOptions,
     Profile,
     build_population,
     plan_models,
+    population_of,
     script_commuters,
 )
 from simulacra.runlog import Event
@@ -45,6 +48,70 @@ def _commute(scenario: Scenario) -> CommuteConfig:
 
 def _profiles(scenario: Scenario) -> dict[str, Profile]:
     return {name: Profile.model_validate(raw) for name, raw in scenario.agents.profiles.items()}
+
+
+def people_of(scenario: Scenario) -> list[Commuter]:
+    """The scenario's commuters: its population file (`agents.personas`, the first `count`
+    of it where given), or else drawn from the profiles by `agents.mix`."""
+    agents = scenario.agents
+    if not agents.personas:
+        return build_population(_profiles(scenario), agents.mix, scenario.seed)
+    rows = [CommuterPersona.model_validate(raw) for raw in agents.personas][: agents.count]
+    return population_of(_profiles(scenario), rows, City(_commute(scenario).city).distance_km)
+
+
+def _mix_problems(scenario: Scenario) -> list[str]:
+    problems: list[str] = []
+    agents = scenario.agents
+    form = mix_form(list(agents.profiles), agents.count)
+    if not agents.mix:
+        problems.append(
+            f"scenario.agents.mix: give how many agents of each profile, as {form}; "
+            "with agents.count, they are shares that count scales"
+        )
+    for name, count in agents.mix.items():
+        if name not in agents.profiles:
+            problems.append(
+                f"scenario.agents.mix.{name}: {unknown('profile', name, list(agents.profiles))}"
+            )
+        if count < 0:
+            problems.append(f"scenario.agents.mix.{name}: a count cannot be negative")
+    if agents.mix and sum(agents.mix.values()) == 0:
+        problems.append(f"scenario.agents.mix: adds up to no agent; give at least one, as {form}")
+    return problems
+
+
+def _persona_problems(scenario: Scenario) -> list[str]:
+    """Each row of a population file: its fields, its profile, its zones; ids unique."""
+    agents = scenario.agents
+    zones = list(_commute(scenario).city.zones)
+    problems: list[str] = []
+    if agents.mix:
+        problems.append(
+            "scenario.agents.mix: the population file (agents.personas) lists who commutes; "
+            "leave the mix out (agents.mix=null)"
+        )
+    seen: set[str] = set()
+    for i, raw in enumerate(agents.personas):
+        where = f"scenario.agents.personas[{i}]"
+        try:
+            row = CommuterPersona.model_validate(raw)
+        except ValidationError as exc:
+            problems += explained(exc.errors(), CommuterPersona, prefix=where)
+            continue
+        if row.profile not in agents.profiles:
+            named = unknown("profile", row.profile, list(agents.profiles))
+            problems.append(f"{where}.profile: {named}")
+        for field in ("home", "work"):
+            zone = getattr(row, field)
+            if zone not in zones:
+                problems.append(f"{where}.{field}: {unknown('zone', zone, zones)}")
+        if row.home == row.work:
+            problems.append(f"{where}.work: {row.work!r} is its home too; a commute needs two")
+        if row.id in seen:
+            problems.append(f"{where}.id: {row.id!r} is listed twice; ids must be unique")
+        seen.add(row.id)
+    return problems
 
 
 def _days_problems(scenario: Scenario) -> list[str]:
@@ -118,9 +185,7 @@ class CommuteBinding(Binding):
     }
 
     def roster(self, scenario: Scenario) -> list[str]:
-        return [
-            p.id for p in build_population(_profiles(scenario), scenario.agents.mix, scenario.seed)
-        ]
+        return [p.id for p in people_of(scenario)]
 
     def abilities(self, scenario: Scenario) -> set[Ability]:
         return set() if self.is_baseline(scenario) else {INTERVIEW}
@@ -160,25 +225,10 @@ class CommuteBinding(Binding):
             for mode in profile.allowed_modes:
                 if mode not in MODES:
                     problems.append(f"{where}.allowed_modes: {unknown('mode', mode, list(MODES))}")
-        form = mix_form(list(agents.profiles), agents.count)
-        if not agents.mix:
-            problems.append(
-                f"scenario.agents.mix: give how many agents of each profile, as {form}; "
-                "with agents.count, they are shares that count scales"
-            )
-        for name, count in agents.mix.items():
-            if name not in agents.profiles:
-                problems.append(
-                    f"scenario.agents.mix.{name}: {unknown('profile', name, list(agents.profiles))}"
-                )
-            if count < 0:
-                problems.append(f"scenario.agents.mix.{name}: a count cannot be negative")
-        if agents.mix and sum(agents.mix.values()) == 0:
-            problems.append(
-                f"scenario.agents.mix: adds up to no agent; give at least one, as {form}"
-            )
         if agents.personas:
-            problems.append("scenario.agents.personas: commuters are drawn from agents.profiles")
+            problems += _persona_problems(scenario)
+        else:
+            problems += _mix_problems(scenario)
         problems += _announcement_problems(scenario, self.is_baseline(scenario))
         problems += _figure_problems(scenario, profiles)
         problems += _constants_problems(scenario)
@@ -234,7 +284,7 @@ class CommuteBinding(Binding):
         window = City(config.city).window
         profiles = _profiles(scenario)
         models = {name: plan_models(profile, window) for name, profile in profiles.items()}
-        people = build_population(profiles, scenario.agents.mix, scenario.seed)
+        people = people_of(scenario)
         world = CommuteWorld(config, {p.id: p.profile.home for p in people}, services.workdir)
         options = self.mind_options(scenario)
         minds: dict[str, Mind] = {}
@@ -317,8 +367,9 @@ def _figure_problems(scenario: Scenario, profiles: dict[str, Profile]) -> list[s
         if name is not None and name not in scenario.agents.profiles:
             named = unknown("profile", name, list(scenario.agents.profiles))
             problems.append(f"{where}.{field}: {named}")
-    if figures.trace_agent is not None and set(mix) <= set(profiles):
-        roster = [p.id for p in build_population(profiles, mix, scenario.seed)]
+    persona_faults = bool(scenario.agents.personas) and bool(_persona_problems(scenario))
+    if figures.trace_agent is not None and set(mix) <= set(profiles) and not persona_faults:
+        roster = [p.id for p in people_of(scenario)]
         if figures.trace_agent not in roster:
             problems.append(f"{where}.trace_agent: {unknown('agent', figures.trace_agent, roster)}")
     return problems
