@@ -14,19 +14,9 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from simulacra.report.plots import figure_svg, plot_style, tidy_axes
-from simulacra.report.sweep_page import figure, svg_uri
+from simulacra.report.sweep_page import CSP, CSS, figure, svg_uri
 
-_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'"
-_CSS = """
-body{font:14px/1.45 system-ui,sans-serif;color:#1f2430;background:#f5f6f8;margin:0}
-header{background:#1f2430;color:#fff;padding:12px 24px}main{max-width:1300px;margin:auto}
-section{background:#fff;border:1px solid #dde;border-radius:6px;margin:16px;padding:12px 18px;
-overflow-x:auto}table{border-collapse:collapse;margin:6px 0}td,th{padding:4px 8px;
-text-align:left;border-bottom:1px solid #e5e7eb}th{background:#f0f1f4}
-.out{color:#b42318;font-weight:600}.muted{color:#6b7280}
-figure.plot{margin:10px 0 0}figure.plot img{width:100%;height:auto}
-figcaption{color:#6b7280;font-size:.85rem}
-"""
+_CSS = CSS + ".out{color:#b42318;font-weight:600}\n"
 _ACCENT, _REFERENCE = "#00798c", "#d1495b"
 
 
@@ -110,7 +100,7 @@ def standalone_page(title: str, sections: Sequence[str]) -> str:
     """A self-contained page of `sections` (already escaped HTML) under `title`."""
     return (
         '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
         f"<title>{escape(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
         f"<header><h1>{escape(title)}</h1></header>\n<main>{''.join(sections)}</main>\n"
         "</body>\n</html>\n"

@@ -17,19 +17,24 @@ from typing import Any
 from simulacra.report.per_world import world_report
 from simulacra.report.plots import intervals_svg
 
-_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'"
-_CSS = """
+# A results page's policy and style, which the calibration page shares.
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'"
+CSS = """
 body{font:14px/1.45 system-ui,sans-serif;color:#1f2430;background:#f5f6f8;margin:0}
 header{background:#1f2430;color:#fff;padding:12px 24px}main{max-width:1300px;margin:auto}
 section{background:#fff;border:1px solid #dde;border-radius:6px;margin:16px;padding:12px 18px;
 overflow-x:auto}table{border-collapse:collapse;margin:6px 0}td,th{padding:4px 8px;
 text-align:left;border-bottom:1px solid #e5e7eb;vertical-align:top}th{background:#f0f1f4}
-.badge{background:#fff3cd;padding:2px 6px}img{max-width:100%}
-.muted{color:#6b7280}.ci span{white-space:nowrap}
-.scroll{overflow-x:auto}td a{overflow-wrap:anywhere}
+.muted{color:#6b7280}img{max-width:100%}
 figure.plot{margin:10px 0 0}figure.plot img{width:100%;height:auto}
 figcaption{color:#6b7280;font-size:.85rem}
 """
+_CSS = (
+    CSS
+    + """.badge{background:#fff3cd;padding:2px 6px}.ci span{white-space:nowrap}
+.scroll{overflow-x:auto}td a{overflow-wrap:anywhere}
+"""
+)
 # A figure's name may break after each underscore, so a table of many fits its card.
 _BREAK = "_<wbr>"
 _OLDER = "Student's t; for shares, Wilson's"  # a summary.json written before it said
@@ -45,7 +50,7 @@ def write_sweep_report(out: Path, summary: Mapping[str, Any]) -> Path:
     title = f"simulacra sweep: {summary['scenario']}"
     page = (
         '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
         f"<title>{escape(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
         f"<header><h1>{escape(title)}</h1></header>\n<main>{''.join(sections)}</main>\n"
         "</body>\n</html>\n"
