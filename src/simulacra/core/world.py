@@ -165,6 +165,19 @@ class Intervenable(Protocol):
 
 
 @runtime_checkable
+class Spatial(Protocol):
+    """A world whose agents can only affect each other from near: `position` is where an
+    agent stands, `horizon(tick)` the distance (the larger coordinate difference) an agent
+    can cover in the tick plus how far it perceives; agents farther apart than that at the
+    tick's start cannot see or meet each other by the next tick. None: no such bound now (the
+    engine keeps the tick in lockstep)."""
+
+    def position(self, agent: str) -> tuple[float, float]: ...
+
+    def horizon(self, tick: Tick) -> float | None: ...
+
+
+@runtime_checkable
 class Begins(Protocol):
     """A world with work to do as a tick starts, before its phases (fires that start this
     step, who can hear whom): `phases()` then only says which phases the tick has."""

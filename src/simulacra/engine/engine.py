@@ -8,11 +8,15 @@ roster's order or in a seeded shuffle; conversations the world brings about are 
 the world's state is logged and the world and the clock advance.
 
 Determinism: the events of concurrent work are written per agent in roster order, never in
-the order calls finish, and every shuffle comes from the run's seeded generator.
+the order calls finish, and every shuffle comes from the run's seeded generator. With
+`schedule="out_of_order"` agents that conversations cannot affect run ahead while they are
+held (ahead.py), and the log is still lockstep's.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -29,10 +33,12 @@ from simulacra.core import (
     Mind,
     Phase,
     Resolution,
+    Spatial,
     Talker,
     Tick,
     World,
 )
+from simulacra.engine.ahead import Ahead, Diverged, Done, launch
 from simulacra.engine.checkpoint import (
     Checkpoints,
     ledger_state,
@@ -62,6 +68,7 @@ class Progress:
     fallbacks: int
     prompt_tokens: int = 0  # of tokens; the rest are completion tokens
     cached_prompt_tokens: int = 0  # of prompt_tokens, served by a prompt cache
+    ahead: int = 0  # decisions made ahead of their turn (out_of_order) and taken in it
 
 
 ProgressHook = Callable[[Progress], None]
@@ -83,6 +90,7 @@ class Engine:
         on_progress: ProgressHook | None = None,
         control: Control | None = None,
         prompts: PromptLog | None = None,
+        schedule: str = "lockstep",
     ) -> None:
         self.world = world
         self.minds = dict(minds)
@@ -99,6 +107,10 @@ class Engine:
         self.control = control  # a live console's, where the run has one
         self.prompts = prompts  # where each call's prompt is kept, unless the scenario says not
         self.over_budget: Callable[[], str | None] | None = None  # the limit reached, if one
+        self.schedule = schedule  # lockstep, or out_of_order (ahead.py)
+        self.ahead: Ahead | None = None  # the latest run-ahead, where one was launched
+        self._ahead_task: asyncio.Task[None] | None = None
+        self.taken_ahead = 0  # decisions made ahead and taken in their turn
         model.on_call = self.record_call
 
     @property
@@ -116,7 +128,13 @@ class Engine:
             self.control.attach(self)
         try:
             await self._run()
+            if self._ahead_task is not None:
+                await self._ahead_task  # done by now; raises what it raised
         finally:
+            if self._ahead_task is not None and not self._ahead_task.done():
+                self._ahead_task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await self._ahead_task
             if self.control is not None:
                 self.control.finish()  # what a console sends now would never be taken
 
@@ -152,17 +170,74 @@ class Engine:
     async def run_phase(self, phase: Phase, tick: Tick) -> None:
         actions: dict[str, Action] = {}
         if phase.minds:
-            seen = {i: self.world.observe(i, phase.name, tick) for i in self.ids}
+            if self.ahead is not None:
+                await self.ahead.ready(tick.step, phase.name)
             chosen = await self.router.gather(
-                [
-                    ((i,), partial(self.minds[i].decide, phase.name, seen[i], tick.now))
-                    for i in self.ids
-                ]
+                [((i,), self._decision(i, phase.name, tick)) for i in self.ids]
             )
             actions = {i: a for i, a in zip(self.ids, chosen, strict=True) if a is not None}
         order = self.ids if phase.order == "roster" else self.rng.sample(self.ids, len(self.ids))
         ordered = {i: actions[i] for i in order if i in actions}
-        await self.settle(self.world.resolve(phase.name, ordered, tick), phase.name, ordered)
+        resolution = self.world.resolve(phase.name, ordered, tick)
+        if self.schedule == "out_of_order" and resolution.encounters and not resolution.addresses:
+            await self._run_ahead(phase, tick, resolution)
+        await self.settle(resolution, phase.name, ordered)
+
+    def _decision(self, agent: str, phase: str, tick: Tick) -> Callable[[], Any]:
+        """The agent's decision: its mind's, or the one it made ahead (taken in its turn)."""
+        seen = self.world.observe(agent, phase, tick)
+        future = None if self.ahead is None else self.ahead.take((tick.step, phase, agent))
+        if future is None:
+            return partial(self.minds[agent].decide, phase, seen, tick.now)
+
+        async def taken() -> Action | None:
+            done: Done = await future
+            assert isinstance(self.world, Spatial)  # nothing runs ahead elsewhere
+            there = self.world.position(agent)
+            if done.observation != seen or done.position != there:
+                raise Diverged(
+                    f"{agent} ran ahead into step {tick.step} ({phase}) from another world "
+                    f"than lockstep's: it saw {done.observation} at {done.position}; lockstep "
+                    f"shows it {seen} at {there}"
+                )
+            self.router.replay(agent, done.events)
+            self.taken_ahead += 1
+            return done.action
+
+        return taken
+
+    async def _run_ahead(self, phase: Phase, tick: Tick, resolution: Resolution) -> None:
+        """While the conversations `resolution` brought about are held, let the agents they
+        cannot affect go on (ahead.py)."""
+        world = self.world
+        if not isinstance(world, Spatial):
+            return  # no spatial separation: lockstep
+        if self._ahead_task is not None:
+            await self._ahead_task  # the last one's work is all taken by now
+        phases = list(world.phases(tick))
+        busy = {a for e in resolution.encounters for a in (e.first, e.second)}
+        self.ahead, self._ahead_task = launch(
+            world,
+            self.minds,
+            self.router,
+            self.ids,
+            busy,
+            self.rng,
+            tick,
+            phases[phases.index(phase) + 1 :],
+            self._following(tick),
+        )
+
+    def _following(self, tick: Tick) -> Tick | None:
+        """The next tick, where nothing between it and this one needs every agent at this
+        one: a checkpoint, a budget's check, a console, an intervention or interview."""
+        if tick.last or self.control is not None or self.over_budget is not None:
+            return None
+        index = self.clock.index + 1
+        if self.checkpoints is not None and index % self.checkpoint_every == 0:
+            return None
+        following = self.clock.tick_at(index)
+        return None if self.interventions.due(following.now) else following
 
     async def settle(
         self, resolution: Resolution, phase: str, actions: Mapping[str, Action] | None = None
@@ -212,8 +287,9 @@ class Engine:
 
     def record_call(self, request: Request, completion: Completion) -> None:
         prompt = self.prompts.keep(request.messages) if self.prompts is not None else None
+        now = self.router.now() or self.clock.now  # work run ahead happens at its own tick
         self.router.sink(request.agent).emit(
-            _call(request, completion, prompt), t=self.clock.now, agent=request.agent
+            _call(request, completion, prompt), t=now, agent=request.agent
         )
 
     def _report(self) -> None:
@@ -230,6 +306,7 @@ class Engine:
                 total.fallbacks,
                 total.prompt_tokens,
                 total.cached_prompt_tokens,
+                self.taken_ahead,
             )
         )
 

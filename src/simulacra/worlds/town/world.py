@@ -418,6 +418,13 @@ class TownWorld:
         here = [i for i, w in self.agents.present(me.place) if w.area == me.area]
         return self._rects[me.place][me.area].spot(here.index(agent_id), len(here))
 
+    def horizon(self, tick: Tick) -> float | None:
+        """Tiles an agent can walk in the tick plus its sight radius (None on a sketch map,
+        where perception is by place and travel by road, so the engine keeps lockstep)."""
+        if self.grid is None:
+            return None
+        return tick.length.total_seconds() / self.seconds_per_tile + self.attention.sight.radius
+
     def travel_minutes(self, origin: str, destination: str) -> int:
         return self.roads.minutes(origin, destination)
 
