@@ -1,6 +1,7 @@
 """Out-of-order ticks (`clock.schedule: out_of_order`) on a small scripted town where agents do
 run ahead: the log is lockstep's, with interventions and interviews, after a resume from a
-checkpoint and in a fork (test_run_ahead.py follows the mechanism on a world of four)."""
+checkpoint, in a fork and with a live console (test_run_ahead.py follows the mechanism on a
+world of four)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.console.driver import ConsoleRun
 from tests.runs import same
 
 from simulacra.engine import Progress
 from simulacra.experiments import fork, load_scenario, resume, run
+from simulacra.experiments.console_actions import scheduled
 from simulacra.experiments.load import ScenarioError
 from simulacra.llm import ScriptedModel, load_model
 from simulacra.mind.town.scripted import sociable
@@ -39,6 +42,7 @@ def town(root: Path, schedule: str, *extra: str) -> list[str]:
         "clock.checkpoint_every=5",
         f"clock.schedule={schedule}",
         "world.seconds_per_tile=30",
+        "model.spec=scripted",
         "memory.embedder=hashing",
         'interviews.times=["08:40"]',
         f"output.root={root}",
@@ -107,3 +111,24 @@ def test_a_fork_of_an_out_of_order_run_is_the_fork_of_the_lockstep_run(
 def test_an_unknown_schedule_is_refused_naming_the_field(tmp_path: Path) -> None:
     with pytest.raises(ScenarioError, match=r"clock\.schedule"):
         load_scenario(TOWN, town(tmp_path, "sometimes"))
+
+
+def test_a_console_run_out_of_order_is_the_lockstep_run_of_what_it_did(tmp_path: Path) -> None:
+    # With a console, no agent runs past a tick boundary (where commands are taken); within
+    # a tick they still run ahead. A thought sent at step 2, then the run resumed.
+    scenario = load_scenario(TOWN, town(tmp_path / "live", "out_of_order"))
+    console = ConsoleRun(scenario)
+    try:
+        console.paused_at(1)
+        console.act(action="step", who="teacher")
+        console.paused_at(2)
+        thought = {"type": "thought", "agents": ["theo_brandt"], "text": "I miss the sea."}
+        console.act(action="intervene", who="teacher", intervention=thought)
+        console.act(action="resume", who="teacher")
+        done = console.finish()
+    finally:
+        console.close()
+    assert isinstance(done, RunDir), done
+    config = scheduled(done.config(), done.events_path)
+    again = load_scenario(config, [f"output.root={tmp_path / 'again'}", "clock.schedule=lockstep"])
+    assert same(run(again, progress=False), done)

@@ -19,6 +19,7 @@ the agent carries on with the activity where it is, without it.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -102,6 +103,19 @@ class TownWorld:
         self._talking: dict[str, str] = {}  # who talks with whom this tick
         self._logged: dict[str, list[Any]] = {}  # each agent's last logged action
         self.visitors = Visitors()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> TownWorld:
+        """A copy to run ahead on (engine/ahead.py): the map, its roads and tiles, and what
+        is read off them never change, so the copy shares them."""
+        for static in (self.town, self.roads, self.grid, self._resting, self._area_of):
+            memo[id(static)] = static
+        for static in (self._things_at, self._rects):
+            memo[id(static)] = static
+        copied = object.__new__(type(self))
+        memo[id(self)] = copied
+        for name, value in vars(self).items():
+            setattr(copied, name, copy.deepcopy(value, memo))
+        return copied
 
     # --- set-up -------------------------------------------------------------------------
 
