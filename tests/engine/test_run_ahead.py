@@ -106,7 +106,7 @@ def play(root: Path, schedule: str, horizon: float) -> tuple[list[Any], list[str
     diary: list[str] = []
     writer = EventWriter(root / "events.jsonl")
     engine = Engine(
-        Line(horizon),  # type: ignore[arg-type]
+        Line(horizon),
         {a: Walker(a, diary) for a in PLACES},
         model=ScriptedModel(),
         router=EventRouter(writer, list(PLACES)),

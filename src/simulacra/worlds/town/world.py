@@ -107,10 +107,9 @@ class TownWorld:
     def __deepcopy__(self, memo: dict[int, Any]) -> TownWorld:
         """A copy to run ahead on (engine/ahead.py): the map, its roads and tiles, and what
         is read off them never change, so the copy shares them."""
-        for static in (self.town, self.roads, self.grid, self._resting, self._area_of):
-            memo[id(static)] = static
-        for static in (self._things_at, self._rects):
-            memo[id(static)] = static
+        static: tuple[object, ...] = (self.town, self.roads, self.grid, self._resting)
+        for shared in (*static, self._area_of, self._things_at, self._rects):
+            memo[id(shared)] = shared
         copied = object.__new__(type(self))
         memo[id(self)] = copied
         for name, value in vars(self).items():
