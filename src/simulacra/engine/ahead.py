@@ -9,9 +9,10 @@ of the world, through the rest of the tick and into the next:
   cannot depend on the busy ones); the others stop there;
 - into the next tick (never past a checkpoint, an intervention or interview, the budget's
   check, a console or the run's end): only those farther than the world's `horizon` (what an
-  agent covers in a tick plus its sight) from every agent that stopped, so that what they
-  perceive next cannot depend on them; they stop after the first phase whose actions reach
-  the world (where the engine pairs, or resolves, with everyone's).
+  agent covers in a tick plus its sight) from every agent that stopped, and from every agent
+  within the horizon of one that stopped, and so on (the copy may have those wrong), so that
+  what they perceive next cannot depend on them; they stop after the first phase whose
+  actions reach the world (where the engine pairs, or resolves, with everyone's).
 
 The engine then runs every phase in lockstep's order on the real world and takes each agent's
 decision made ahead instead of asking its mind again, with the events it logged, in its turn;
@@ -115,8 +116,7 @@ class Ahead:
         horizon = world.horizon(tick)
         if self.following is None or horizon is None:
             return
-        stopped = [start[i] for i in self.ids if i not in free]
-        free = [i for i in free if all(_apart(world.position(i), s, horizon) for s in stopped)]
+        free = _clear_of(free, [i for i in self.ids if i not in free], world, start, horizon)
         if not free:
             return
         following = self.following
@@ -182,6 +182,27 @@ def launch(
     drawn.setstate(rng.getstate())
     ahead = Ahead(copy.deepcopy(world), minds, router, ids, busy, drawn, tick, rest, following)
     return ahead, asyncio.create_task(ahead.run())
+
+
+def _clear_of(
+    free: Sequence[str],
+    stopped: Sequence[str],
+    world: Spatial,
+    start: Mapping[str, tuple[float, float]],
+    horizon: float,
+) -> list[str]:
+    """The agents of `free` that nothing stopped can reach: not within the horizon of a stopped
+    agent (where it stood) or of one so reached (where it stands now), and so on: the copy
+    may have any of those wrong."""
+    where = {i: world.position(i) for i in free}
+    reached = [start[i] for i in stopped]
+    clear = list(free)
+    while True:
+        near = [i for i in clear if any(not _apart(where[i], r, horizon) for r in reached)]
+        if not near:
+            return clear
+        clear = [i for i in clear if i not in near]
+        reached = [where[i] for i in near]
 
 
 def _apart(a: tuple[float, float], b: tuple[float, float], horizon: float) -> bool:
