@@ -1,7 +1,8 @@
 """The run-ahead on a world small enough to follow by hand: four agents on a line, A and B
 talk in the first tick, C stands next to B and D far away. D decides its second tick while
-A and B are still talking; C, who would see what B does, waits; the log is lockstep's. A
-world that claims a horizon too short lets C run ahead, and the engine stops the run."""
+A and B are still talking; C, who would see what B does, waits; the log is lockstep's. Where
+the world says its decide phase is local, D goes on while A is still deciding. A world that
+claims a horizon too short lets C run ahead, and the engine stops the run."""
 
 from __future__ import annotations
 
@@ -28,16 +29,17 @@ DECIDE, ACT = Phase("decide", order="seeded"), Phase("act", order="seeded")
 class Line:
     """Agents stand still on a line; each sees what its neighbours (one step away) do."""
 
-    def __init__(self, horizon: float) -> None:
+    def __init__(self, horizon: float, local: bool) -> None:
         self.doing = dict.fromkeys(PLACES, "waking up")
         self.talking: dict[str, str] = {}
         self.reach = horizon
+        self.decide = Phase("decide", order="seeded", local=local)  # pairs only neighbours
 
     def layout(self) -> dict[str, Any]:
         return {}
 
     def phases(self, tick: Tick) -> Sequence[Phase]:
-        return [DECIDE, ACT]
+        return [self.decide, ACT]
 
     def observe(self, agent: str, phase: str, tick: Tick) -> Observation:
         near = {o: self.doing[o] for o, x in PLACES.items() if 0 < abs(x - PLACES[agent]) <= 1}
@@ -83,6 +85,9 @@ class Walker:
         self.diary.append(f"{self.id} {phase} {now:%H:%M}")
         if phase == DECIDE.name:
             first = now == START and self.id == "A"
+            if first:
+                await asyncio.sleep(0.1)  # A thinks long before it speaks
+                self.diary.append("A has decided")
             return Action("talk", "hello", target="B") if first else None
         partner = observation.facts["with"]
         if partner:
@@ -101,12 +106,14 @@ class Walker:
         pass
 
 
-def play(root: Path, schedule: str, horizon: float) -> tuple[list[Any], list[str], int]:
+def play(
+    root: Path, schedule: str, horizon: float, local: bool = False
+) -> tuple[list[Any], list[str], int]:
     """The log (wall-clock fields aside), the minds' diary, decisions taken from ahead."""
     diary: list[str] = []
     writer = EventWriter(root / "events.jsonl")
     engine = Engine(
-        Line(horizon),
+        Line(horizon, local),
         {a: Walker(a, diary) for a in PLACES},
         model=ScriptedModel(),
         router=EventRouter(writer, list(PLACES)),
@@ -144,3 +151,15 @@ def test_a_horizon_too_short_stops_the_run_before_its_log_differs(tmp_path: Path
     # B "waking up" where lockstep shows B "talking with A".
     with pytest.raises(Diverged, match="C ran ahead into step 2"):
         play(tmp_path, "out_of_order", horizon=0.5)
+
+
+def test_a_local_phase_lets_the_far_agent_go_on_while_one_still_decides(tmp_path: Path) -> None:
+    lockstep, _, _ = play(tmp_path / "a", "lockstep", horizon=1.5, local=True)
+    ahead, diary, taken = play(tmp_path / "b", "out_of_order", horizon=1.5, local=True)
+    assert ahead == lockstep
+    # B and C are within reach of A (C through B): they wait; D acts and decides its second
+    # tick while A is still deciding its first.
+    decided = diary.index("A has decided")
+    assert diary.index("D act 07:00") < decided and diary.index("D decide 07:10") < decided
+    assert diary.index("C act 07:00") > decided and diary.index("B act 07:00") > decided
+    assert taken >= 2

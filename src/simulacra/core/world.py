@@ -97,11 +97,15 @@ class Resolution:
 @dataclass(frozen=True)
 class Phase:
     """One part of a tick. `minds`: the agents decide in it (else the world acts alone).
-    `order`: the order the world applies the actions in, the roster's or a seeded shuffle."""
+    `order`: the order the world applies the actions in, the roster's or a seeded shuffle.
+    `local`: in a `Spatial` world, what the world does with an agent's action reads and
+    changes nothing beyond the horizon from it (so agents far from those still deciding may
+    go on: engine/ahead.py)."""
 
     name: str
     minds: bool = True
     order: Literal["roster", "seeded"] = "roster"
+    local: bool = False
 
 
 @dataclass(frozen=True)

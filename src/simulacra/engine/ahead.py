@@ -14,6 +14,10 @@ of the world, through the rest of the tick and into the next:
   what they perceive next cannot depend on them; they stop after the first phase whose
   actions reach the world (where the engine pairs, or resolves, with everyone's).
 
+Before that, while a `local` phase (the town's `decide`: talkers pair only at one place)
+waits for its last few agents, those clear of every cluster with one of them in it start the
+same way, from that phase's resolution of their own actions on the copy.
+
 The engine then runs every phase in lockstep's order on the real world and takes each agent's
 decision made ahead instead of asking its mind again, with the events it logged, in its turn;
 it checks that the world shows that agent what the copy showed it, from where the copy stood
@@ -23,6 +27,7 @@ it, and stops the run if not (a world whose horizon is wrong).
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import copy
 import random
 from collections.abc import Mapping, Sequence
@@ -62,6 +67,7 @@ class Ahead:
     tick: Tick
     rest: Sequence[Phase]  # the tick's phases after the one that paired talkers
     following: Tick | None  # the next tick, where it may run into it
+    opening: tuple[Phase, dict[str, Action]] | None = None  # a local phase's actions so far
     work: dict[Key, asyncio.Future[Done]] = field(default_factory=dict)
     finished: bool = False
     _ready: dict[tuple[int, str], asyncio.Event] = field(default_factory=dict)
@@ -97,12 +103,16 @@ class Ahead:
         world, tick = self.world, self.tick
         start = {i: world.position(i) for i in self.ids}
         free = [i for i in self.ids if i not in self.busy]
+        if self.opening is not None:  # a local phase: those clear of the busy are resolved
+            phase, decided = self.opening
+            order = self._order(phase)
+            ordered = {i: decided[i] for i in order if i in decided and i in free}
+            resolution = self._resolve(phase.name, ordered, tick)
+            talking = {a for e in resolution.encounters for a in (e.first, e.second)}
+            talking |= {a.agent for a in resolution.addresses}
+            free = [i for i in free if i not in talking]
         for phase in self.rest:
-            order = (
-                list(self.ids)
-                if phase.order == "roster"
-                else self.rng.sample(list(self.ids), len(self.ids))
-            )
+            order = self._order(phase)
             actions = await self._phase(tick, phase, free)
             if actions:  # they reach the world: only turns before the first busy agent's
                 cut = next((k for k, i in enumerate(order) if i not in free), len(order))
@@ -116,7 +126,7 @@ class Ahead:
         horizon = world.horizon(tick)
         if self.following is None or horizon is None:
             return
-        free = _clear_of(free, [i for i in self.ids if i not in free], world, start, horizon)
+        free = clear_of(free, [i for i in self.ids if i not in free], world, start, horizon)
         if not free:
             return
         following = self.following
@@ -124,8 +134,13 @@ class Ahead:
             world.begin(following)
         for phase in self._phases(following):
             actions = await self._phase(following, phase, free)
-            if actions or not _empty(self._resolve(phase.name, {}, following)):
-                return
+            if phase.local or actions or not _empty(self._resolve(phase.name, {}, following)):
+                return  # the engine resolves this phase with everyone's, ahead or not
+
+    def _order(self, phase: Phase) -> list[str]:
+        """The order the engine will draw for `phase` (from the copy of its generator)."""
+        ids = list(self.ids)
+        return ids if phase.order == "roster" else self.rng.sample(ids, len(ids))
 
     async def _phase(self, tick: Tick, phase: Phase, agents: Sequence[str]) -> dict[str, Action]:
         """The minds of `agents` decide in `phase` on the copy; their decisions are kept for
@@ -175,16 +190,18 @@ def launch(
     tick: Tick,
     rest: Sequence[Phase],
     following: Tick | None,
+    opening: tuple[Phase, dict[str, Action]] | None = None,
 ) -> tuple[Ahead, asyncio.Task[None]]:
     """Copy the world and the engine's generator now (the engine goes on changing both) and
-    start running ahead."""
+    start running ahead, in a context of its own (not the job's that may launch it)."""
     drawn = random.Random()
     drawn.setstate(rng.getstate())
-    ahead = Ahead(copy.deepcopy(world), minds, router, ids, busy, drawn, tick, rest, following)
-    return ahead, asyncio.create_task(ahead.run())
+    copied = copy.deepcopy(world)
+    ahead = Ahead(copied, minds, router, ids, busy, drawn, tick, rest, following, opening)
+    return ahead, asyncio.create_task(ahead.run(), context=contextvars.Context())
 
 
-def _clear_of(
+def clear_of(
     free: Sequence[str],
     stopped: Sequence[str],
     world: Spatial,

@@ -38,7 +38,7 @@ from simulacra.core import (
     Tick,
     World,
 )
-from simulacra.engine.ahead import Ahead, Diverged, Done, launch
+from simulacra.engine.ahead import Ahead, Diverged, Done, clear_of, launch
 from simulacra.engine.checkpoint import (
     Checkpoints,
     ledger_state,
@@ -109,7 +109,7 @@ class Engine:
         self.over_budget: Callable[[], str | None] | None = None  # the limit reached, if one
         self.schedule = schedule  # lockstep, or out_of_order (ahead.py)
         self.ahead: Ahead | None = None  # the latest run-ahead, where one was launched
-        self._ahead_task: asyncio.Task[None] | None = None
+        self._ahead_tasks: list[asyncio.Task[None]] = []
         self.taken_ahead = 0  # decisions made ahead and taken in their turn
         model.on_call = self.record_call
 
@@ -128,13 +128,14 @@ class Engine:
             self.control.attach(self)
         try:
             await self._run()
-            if self._ahead_task is not None:
-                await self._ahead_task  # done by now; raises what it raised
+            for task in self._ahead_tasks:
+                await task  # done by now; raises what it raised
         finally:
-            if self._ahead_task is not None and not self._ahead_task.done():
-                self._ahead_task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await self._ahead_task
+            for task in self._ahead_tasks:
+                if not task.done():
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await task
             if self.control is not None:
                 self.control.finish()  # what a console sends now would never be taken
 
@@ -172,14 +173,15 @@ class Engine:
         if phase.minds:
             if self.ahead is not None:
                 await self.ahead.ready(tick.step, phase.name)
-            chosen = await self.router.gather(
-                [((i,), self._decision(i, phase.name, tick)) for i in self.ids]
-            )
+            jobs = [((i,), self._decision(i, phase.name, tick)) for i in self.ids]
+            if self._may_run_ahead(tick) and phase.local:
+                jobs = self._watched(jobs, phase, tick)
+            chosen = await self.router.gather(jobs)
             actions = {i: a for i, a in zip(self.ids, chosen, strict=True) if a is not None}
         order = self.ids if phase.order == "roster" else self.rng.sample(self.ids, len(self.ids))
         ordered = {i: actions[i] for i in order if i in actions}
         resolution = self.world.resolve(phase.name, ordered, tick)
-        if self.schedule == "out_of_order" and resolution.encounters and not resolution.addresses:
+        if self._may_run_ahead(tick) and resolution.encounters and not resolution.addresses:
             await self._run_ahead(phase, tick, resolution)
         await self.settle(resolution, phase.name, ordered)
 
@@ -206,17 +208,68 @@ class Engine:
 
         return taken
 
+    def _may_run_ahead(self, tick: Tick) -> bool:
+        """Out of order, in a world with a horizon now, and nothing run ahead in this tick."""
+        if self.schedule != "out_of_order" or not isinstance(self.world, Spatial):
+            return False  # no spatial separation: lockstep
+        if self.ahead is not None and self.ahead.tick.step == tick.step:
+            return False
+        return self.world.horizon(tick) is not None
+
+    def _watched(
+        self, jobs: list[tuple[tuple[str], Callable[[], Any]]], phase: Phase, tick: Tick
+    ) -> list[tuple[tuple[str], Callable[[], Any]]]:
+        """`jobs` of a local phase, noting each decision as it comes: once only a few agents
+        are left deciding, those clear of them go on (ahead.py)."""
+        decided: dict[str, Action | None] = {}
+
+        def watch(agent: str, job: Callable[[], Any]) -> Callable[[], Any]:
+            async def watched() -> Action | None:
+                action: Action | None = await job()
+                decided[agent] = action
+                self._run_ahead_of(phase, tick, decided)
+                return action
+
+            return watched
+
+        return [((i,), watch(i, job)) for (i,), job in jobs]
+
+    def _run_ahead_of(self, phase: Phase, tick: Tick, decided: Mapping[str, Action | None]) -> None:
+        pending = [i for i in self.ids if i not in decided]
+        if not pending or len(pending) > max(1, len(self.ids) // 4):
+            return
+        if not self._may_run_ahead(tick):
+            return
+        world = self.world
+        assert isinstance(world, Spatial)
+        horizon = world.horizon(tick)
+        assert horizon is not None
+        start = {i: world.position(i) for i in self.ids}
+        done = [i for i in self.ids if i in decided]
+        clear = clear_of(done, pending, world, start, horizon)
+        if clear:
+            actions = {i: a for i in clear if (a := decided[i]) is not None}
+            self._launch(phase, tick, set(self.ids) - set(clear), (phase, actions))
+
     async def _run_ahead(self, phase: Phase, tick: Tick, resolution: Resolution) -> None:
         """While the conversations `resolution` brought about are held, let the agents they
         cannot affect go on (ahead.py)."""
-        world = self.world
-        if not isinstance(world, Spatial):
-            return  # no spatial separation: lockstep
-        if self._ahead_task is not None:
-            await self._ahead_task  # the last one's work is all taken by now
-        phases = list(world.phases(tick))
+        for task in self._ahead_tasks:
+            await task  # an earlier tick's: its work is all taken by now
         busy = {a for e in resolution.encounters for a in (e.first, e.second)}
-        self.ahead, self._ahead_task = launch(
+        self._launch(phase, tick, busy)
+
+    def _launch(
+        self,
+        phase: Phase,
+        tick: Tick,
+        busy: set[str],
+        opening: tuple[Phase, dict[str, Action]] | None = None,
+    ) -> None:
+        world = self.world
+        assert isinstance(world, Spatial)
+        phases = list(self.world.phases(tick))
+        self.ahead, task = launch(
             world,
             self.minds,
             self.router,
@@ -226,7 +279,9 @@ class Engine:
             tick,
             phases[phases.index(phase) + 1 :],
             self._following(tick),
+            opening,
         )
+        self._ahead_tasks.append(task)  # each awaited at the end: what it raised is raised
 
     def _following(self, tick: Tick) -> Tick | None:
         """The next tick, where nothing between it and this one needs every agent at this

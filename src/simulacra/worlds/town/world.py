@@ -55,7 +55,7 @@ from simulacra.worlds.town.whereabouts import (
 
 PLAN, DECIDE, ACT = (
     Phase("plan"),
-    Phase("decide", order="seeded"),
+    Phase("decide", order="seeded", local=True),  # talkers pair only at the same place
     Phase("act", order="seeded"),
 )
 REFLECT, SUMMARIZE = Phase("reflect"), Phase("summarize")
