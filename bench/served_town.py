@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from simulacra.engine import Progress
 from simulacra.experiments import load_scenario, run
 from simulacra.llm import Request, load_model
 from simulacra.llm.types import RawReply
@@ -44,6 +45,7 @@ class Batching:
         self.slots = slots
         self._free = asyncio.Semaphore(slots)
         self.held_s = 0.0  # slot-seconds in use
+        self.cpu_s = 0.0  # the run's own CPU time (the engine, the scripted answers, memory)
         self.peak = 0
         self._running = 0
 
@@ -87,13 +89,15 @@ def critical_path(events: list[Event], base_s: float, per_token_s: float) -> flo
 
 def play(
     schedule: str, root: str, args: argparse.Namespace
-) -> tuple[Path, float, Batching, list[Event]]:
+) -> tuple[Path, float, Batching, list[Event], int]:
+    """The run's directory, wall time, stand-in, events and decisions taken from ahead."""
     scenario = load_scenario(
         SCENARIO,
         [
             f"agents.count={args.agents}",
             f"clock.duration={args.hours}h",
             f"clock.schedule={schedule}",
+            f"world.seconds_per_tile={args.seconds_per_tile}",
             "memory.embedder=hashing",
             f"output.root={root}",
             "output.report=false",
@@ -102,10 +106,12 @@ def play(
     model = sociable(load_model("scripted", concurrency=args.slots))
     server = Batching(model.backend, args.slots, args.base_ms / 1000, args.per_token_ms / 1000)
     model.backend = server
-    started = time.perf_counter()
-    done = run(scenario, model=model, progress=False)
+    seen: list[Progress] = []
+    started, cpu = time.perf_counter(), time.process_time()
+    done = run(scenario, model=model, progress=False, on_progress=seen.append)
     wall = time.perf_counter() - started
-    return done.path, wall, server, list(read_events(done.events_path))
+    server.cpu_s = time.process_time() - cpu
+    return done.path, wall, server, list(read_events(done.events_path)), seen[-1].ahead
 
 
 def main() -> None:
@@ -113,12 +119,18 @@ def main() -> None:
     parser.add_argument("--agents", type=int, default=25)
     parser.add_argument("--hours", type=int, default=38, help="38: the two days")
     parser.add_argument("--slots", type=int, default=64)
-    parser.add_argument("--base-ms", type=float, default=40.0)
-    parser.add_argument("--per-token-ms", type=float, default=2.0)
+    parser.add_argument("--base-ms", type=float, default=150.0)
+    parser.add_argument("--per-token-ms", type=float, default=5.0)
+    parser.add_argument(
+        "--seconds-per-tile",
+        type=float,
+        default=10.0,
+        help="the scenario's 10: a 64-tile horizon; more: a shorter one",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-served-") as root:
-        a, lockstep_s, first, events = play("lockstep", root + "/a", args)
-        b, ooo_s, server, _ = play("out_of_order", root + "/b", args)
+        a, lockstep_s, first, events, _ = play("lockstep", root + "/a", args)
+        b, ooo_s, server, _, ahead = play("out_of_order", root + "/b", args)
         found = compare_runs(a, b)
     calls = [e for e in events if e.kind == "llm.call"]
     print(
@@ -130,6 +142,7 @@ def main() -> None:
                 "conversations": sum(1 for e in events if e.kind == "conversation"),
                 "slots": args.slots,
                 "call_ms": f"{args.base_ms} + {args.per_token_ms} per token",
+                "seconds_per_tile": args.seconds_per_tile,
                 "lockstep_s": round(lockstep_s, 2),
                 "out_of_order_s": round(ooo_s, 2),
                 "bound_s": round(
@@ -139,6 +152,8 @@ def main() -> None:
                 "slot_utilisation": round(server.held_s / (args.slots * ooo_s), 4),
                 "slot_utilisation_lockstep": round(first.held_s / (args.slots * lockstep_s), 4),
                 "peak_in_flight": [first.peak, server.peak],
+                "cpu_s": [round(first.cpu_s, 1), round(server.cpu_s, 1)],
+                "taken_ahead": ahead,
                 "same_events": found.same,
             }
         )
