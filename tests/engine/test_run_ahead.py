@@ -77,12 +77,15 @@ class Line:
 class Walker:
     """Asks A to talk to B in the first tick; acts out what it saw; notes when it decided."""
 
-    def __init__(self, agent: str, diary: list[str]) -> None:
+    def __init__(self, agent: str, diary: list[str], fails: str = "") -> None:
         self.id = agent
         self.diary = diary
+        self.fails = fails  # "D decide 07:10": this decision raises
 
     async def decide(self, phase: str, observation: Observation, now: datetime) -> Action | None:
         self.diary.append(f"{self.id} {phase} {now:%H:%M}")
+        if self.diary[-1] == self.fails:
+            raise RuntimeError(f"{self.fails} broke")
         if phase == DECIDE.name:
             first = now == START and self.id == "A"
             if first:
@@ -107,14 +110,14 @@ class Walker:
 
 
 def play(
-    root: Path, schedule: str, horizon: float, local: bool = False
+    root: Path, schedule: str, horizon: float, local: bool = False, fails: str = ""
 ) -> tuple[list[Any], list[str], int]:
     """The log (wall-clock fields aside), the minds' diary, decisions taken from ahead."""
     diary: list[str] = []
     writer = EventWriter(root / "events.jsonl")
     engine = Engine(
         Line(horizon, local),
-        {a: Walker(a, diary) for a in PLACES},
+        {a: Walker(a, diary, fails) for a in PLACES},
         model=ScriptedModel(),
         router=EventRouter(writer, list(PLACES)),
         clock=Clock(Calendar.counting(START, 3, timedelta(minutes=10))),
@@ -163,3 +166,10 @@ def test_a_local_phase_lets_the_far_agent_go_on_while_one_still_decides(tmp_path
     assert diary.index("D act 07:00") < decided and diary.index("D decide 07:10") < decided
     assert diary.index("C act 07:00") > decided and diary.index("B act 07:00") > decided
     assert taken >= 2
+
+
+def test_a_mind_that_fails_ahead_fails_the_run_as_it_would_in_turn(tmp_path: Path) -> None:
+    with pytest.raises(RuntimeError, match="D decide 07:10 broke"):
+        play(tmp_path / "a", "lockstep", horizon=1.5, fails="D decide 07:10")
+    with pytest.raises(RuntimeError, match="D decide 07:10 broke"):
+        play(tmp_path / "b", "out_of_order", horizon=1.5, fails="D decide 07:10")

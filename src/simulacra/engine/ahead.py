@@ -158,9 +158,11 @@ class Ahead:
             try:
                 action, events = await self.router.held(i, job, tick.now)
             except BaseException as exc:
-                futures[i].set_exception(exc)
+                if not futures[i].done():  # the run-ahead may have stopped on another's
+                    futures[i].set_exception(exc)
                 raise
-            futures[i].set_result(Done(action, seen[i], self.world.position(i), events))
+            if not futures[i].done():
+                futures[i].set_result(Done(action, seen[i], self.world.position(i), events))
             return action
 
         chosen = await asyncio.gather(*(asyncio.create_task(decide(i)) for i in agents))

@@ -134,8 +134,8 @@ class Engine:
             for task in self._ahead_tasks:
                 if not task.done():
                     task.cancel()
-                    with contextlib.suppress(asyncio.CancelledError):
-                        await task
+                with contextlib.suppress(BaseException):
+                    await task  # what it raised reached the engine through its decisions
             if self.control is not None:
                 self.control.finish()  # what a console sends now would never be taken
 
