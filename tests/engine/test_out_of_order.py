@@ -1,7 +1,7 @@
 """Out-of-order ticks (`clock.schedule: out_of_order`) on a small scripted town where agents do
 run ahead: the log is lockstep's, with interventions and interviews, after a resume from a
-checkpoint, in a fork and with a live console (test_run_ahead.py follows the mechanism on a
-world of four)."""
+checkpoint, in a fork and with a live console; and every world's small run is its lockstep
+run (test_run_ahead.py follows the mechanism on a world of four)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,13 @@ from typing import Any
 
 import pytest
 from tests.console.driver import ConsoleRun
+from tests.engine.test_conformance import SCENARIOS, SHIPPED, _needs_3d, small
 from tests.runs import same
 
 from simulacra.engine import Progress
 from simulacra.experiments import fork, load_scenario, resume, run
 from simulacra.experiments.console_actions import scheduled
+from simulacra.experiments.kinds import BINDINGS
 from simulacra.experiments.load import ScenarioError
 from simulacra.llm import ScriptedModel, load_model
 from simulacra.mind.town.scripted import sociable
@@ -132,3 +134,22 @@ def test_a_console_run_out_of_order_is_the_lockstep_run_of_what_it_did(tmp_path:
     config = scheduled(done.config(), done.events_path)
     again = load_scenario(config, [f"output.root={tmp_path / 'again'}", "clock.schedule=lockstep"])
     assert same(run(again, progress=False), done)
+
+
+@pytest.mark.parametrize("kind", sorted(BINDINGS))
+def test_every_world_writes_the_same_log_out_of_order(kind: str, tmp_path: Path) -> None:
+    # The town's three agents may run ahead; the other worlds have no horizon and keep
+    # lockstep under the setting. Either way `simulacra diff` finds nothing.
+    name = SHIPPED[kind]
+    _needs_3d(name)
+    runs = [
+        run(
+            load_scenario(
+                SCENARIOS / f"{name}.yaml",
+                [*small(name, tmp_path / schedule), f"clock.schedule={schedule}"],
+            ),
+            progress=False,
+        )
+        for schedule in ("lockstep", "out_of_order")
+    ]
+    assert same(*runs)
