@@ -97,11 +97,15 @@ class Resolution:
 @dataclass(frozen=True)
 class Phase:
     """One part of a tick. `minds`: the agents decide in it (else the world acts alone).
-    `order`: the order the world applies the actions in, the roster's or a seeded shuffle."""
+    `order`: the order the world applies the actions in, the roster's or a seeded shuffle.
+    `local`: in a `Spatial` world, what the world does with an agent's action reads and
+    changes nothing beyond the horizon from it (so agents far from those still deciding may
+    go on: engine/ahead.py)."""
 
     name: str
     minds: bool = True
     order: Literal["roster", "seeded"] = "roster"
+    local: bool = False
 
 
 @dataclass(frozen=True)
@@ -162,6 +166,19 @@ class Intervenable(Protocol):
     cannot make the change."""
 
     def intervene(self, change: Mapping[str, Any], tick: Tick) -> Resolution: ...
+
+
+@runtime_checkable
+class Spatial(Protocol):
+    """A world whose agents can only affect each other from near: `position` is where an
+    agent stands, `horizon(tick)` the distance (the larger coordinate difference) an agent
+    can cover in the tick plus how far it perceives; agents farther apart than that at the
+    tick's start cannot see or meet each other by the next tick. None: no such bound now (the
+    engine keeps the tick in lockstep)."""
+
+    def position(self, agent: str) -> tuple[float, float]: ...
+
+    def horizon(self, tick: Tick) -> float | None: ...
 
 
 @runtime_checkable

@@ -3,6 +3,7 @@ or only working days, and the clock that walks it."""
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 
@@ -135,6 +136,12 @@ class Clock:
             ends_day=self.ends_day,
             last=self.index + 1 >= len(self._times),
         )
+
+    def tick_at(self, index: int) -> Tick:
+        """The tick `index` ticks from the start, without moving the clock (to look ahead)."""
+        there = copy.copy(self)
+        there.index = index
+        return there.tick
 
     def advance(self) -> None:
         self.index += 1

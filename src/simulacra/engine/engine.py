@@ -8,11 +8,15 @@ roster's order or in a seeded shuffle; conversations the world brings about are 
 the world's state is logged and the world and the clock advance.
 
 Determinism: the events of concurrent work are written per agent in roster order, never in
-the order calls finish, and every shuffle comes from the run's seeded generator.
+the order calls finish, and every shuffle comes from the run's seeded generator. With
+`schedule="out_of_order"` agents that conversations cannot affect run ahead while they are
+held (ahead.py), and the log is still lockstep's.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -29,10 +33,12 @@ from simulacra.core import (
     Mind,
     Phase,
     Resolution,
+    Spatial,
     Talker,
     Tick,
     World,
 )
+from simulacra.engine.ahead import Ahead, Diverged, Done, clear_of, launch
 from simulacra.engine.checkpoint import (
     Checkpoints,
     ledger_state,
@@ -62,6 +68,7 @@ class Progress:
     fallbacks: int
     prompt_tokens: int = 0  # of tokens; the rest are completion tokens
     cached_prompt_tokens: int = 0  # of prompt_tokens, served by a prompt cache
+    ahead: int = 0  # decisions made ahead of their turn (out_of_order) and taken in it
 
 
 ProgressHook = Callable[[Progress], None]
@@ -83,6 +90,7 @@ class Engine:
         on_progress: ProgressHook | None = None,
         control: Control | None = None,
         prompts: PromptLog | None = None,
+        schedule: str = "lockstep",
     ) -> None:
         self.world = world
         self.minds = dict(minds)
@@ -99,6 +107,10 @@ class Engine:
         self.control = control  # a live console's, where the run has one
         self.prompts = prompts  # where each call's prompt is kept, unless the scenario says not
         self.over_budget: Callable[[], str | None] | None = None  # the limit reached, if one
+        self.schedule = schedule  # lockstep, or out_of_order (ahead.py)
+        self.ahead: Ahead | None = None  # the latest run-ahead, where one was launched
+        self._ahead_tasks: list[asyncio.Task[None]] = []
+        self.taken_ahead = 0  # decisions made ahead and taken in their turn
         model.on_call = self.record_call
 
     @property
@@ -116,7 +128,14 @@ class Engine:
             self.control.attach(self)
         try:
             await self._run()
+            for task in self._ahead_tasks:
+                await task  # done by now; raises what it raised
         finally:
+            for task in self._ahead_tasks:
+                if not task.done():
+                    task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task  # what it raised reached the engine through its decisions
             if self.control is not None:
                 self.control.finish()  # what a console sends now would never be taken
 
@@ -152,17 +171,128 @@ class Engine:
     async def run_phase(self, phase: Phase, tick: Tick) -> None:
         actions: dict[str, Action] = {}
         if phase.minds:
-            seen = {i: self.world.observe(i, phase.name, tick) for i in self.ids}
-            chosen = await self.router.gather(
-                [
-                    ((i,), partial(self.minds[i].decide, phase.name, seen[i], tick.now))
-                    for i in self.ids
-                ]
-            )
+            if self.ahead is not None:
+                await self.ahead.ready(tick.step, phase.name)
+            jobs = [((i,), self._decision(i, phase.name, tick)) for i in self.ids]
+            if self._may_run_ahead(tick) and phase.local:
+                jobs = self._watched(jobs, phase, tick)
+            chosen = await self.router.gather(jobs)
             actions = {i: a for i, a in zip(self.ids, chosen, strict=True) if a is not None}
         order = self.ids if phase.order == "roster" else self.rng.sample(self.ids, len(self.ids))
         ordered = {i: actions[i] for i in order if i in actions}
-        await self.settle(self.world.resolve(phase.name, ordered, tick), phase.name, ordered)
+        resolution = self.world.resolve(phase.name, ordered, tick)
+        if self._may_run_ahead(tick) and resolution.encounters and not resolution.addresses:
+            await self._run_ahead(phase, tick, resolution)
+        await self.settle(resolution, phase.name, ordered)
+
+    def _decision(self, agent: str, phase: str, tick: Tick) -> Callable[[], Any]:
+        """The agent's decision: its mind's, or the one it made ahead (taken in its turn)."""
+        seen = self.world.observe(agent, phase, tick)
+        future = None if self.ahead is None else self.ahead.take((tick.step, phase, agent))
+        if future is None:
+            return partial(self.minds[agent].decide, phase, seen, tick.now)
+
+        async def taken() -> Action | None:
+            done: Done = await future
+            assert isinstance(self.world, Spatial)  # nothing runs ahead elsewhere
+            there = self.world.position(agent)
+            if done.observation != seen or done.position != there:
+                raise Diverged(
+                    f"{agent} ran ahead into step {tick.step} ({phase}) from another world "
+                    f"than lockstep's: it saw {done.observation} at {done.position}; lockstep "
+                    f"shows it {seen} at {there}"
+                )
+            self.router.replay(agent, done.events)
+            self.taken_ahead += 1
+            return done.action
+
+        return taken
+
+    def _may_run_ahead(self, tick: Tick) -> bool:
+        """Out of order, in a world with a horizon now, and nothing run ahead in this tick."""
+        if self.schedule != "out_of_order" or not isinstance(self.world, Spatial):
+            return False  # no spatial separation: lockstep
+        if self.ahead is not None and self.ahead.tick.step == tick.step:
+            return False
+        return self.world.horizon(tick) is not None
+
+    def _watched(
+        self, jobs: list[tuple[tuple[str], Callable[[], Any]]], phase: Phase, tick: Tick
+    ) -> list[tuple[tuple[str], Callable[[], Any]]]:
+        """`jobs` of a local phase, noting each decision as it comes: once only a few agents
+        are left deciding, those clear of them go on (ahead.py)."""
+        decided: dict[str, Action | None] = {}
+
+        def watch(agent: str, job: Callable[[], Any]) -> Callable[[], Any]:
+            async def watched() -> Action | None:
+                action: Action | None = await job()
+                decided[agent] = action
+                self._run_ahead_of(phase, tick, decided)
+                return action
+
+            return watched
+
+        return [((i,), watch(i, job)) for (i,), job in jobs]
+
+    def _run_ahead_of(self, phase: Phase, tick: Tick, decided: Mapping[str, Action | None]) -> None:
+        pending = [i for i in self.ids if i not in decided]
+        if not pending or len(pending) > max(1, len(self.ids) // 4):
+            return
+        if not self._may_run_ahead(tick):
+            return
+        world = self.world
+        assert isinstance(world, Spatial)
+        horizon = world.horizon(tick)
+        assert horizon is not None
+        start = {i: world.position(i) for i in self.ids}
+        done = [i for i in self.ids if i in decided]
+        clear = clear_of(done, pending, world, start, horizon)
+        if clear:
+            actions = {i: a for i in clear if (a := decided[i]) is not None}
+            self._launch(phase, tick, set(self.ids) - set(clear), (phase, actions))
+
+    async def _run_ahead(self, phase: Phase, tick: Tick, resolution: Resolution) -> None:
+        """While the conversations `resolution` brought about are held, let the agents they
+        cannot affect go on (ahead.py)."""
+        for task in self._ahead_tasks:
+            await task  # an earlier tick's: its work is all taken by now
+        busy = {a for e in resolution.encounters for a in (e.first, e.second)}
+        self._launch(phase, tick, busy)
+
+    def _launch(
+        self,
+        phase: Phase,
+        tick: Tick,
+        busy: set[str],
+        opening: tuple[Phase, dict[str, Action]] | None = None,
+    ) -> None:
+        world = self.world
+        assert isinstance(world, Spatial)
+        phases = list(self.world.phases(tick))
+        self.ahead, task = launch(
+            world,
+            self.minds,
+            self.router,
+            self.ids,
+            busy,
+            self.rng,
+            tick,
+            phases[phases.index(phase) + 1 :],
+            self._following(tick),
+            opening,
+        )
+        self._ahead_tasks.append(task)  # each awaited at the end: what it raised is raised
+
+    def _following(self, tick: Tick) -> Tick | None:
+        """The next tick, where nothing between it and this one needs every agent at this
+        one: a checkpoint, a budget's check, a console, an intervention or interview."""
+        if tick.last or self.control is not None or self.over_budget is not None:
+            return None
+        index = self.clock.index + 1
+        if self.checkpoints is not None and index % self.checkpoint_every == 0:
+            return None
+        following = self.clock.tick_at(index)
+        return None if self.interventions.due(following.now) else following
 
     async def settle(
         self, resolution: Resolution, phase: str, actions: Mapping[str, Action] | None = None
@@ -212,8 +342,9 @@ class Engine:
 
     def record_call(self, request: Request, completion: Completion) -> None:
         prompt = self.prompts.keep(request.messages) if self.prompts is not None else None
+        now = self.router.now() or self.clock.now  # work run ahead happens at its own tick
         self.router.sink(request.agent).emit(
-            _call(request, completion, prompt), t=self.clock.now, agent=request.agent
+            _call(request, completion, prompt), t=now, agent=request.agent
         )
 
     def _report(self) -> None:
@@ -230,6 +361,7 @@ class Engine:
                 total.fallbacks,
                 total.prompt_tokens,
                 total.cached_prompt_tokens,
+                self.taken_ahead,
             )
         )
 

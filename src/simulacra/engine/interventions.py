@@ -107,6 +107,13 @@ class Interventions:
         self.fired = list(state["fired"])
         self.asked = list(state["asked"])
 
+    def due(self, now: datetime) -> bool:
+        """Whether an intervention or an interview is due by `now` and not yet done."""
+        if any(i not in self.fired and item.at <= now for i, item in enumerate(self.items)):
+            return True
+        times = self.interviews.times if self.interviews is not None else ()
+        return any(i not in self.asked and moment <= now for i, moment in enumerate(times))
+
     async def fire_due(self, engine: Host, now: datetime) -> None:
         for i, item in enumerate(self.items):
             if i in self.fired or item.at > now:

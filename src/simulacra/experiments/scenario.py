@@ -46,7 +46,8 @@ class _Strict(BaseModel):
 
 class ClockConfig(_Strict):
     """Ticks of length `tick` from `start`, for `duration` or for `ticks` ticks (one of the
-    two). `wake`/`sleep` skip the night; `weekdays` skips Saturdays and Sundays."""
+    two). `wake`/`sleep` skip the night; `weekdays` skips Saturdays and Sundays; `schedule`
+    says whether agents may run ahead of each other (docs/architecture.md, A tick)."""
 
     start: datetime = datetime(2000, 1, 1)
     tick: Duration = timedelta(minutes=10)
@@ -56,6 +57,12 @@ class ClockConfig(_Strict):
     sleep: Moment | None = None
     weekdays: bool = False
     checkpoint_every: int = Field(default=6, ge=1, description="ticks between checkpoints")
+    schedule: Literal["lockstep", "out_of_order"] = Field(
+        default="lockstep",
+        description="lockstep: every agent finishes a tick before any starts the next; "
+        "out_of_order: agents that a tick's conversations cannot affect go on while they are "
+        "held, with the same events (worlds without spatial separation keep lockstep)",
+    )
 
     @field_validator("start", mode="before")
     @classmethod

@@ -86,6 +86,7 @@ def open_session(
             interventions=interventions,
             checkpoints=checkpoints_of(run_dir, cast, scenario.clock.checkpoint_every),
             checkpoint_every=scenario.clock.checkpoint_every,
+            schedule=scenario.clock.schedule,
             control=control,
             prompts=PromptLog(run_dir.path / PROMPTS) if scenario.output.prompts else None,
         )

@@ -19,6 +19,7 @@ the agent carries on with the activity where it is, without it.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -63,7 +64,7 @@ from simulacra.worlds.town.whereabouts import (
 
 PLAN, DECIDE, ACT = (
     Phase("plan"),
-    Phase("decide", order="seeded"),
+    Phase("decide", order="seeded", local=True),  # talkers pair only at the same place
     Phase("act", order="seeded"),
 )
 REFLECT, SUMMARIZE = Phase("reflect"), Phase("summarize")
@@ -99,6 +100,18 @@ class TownWorld:
         self._talking: dict[str, str] = {}  # who talks with whom this tick
         self._logged: dict[str, list[Any]] = {}  # each agent's last logged action
         self.visitors = Visitors()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> TownWorld:
+        """A copy to run ahead on (engine/ahead.py): the map, its roads and tiles, and what
+        is read off them never change, so the copy shares them."""
+        static: tuple[object, ...] = (self.town, self.roads, self.grid, self._resting)
+        for shared in (*static, self._area_of, self._things_at, self._rects):
+            memo[id(shared)] = shared
+        copied = object.__new__(type(self))
+        memo[id(self)] = copied
+        for name, value in vars(self).items():
+            setattr(copied, name, copy.deepcopy(value, memo))
+        return copied
 
     # --- set-up -------------------------------------------------------------------------
 
@@ -407,6 +420,13 @@ class TownWorld:
             return along(centres, share)
         here = [i for i, w in self.agents.present(me.place) if w.area == me.area]
         return self._rects[me.place][me.area].spot(here.index(agent_id), len(here))
+
+    def horizon(self, tick: Tick) -> float | None:
+        """Tiles an agent can walk in the tick plus its sight radius (None on a sketch map,
+        where perception is by place and travel by road, so the engine keeps lockstep)."""
+        if self.grid is None:
+            return None
+        return tick.length.total_seconds() / self.seconds_per_tile + self.attention.sight.radius
 
     def travel_minutes(self, origin: str, destination: str) -> int:
         return self.roads.minutes(origin, destination)
