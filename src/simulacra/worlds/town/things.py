@@ -26,6 +26,10 @@ class Things:
         }
         self.users: dict[Key, str] = {}
 
+    def fixed(self) -> tuple[object, ...]:
+        """What the map fixes and never changes: a copy of the world may share it."""
+        return (self.resting, self.area_of, self._at)
+
     def changed_in(self, place: str, area: str) -> list[tuple[str, str]]:
         """(object, sentence) of each object of the area not in its resting state."""
         changed = []

@@ -104,8 +104,8 @@ class TownWorld:
     def __deepcopy__(self, memo: dict[int, Any]) -> TownWorld:
         """A copy to run ahead on (engine/ahead.py): the map, its roads and tiles, and what
         is read off them never change, so the copy shares them."""
-        static: tuple[object, ...] = (self.town, self.roads, self.grid, self._resting)
-        for shared in (*static, self._area_of, self._things_at, self._rects):
+        static = (self.town, self.roads, self.grid, self._rects)
+        for shared in (*static, *self.things.fixed()):
             memo[id(shared)] = shared
         copied = object.__new__(type(self))
         memo[id(self)] = copied
