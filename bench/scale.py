@@ -8,9 +8,12 @@ streams in SQLite, the run's response cache, checkpoints, metrics; no HTML repor
 Prints one JSON line per figure set, each measured in a child process of its own so that its
 peak resident memory is its own:
 
-- `town`: TOWN_AGENTS generated residents (`town_personas`, `town_map`: Willow Bend's public
-  places and homes of HOUSEHOLD people) for TOWN_HOURS simulated hours from 07:00, the
-  shipped town's day.
+- `town`: TOWN_AGENTS generated residents (`town_personas`) for TOWN_HOURS simulated hours
+  from 07:00, the shipped town's day, on a tile map: `town_map` sketches Willow Bend's
+  public places above rows of lots (homes of HOUSEHOLD people, a workplace for every
+  WORKERS), drawn in tiles as the shipped town is (scripts/willow_bend_map.py), so that
+  residents walk tile by tile and perceive by sight (radius, their own area, bandwidth,
+  retention). `--town-agents 10000` is the ten-thousand-resident town.
 - `commute`: COMMUTE_AGENTS commuters of the four profiles for COMMUTE_DAYS working days
   (a month of ticks), with the builtin executor and the 80% taxi strike of days 11-15.
 - `endpoints`: the client alone against 1, 2 and 4 servers of ENDPOINT_CAPACITY batch slots
@@ -20,20 +23,23 @@ Figures: `calls`; `wall_s` against `ideal_s` = calls / concurrency x latency (go
 1.5x); `overhead_ms_per_agent_tick`, the wall time during which no model call was in flight,
 per agent-tick (the engine's own serial time: world, perception, memory writes, the log);
 `cpu_ms_per_agent_tick`, all of this process's CPU (engine and client); `peak_rss_mb` (goal
-under 4,096 for the town); the event log's size; the machine's load when the set ended.
+under 4,096 for the thousand-resident town, 8,192 for ten thousand); the event log's size;
+the machine's load when the set ended.
 
 Why CONCURRENCY = 256: it is vLLM's default number of sequences a server batches
 (`max_num_seqs`), so one stand-in server plays one served model as deployed by default;
 and the client and the engine share one interpreter, where 256 calls a second cost the
 client about a quarter of a core, leaving the rest to the engine on a busy 2-core machine.
 
-Because the stand-in gives every agent the same answer, the bench scenario is shaped so that
-one answer is valid for all: the town's daily plan names "home" (each resident's own; a
-public place would gather all of them in one room), and every commute profile's destination
-is the city centre (the plan's schema lists the one destination an identity may name), and
-everyone walks. Importance is by rule and embeddings are hashed: the model-facing path is
-what is measured. It takes about an hour on a 2-core machine, most of it the commute month
-(490,000 calls, about 40 minutes).
+The stand-in gives every agent the same answer for a schema, so the bench scenario is shaped
+so that one answer is valid for all: every commute profile's destination is the city centre
+(the plan's schema lists the one destination an identity may name), and everyone walks. The
+town's day plan is the one answer read off its prompt (`town_reply`): home, from the
+character card, until 08:00 and from 17:00, and between them the first workplace the list of
+places names after that home, a few doors down (a plan's places are an enum of the map's).
+Importance is by rule and embeddings are hashed: the model-facing path is what is measured.
+It takes about an hour on a 2-core machine, most of it the commute month (490,000 calls,
+about 40 minutes).
 
     python bench/scale.py                       # all three figure sets
     python bench/scale.py --only town --town-agents 200 --town-hours 2
