@@ -8,9 +8,12 @@ streams in SQLite, the run's response cache, checkpoints, metrics; no HTML repor
 Prints one JSON line per figure set, each measured in a child process of its own so that its
 peak resident memory is its own:
 
-- `town`: TOWN_AGENTS generated residents (`town_personas`, `town_map`: Willow Bend's public
-  places and homes of HOUSEHOLD people) for TOWN_HOURS simulated hours from 07:00, the
-  shipped town's day.
+- `town`: TOWN_AGENTS generated residents (`town_personas`) for TOWN_HOURS simulated hours
+  from 07:00, the shipped town's day, on a tile map: `town_map` sketches Willow Bend's
+  public places above rows of lots (homes of HOUSEHOLD people, a workplace for every
+  WORKERS), drawn in tiles as the shipped town is (scripts/willow_bend_map.py), so that
+  residents walk tile by tile and perceive by sight (radius, their own area, bandwidth,
+  retention). `--town-agents 10000` is the ten-thousand-resident town.
 - `commute`: COMMUTE_AGENTS commuters of the four profiles for COMMUTE_DAYS working days
   (a month of ticks), with the builtin executor and the 80% taxi strike of days 11-15.
 - `endpoints`: the client alone against 1, 2 and 4 servers of ENDPOINT_CAPACITY batch slots
@@ -20,20 +23,23 @@ Figures: `calls`; `wall_s` against `ideal_s` = calls / concurrency x latency (go
 1.5x); `overhead_ms_per_agent_tick`, the wall time during which no model call was in flight,
 per agent-tick (the engine's own serial time: world, perception, memory writes, the log);
 `cpu_ms_per_agent_tick`, all of this process's CPU (engine and client); `peak_rss_mb` (goal
-under 4,096 for the town); the event log's size; the machine's load when the set ended.
+under 4,096 for the thousand-resident town, 8,192 for ten thousand); the event log's size;
+the machine's load when the set ended.
 
 Why CONCURRENCY = 256: it is vLLM's default number of sequences a server batches
 (`max_num_seqs`), so one stand-in server plays one served model as deployed by default;
 and the client and the engine share one interpreter, where 256 calls a second cost the
 client about a quarter of a core, leaving the rest to the engine on a busy 2-core machine.
 
-Because the stand-in gives every agent the same answer, the bench scenario is shaped so that
-one answer is valid for all: the town's daily plan names "home" (each resident's own; a
-public place would gather all of them in one room), and every commute profile's destination
-is the city centre (the plan's schema lists the one destination an identity may name), and
-everyone walks. Importance is by rule and embeddings are hashed: the model-facing path is
-what is measured. It takes about an hour on a 2-core machine, most of it the commute month
-(490,000 calls, about 40 minutes).
+The stand-in gives every agent the same answer for a schema, so the bench scenario is shaped
+so that one answer is valid for all: every commute profile's destination is the city centre
+(the plan's schema lists the one destination an identity may name), and everyone walks. The
+town's day plan is the one answer read off its prompt (`town_reply`): home, from the
+character card, until 08:00 and from 17:00, and between them the first workplace the list of
+places names after that home, a few doors down (a plan's places are an enum of the map's).
+Importance is by rule and embeddings are hashed: the model-facing path is what is measured.
+It takes about an hour on a 2-core machine, most of it the commute month (490,000 calls,
+about 40 minutes).
 
     python bench/scale.py                       # all three figure sets
     python bench/scale.py --only town --town-agents 200 --town-hours 2
@@ -79,11 +85,15 @@ from simulacra.mind.town.plan_prompts import (
 from simulacra.mind.town.react_prompts import ReactionOutput
 from simulacra.runlog import read_events
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+from willow_bend_map import drawn  # the shipped town's drawing, for the big towns
+
 LATENCY_S = 1.0
 CONCURRENCY = 256
 TOWN_AGENTS = 1000
 TOWN_HOURS = 14
 HOUSEHOLD = 8
+WORKERS = 40  # residents a workplace
 COMMUTE_AGENTS = 10_000
 COMMUTE_DAYS = 20
 ENDPOINTS = (1, 2, 4)
@@ -151,57 +161,64 @@ def town_personas(count: int, homes: list[str]) -> list[dict[str, Any]]:
     return people
 
 
-def town_map(households: int) -> dict[str, Any]:
-    """Willow Bend's public places above rows of generated homes, every home reached by road."""
+def town_map(households: int, workplaces: int) -> dict[str, Any]:
+    """Willow Bend's public places above rows of lots, every lot reached by road: homes of
+    HOUSEHOLD people with a workplace every few (a sketch, drawn as a tile map below)."""
     willow = read_raw(SCENARIOS / "town" / "map.yaml")
     public = [p for p in willow["places"] if p["kind"] != "home"]
     names = {p["name"] for p in public}
     roads = [r for r in willow["roads"] if set(r["between"]) <= names]
-    columns = max(1, math.ceil(math.sqrt(households)))
-    homes = []
-    for i in range(households):
+    lots = [_home(i) for i in range(households)]
+    for i in range(workplaces):  # spread among the homes
+        lots.insert(round((i + 0.5) * len(lots) / workplaces), _workplace(i))
+    columns = max(1, math.ceil(math.sqrt(len(lots))))
+    for i, lot in enumerate(lots):
         row, column = divmod(i, columns)
-        homes.append(
-            {
-                "name": f"Home {i + 1}",
-                "kind": "home",
-                "x": 4 + 12 * column,
-                "y": willow["height"] + 4 + 10 * row,
-                "w": 10,
-                "h": 8,
-                "areas": [
-                    {"name": "bedroom", "objects": [{"name": "bed"}]},
-                    {"name": "kitchen", "objects": [{"name": "stove"}]},
-                ],
-            }
-        )
+        lot.update(x=4 + 12 * column, y=willow["height"] + 4 + 10 * row, w=10, h=8)
         # Along the row, and the first of each row to the row above (the first to the square).
-        left = f"Home {i}" if column else (f"Home {i + 1 - columns}" if row else "Town Square")
-        roads.append({"between": [left, f"Home {i + 1}"], "minutes": 3})
+        left = lots[i - 1] if column else (lots[i - columns] if row else {"name": "Town Square"})
+        roads.append({"between": [left["name"], lot["name"]], "minutes": 3})
     return {
         "name": "Willow Bend, enlarged",
         "width": max(willow["width"], 8 + 12 * columns),
-        "height": willow["height"] + 8 + 10 * math.ceil(households / columns),
-        "places": public + homes,
+        "height": willow["height"] + 8 + 10 * math.ceil(len(lots) / columns),
+        "places": public + lots,
         "roads": roads,
     }
 
 
+def _home(i: int) -> dict[str, Any]:
+    areas = [
+        {"name": "bedroom", "objects": [{"name": "bed"}]},
+        {"name": "kitchen", "objects": [{"name": "stove"}]},
+    ]
+    return {"name": f"Home {i + 1}", "kind": "home", "areas": areas}
+
+
+def _workplace(i: int) -> dict[str, Any]:
+    areas = [{"name": "workroom", "objects": [{"name": "desk"}, {"name": "printer"}]}]
+    return {"name": f"Workplace {i + 1}", "kind": "work", "areas": areas}
+
+
 def town_scenario(agents: int, hours: int, root: Path, spec: str) -> Scenario:
     households = math.ceil(agents / HOUSEHOLD)
-    the_map = town_map(households)
-    homes = [p["name"] for p in the_map["places"] if p["kind"] == "home"]
+    sketch = town_map(households, _workplaces(agents))
+    homes = [p["name"] for p in sketch["places"] if p["kind"] == "home"]
     raw = {
         "name": "scale-town",
         "seed": 7,
         "model": _model(spec, root),
         "clock": {"start": "2024-02-14T07:00", "tick": "10m", "duration": f"{hours}h"},
-        "world": {"kind": "town", "map": the_map},
+        "world": {"kind": "town", "map": drawn(sketch)},
         "agents": {"mind": "generative", "personas": town_personas(agents, homes)},
         "memory": {"importance": "rule", "embedder": "hashing"},
         "output": {"root": str(root), "report": False},
     }
     return load_scenario(raw)
+
+
+def _workplaces(agents: int) -> int:
+    return max(1, math.ceil(agents / WORKERS))
 
 
 def commute_scenario(agents: int, days: int, root: Path, spec: str) -> Scenario:
@@ -232,21 +249,12 @@ def _model(spec: str, root: Path) -> dict[str, Any]:
 
 
 def town_answers() -> dict[str, str]:
-    """A valid answer for every output model the generative agent asks for."""
-    day = [
-        ("00:00", "sleeping"),
-        ("07:00", "waking up and getting ready"),
-        ("08:00", "working from home"),
-        ("12:00", "having lunch"),
-        ("13:00", "working from home"),
-        ("18:00", "having dinner"),
-        ("22:00", "sleeping"),
-    ]
-    blocks = [PlannedBlock(start=at, place="home", activity=what) for at, what in day]
+    """A valid answer for every output model the generative agent asks for but the day's plan
+    (`town_reply`)."""
+    home = [PlannedBlock(start="18:00", place="home", activity="having dinner")]
     said = "Good to see you; I am busy today, talk soon."
     answers = [
-        DailyPlanOutput(blocks=blocks),
-        ReplanOutput(blocks=blocks[2:4]),
+        ReplanOutput(blocks=home),
         HourlyOutput(activities=["reading emails", "writing a report", "making tea"]),
         ActionsOutput(
             actions=[
@@ -256,14 +264,40 @@ def town_answers() -> dict[str, str]:
             ]
         ),
         NextStepOutput(place="home", activity="tidying up", minutes=30),
-        DaySummaryOutput(summary="A quiet day at home, mostly working."),
+        DaySummaryOutput(summary="A day at work, then a quiet evening at home."),
         ReactionOutput(),
         TurnOutput(text=said, end=True),
-        InterviewOutput(answer="Nothing special; a quiet day at home."),
-        ReflectionQuestions(questions=["What does my day at home look like?"]),
-        Insights(insights=[Insight(text="My days at home are quiet and regular.", evidence=[1])]),
+        InterviewOutput(answer="Nothing special; a day at work."),
+        ReflectionQuestions(questions=["What does my working day look like?"]),
+        Insights(insights=[Insight(text="My working days are regular.", evidence=[1])]),
     ]
     return {type(a).__name__: a.model_dump_json() for a in answers}
+
+
+def town_reply(request: dict[str, Any]) -> str | None:
+    """The day's plan, read off its prompt: at home (the character card's) until 08:00 and
+    from 17:00, the working day at the first workplace the list of places names after the
+    home (the map lists lots in the order they stand in, so it is a few doors down)."""
+    if request.get("response_format", {}).get("json_schema", {}).get("name") != "DailyPlanOutput":
+        return None
+    prompt = request["messages"][-1]["content"]
+
+    def line(lead: str) -> str:
+        return str(prompt.split(f"\n{lead}: ", 1)[1].split("\n", 1)[0])
+
+    home, listed = line("Home"), line("Places").split(", ")
+    after = listed[listed.index(home) :] + listed
+    work = next(p for p in after if p.startswith("Workplace "))
+    day = [
+        ("07:00", "waking up and getting ready", home),
+        ("08:00", "working", work),
+        ("12:00", "having lunch", work),
+        ("13:00", "working", work),
+        ("17:00", "cooking dinner", home),
+        ("22:00", "sleeping", home),
+    ]
+    blocks = [PlannedBlock(start=at, place=where, activity=what) for at, what, where in day]
+    return DailyPlanOutput(blocks=blocks).model_dump_json()
 
 
 def commute_answers() -> dict[str, str]:
@@ -321,13 +355,20 @@ def measure_run(figures: str, scenario: Scenario, server: FaultServer) -> dict[s
 
 
 def on_stand_in(
-    figures: str, answers: dict[str, str], build: Callable[[Path, str], Scenario]
+    figures: str,
+    answers: dict[str, str],
+    build: Callable[[Path, str], Scenario],
+    respond: Callable[[dict[str, Any]], str | None] | None = None,
 ) -> dict[str, Any]:
     """Build a scenario (in a scratch folder, on the stand-in's model spec) and measure it."""
     with (
         tempfile.TemporaryDirectory(prefix="bench-scale-") as root,
         FaultServer(
-            latency_s=LATENCY_S, own_process=True, answers=answers, capacity=CONCURRENCY
+            latency_s=LATENCY_S,
+            own_process=True,
+            answers=answers,
+            capacity=CONCURRENCY,
+            respond=respond,
         ) as server,
     ):
         return measure_run(figures, build(Path(root), f"openai:{server.url}?model=x"), server)
@@ -337,7 +378,8 @@ def town(agents: int, hours: int) -> dict[str, Any]:
     def build(root: Path, spec: str) -> Scenario:
         return town_scenario(agents, hours, root, spec)
 
-    return {**on_stand_in("town", town_answers(), build), "simulated_hours": hours}
+    figures = on_stand_in("town", town_answers(), build, town_reply)
+    return {**figures, "simulated_hours": hours}
 
 
 def commute(agents: int, days: int) -> dict[str, Any]:

@@ -46,6 +46,15 @@ TILED_ROOMS = ("kitchen", "laboratory", "checkout", "bar")
 
 def main() -> None:
     sketch = yaml.safe_load(SKETCH.read_text(encoding="utf-8"))
+    tiled = drawn(sketch)
+    OUT.write_text(json.dumps(tiled, separators=(",", ":")) + "\n", encoding="utf-8")
+    image.imsave(PNG, _tileset_pixels())
+    width, height = tiled["width"], tiled["height"]
+    print(f"wrote {OUT.relative_to(ROOT)} ({width} x {height} tiles) and {PNG.relative_to(ROOT)}")
+
+
+def drawn(sketch: dict[str, Any]) -> dict[str, Any]:
+    """The sketch's places, areas, objects and roads as a Tiled map (its JSON)."""
     width, height = round(sketch["width"] * SCALE), round(sketch["height"] * SCALE)
     floor = np.full((height, width), TILE["grass"], dtype=int)
     walls = np.zeros((height, width), dtype=bool)
@@ -69,7 +78,7 @@ def main() -> None:
                 things.append(_box(thing["name"], (tx, ty, 1, 1), **extra))
     for road in sketch["roads"]:
         _path(doors[road["between"][0]], doors[road["between"][1]], floor, walls)
-    _write(sketch["name"], floor, walls, sectors, arenas, things)
+    return _tiled(sketch["name"], floor, walls, sectors, arenas, things)
 
 
 def _rooms(
@@ -187,7 +196,7 @@ def _box(name: str, rect: tuple[int, int, int, int], **props: str) -> dict[str, 
     }
 
 
-def _write(name: str, floor: Any, walls: Any, *groups: list[dict[str, Any]]) -> None:
+def _tiled(name: str, floor: Any, walls: Any, *groups: list[dict[str, Any]]) -> dict[str, Any]:
     height, width = floor.shape
     layers: list[dict[str, Any]] = [
         _tile_layer(1, "floor", (floor + 1).ravel().tolist(), width, height),
@@ -256,9 +265,7 @@ def _write(name: str, floor: Any, walls: Any, *groups: list[dict[str, Any]]) -> 
             }
         ],
     }
-    OUT.write_text(json.dumps(tiled, separators=(",", ":")) + "\n", encoding="utf-8")
-    image.imsave(PNG, _tileset_pixels())
-    print(f"wrote {OUT.relative_to(ROOT)} ({width} x {height} tiles) and {PNG.relative_to(ROOT)}")
+    return tiled
 
 
 def _tile_layer(i: int, name: str, data: list[int], width: int, height: int) -> dict[str, Any]:

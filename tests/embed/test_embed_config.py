@@ -42,6 +42,15 @@ def test_the_cache_embeds_each_distinct_text_once() -> None:
     np.testing.assert_array_equal(first[0], inner.embed(["a cafe"])[0])
 
 
+def test_a_full_cache_starts_afresh_and_still_answers_for_texts_it_held() -> None:
+    inner = CountingEmbedder()
+    cached = CachedEmbedder(inner, max_entries=2)
+    cached.embed(["a cafe", "a park"])
+    both = cached.embed(["a cafe", "a library"])  # full: "a cafe" goes with the rest
+    np.testing.assert_array_equal(both, inner.embed(["a cafe", "a library"]))
+    assert inner.seen[:4] == ["a cafe", "a park", "a cafe", "a library"]
+
+
 @pytest.mark.parametrize(
     ("kind", "inner_type", "dim"),
     [

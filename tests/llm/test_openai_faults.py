@@ -4,7 +4,9 @@ valid value or a counted fallback, and nothing hangs."""
 from __future__ import annotations
 
 import asyncio
+import json
 import time
+from typing import Any
 
 import pytest
 from tests.llm.support import FALLBACK, Answer, FaultServerFactory
@@ -176,3 +178,22 @@ async def test_the_server_runs_in_a_child_process_too() -> None:
         await model.aclose()
         assert completion.value == Answer(answer="yes")
         assert server.requests == 1
+
+
+def _echo(request: dict[str, Any]) -> str | None:
+    said = request["messages"][-1]["content"]
+    return json.dumps({"answer": said.upper()}) if said.startswith("echo") else None
+
+
+async def test_a_responder_answers_from_the_prompt_and_leaves_the_rest_to_the_content(
+    fault_server: FaultServerFactory,
+) -> None:
+    model = served(fault_server("ok", respond=_echo).url)
+
+    def asking(text: str) -> Request:
+        return Request(chat("s", text), output=Answer, fallback=FALLBACK, purpose="fault")
+
+    read, left = await asyncio.gather(model.complete(asking("echo me")), model.complete(ask()))
+    await model.aclose()
+    assert read.value == Answer(answer="ECHO ME")
+    assert left.value == Answer(answer="yes")

@@ -41,9 +41,12 @@ class CachedEmbedder:
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
+        if missing and len(self._cache) + len(missing) > self.max_entries:
+            # Full: start afresh, with every text of this call (those it held went too; a
+            # ten-thousand-agent town day reached the limit and lost them mid-call).
+            self._cache.clear()
+            missing = list(dict.fromkeys(texts))
         if missing:
-            if len(self._cache) + len(missing) > self.max_entries:
-                self._cache.clear()
             for text, row in zip(missing, self.inner.embed(missing), strict=True):
                 self._cache[text] = row
         if not texts:

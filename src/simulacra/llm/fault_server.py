@@ -16,7 +16,7 @@ import json
 import multiprocessing
 import socket
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from multiprocessing.context import SpawnProcess
 from typing import Any, Literal, Self
@@ -49,7 +49,9 @@ class FaultPlan:
     Every answer waits `latency_s` first. `answers` maps a response_format schema name to the
     content for requests that name it (a stand-in for a served model in benchmarks);
     `capacity` answers at most that many requests at once, the others queue (0: no limit),
-    as a server with that many batch slots."""
+    as a server with that many batch slots. `respond`, where given, reads a request (its
+    parsed body) and returns the content, or None for the answer above: a benchmark's
+    stand-in that acts on its prompt (a module-level function, to reach a child process)."""
 
     modes: tuple[Mode, ...] = ("ok",)
     latency_s: float = 0.0
@@ -57,6 +59,7 @@ class FaultPlan:
     content: str = '{"answer": "yes"}'
     answers: tuple[tuple[str, str], ...] = ()
     capacity: int = 0
+    respond: Callable[[dict[str, Any]], str | None] | None = None
 
 
 def closed_port_url() -> str:
@@ -80,12 +83,15 @@ class FaultServer:
         own_process: bool = False,
         answers: Mapping[str, str] | None = None,
         capacity: int = 0,
+        respond: Callable[[dict[str, Any]], str | None] | None = None,
     ) -> None:
         bad = [m for m in modes if m not in MODES]
         if bad:
             raise ValueError(f"unknown fault mode(s) {bad}; known: {list(MODES)}")
         pairs = tuple(sorted((answers or {}).items()))
-        self.plan = FaultPlan(modes or ("ok",), latency_s, slow_s, content, pairs, capacity)
+        self.plan = FaultPlan(
+            modes or ("ok",), latency_s, slow_s, content, pairs, capacity, respond
+        )
         self.own_process = own_process
         self.port = 0
         # Shared memory, readable from the parent process: requests, in flight, peak in flight.
@@ -187,7 +193,7 @@ async def _answer_one(
     counters[0] += 1
     counters[1] += 1
     counters[2] = max(counters[2], counters[1])
-    content = _content_for(plan, body) if plan.answers else plan.content
+    content = _content_for(plan, body) if plan.answers or plan.respond else plan.content
     try:
         if slots is None:
             return await _misbehave(writer, plan, mode, content, len(body))
@@ -198,10 +204,18 @@ async def _answer_one(
 
 
 def _content_for(plan: FaultPlan, body: bytes) -> str:
-    """The answer for the schema a request names, else the plan's content."""
+    """The responder's answer; else the one for the schema a request names; else the plan's
+    content."""
     try:
-        name = json.loads(body)["response_format"]["json_schema"]["name"]
-    except (ValueError, KeyError, TypeError):
+        request = json.loads(body)
+    except ValueError:
+        return plan.content
+    said = plan.respond(request) if plan.respond is not None else None
+    if said is not None:
+        return said
+    try:
+        name = request["response_format"]["json_schema"]["name"]
+    except (KeyError, TypeError):
         return plan.content
     return dict(plan.answers).get(name, plan.content)
 

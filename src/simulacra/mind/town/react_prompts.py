@@ -8,7 +8,7 @@ enum, so that constrained decoding makes a small model choose rather than write 
 from __future__ import annotations
 
 from enum import StrEnum
-from functools import cache
+from functools import lru_cache
 from typing import Literal
 
 from pydantic import BaseModel, create_model
@@ -30,7 +30,7 @@ class ReactionOutput(BaseModel):
     choice: Choice = "continue"
 
 
-@cache
+@lru_cache(maxsize=1024)  # bounded: the topics are memories, nearly every call's own
 def reaction_output(people: tuple[str, ...], topics: tuple[str, ...]) -> type[ReactionOutput]:
     """A reaction output whose `target` is one of `people` or nobody and whose `about` is one
     of `topics` or nothing in particular; both required, so the model must choose."""

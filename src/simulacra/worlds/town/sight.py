@@ -4,12 +4,16 @@ it perceived (its retention). The source's values are the defaults: 4 tiles, 3, 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import heapq
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from simulacra.worlds.town.tiles import Tile
+
+T = TypeVar("T")
 
 
 class SightConfig(BaseModel):
@@ -43,11 +47,25 @@ class Attention:
     def within(self, me: Tile, there: Tile) -> bool:
         return max(abs(me[0] - there[0]), abs(me[1] - there[1])) <= self.sight.radius
 
-    def nearest(self, me: Tile, seen: Sequence[Sighting]) -> list[Sighting]:
-        """The bandwidth nearest of what is within the radius, by distance then text."""
-        near = [s for s in seen if self.within(me, s.tile)]
-        near.sort(key=lambda s: ((s.tile[0] - me[0]) ** 2 + (s.tile[1] - me[1]) ** 2, s.text))
-        return near[: self.sight.bandwidth]
+    def nearest(
+        self, me: Tile, seen: Iterable[tuple[Tile, str | None, T]], told: Callable[[T], str]
+    ) -> list[Sighting]:
+        """The bandwidth nearest of what is within the radius (tile, who it is about, what
+        `told` puts into words), by distance then text. Only what lies no further than the
+        bandwidth-th nearest is put into words: in a crowd the sentences cost the most."""
+        x, y, r = me[0], me[1], self.sight.radius
+        near = [
+            ((tx - x) ** 2 + (ty - y) ** 2, (tx, ty), about, what)
+            for (tx, ty), about, what in seen
+            if -r <= tx - x <= r and -r <= ty - y <= r
+        ]
+        if len(near) > self.sight.bandwidth:
+            cut = heapq.nsmallest(self.sight.bandwidth, (d for d, *_ in near))[-1]
+            near = [n for n in near if n[0] <= cut]
+        worded = [(d, told(what), tile, about) for d, tile, about, what in near]
+        worded.sort(key=lambda n: (n[0], n[1]))
+        kept = worded[: self.sight.bandwidth]
+        return [Sighting(tile, about, text) for _, text, tile, about in kept]
 
     def fresh(self, agent: str, texts: Sequence[str]) -> list[str]:
         """The texts not among the agent's latest `retention`; those become its latest."""

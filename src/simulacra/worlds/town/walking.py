@@ -64,11 +64,8 @@ def walked(trip: Trip, then: datetime, now: datetime, seconds_per_tile: float) -
 def taken(agents: Roster[Whereabouts], place: str) -> set[Tile]:
     """Tiles at `place` that someone stands on or walks to."""
     held = {w.tile for _, w in agents.present(place) if w.tile is not None}
-    held |= {
-        w.trip.path[-1]
-        for w in agents.values()
-        if w.trip is not None and w.trip.path and w.trip.stops[-1] == place
-    }
+    # Only those bound for it: a tick of departures scanning everyone cost agents squared.
+    held |= {w.trip.path[-1] for w in agents.heading(place) if w.trip and w.trip.path}
     return held
 
 

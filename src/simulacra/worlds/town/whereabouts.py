@@ -33,6 +33,11 @@ class Whereabouts:
     trip: Trip | None = None
     tile: tuple[int, int] | None = None  # where it stands on a tile map
 
+    @property
+    def bound(self) -> str | None:
+        """Where it is on the way to; None while it is at its place."""
+        return None if self.trip is None else self.trip.stops[-1]
+
 
 def whereabouts_json(w: Whereabouts) -> dict[str, Any]:
     trip = None

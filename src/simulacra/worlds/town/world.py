@@ -41,7 +41,7 @@ from simulacra.worlds.town.map import TownMap
 from simulacra.worlds.town.presence import Roster
 from simulacra.worlds.town.roads import RoadGraph
 from simulacra.worlds.town.rules import area_for, problem, text_of
-from simulacra.worlds.town.sight import Attention, SightConfig, Sighting
+from simulacra.worlds.town.sight import Attention, SightConfig
 from simulacra.worlds.town.talk import approached, here, paired, visited
 from simulacra.worlds.town.things import Things
 from simulacra.worlds.town.tiles import Tile
@@ -73,6 +73,11 @@ REFLECT, SUMMARIZE = Phase("reflect"), Phase("summarize")
 def seen_as(w: Whereabouts) -> str:
     """How someone at a place is perceived."""
     return f"{w.name} is at {w.place} ({w.area}): {w.action}"
+
+
+def _told(what: Whereabouts | str) -> str:
+    """A sighting put into words: someone as seen, or an object's sentence as it is."""
+    return what if isinstance(what, str) else seen_as(what)
 
 
 class TownWorld:
@@ -234,11 +239,11 @@ class TownWorld:
             )
         self._notice(agent_id, me)
         others = [(i, w) for i, w in self.agents.present(me.place) if i != agent_id]
-        texts = [seen_as(w) for _, w in others]
         changed = self.things.changed_in(me.place, me.area)
-        texts += [text for _, text in changed]
         if self.grid is not None and me.tile is not None:
             others, texts = self._in_sight(agent_id, me, others, changed)
+        else:
+            texts = [seen_as(w) for _, w in others] + [text for _, text in changed]
         visiting = self.visitors.at(me.place)
         texts += [v.seen() for v in visiting]
         spec = self.town.place(me.place)
@@ -279,15 +284,13 @@ class TownWorld:
         """Who and what of its area the agent attends to, and the sentences it has not just
         perceived (sight.py)."""
         assert me.tile is not None
-        seen = [
-            Sighting(tile, i, seen_as(w))
-            for i, w in others
-            if w.area == me.area and (tile := w.tile) is not None
+        seen: list[tuple[Tile, str | None, Whereabouts | str]] = [
+            (tile, i, w) for i, w in others if w.area == me.area and (tile := w.tile) is not None
         ]
         spec = area_of(self.town, me.place, me.area)
         at = {t.name: t.at for t in spec.objects if t.at is not None}
-        seen += [Sighting(at[n], None, text) for n, text in changed if n in at]
-        kept = self.attention.nearest(me.tile, seen)
+        seen += [(at[n], None, text) for n, text in changed if n in at]
+        kept = self.attention.nearest(me.tile, seen, _told)
         who = {s.about for s in kept}
         texts = self.attention.fresh(agent_id, [s.text for s in kept])
         return [(i, w) for i, w in others if i in who], texts
