@@ -58,8 +58,25 @@ def test_one_commute_answer_is_valid_for_every_profile(scale: ModuleType, tmp_pa
         models.day.model_validate_json(answers[models.day.__name__])
 
 
-def test_the_town_answers_keep_everyone_home_and_carrying_on(scale: ModuleType) -> None:
+def test_the_town_day_is_read_off_the_prompt_and_the_rest_carries_on(scale: ModuleType) -> None:
+    """A resident works at the first workplace the places list names after its home (a few
+    doors down), and is home before and after; the other answers carry on."""
     answers = scale.town_answers()
-    plan = DailyPlanOutput.model_validate_json(answers["DailyPlanOutput"])
-    assert {b.place for b in plan.blocks} == {"home"}  # each resident's own home
+    assert "DailyPlanOutput" not in answers  # the day plan is read off each prompt
     assert ReactionOutput.model_validate_json(answers["ReactionOutput"]).choice == "continue"
+    card = "Name: Ann\nHome: Home 7\nPlaces: Workplace 1, Home 6, Home 7, Home 8, Workplace 2\n"
+    request = {
+        "response_format": {"json_schema": {"name": "DailyPlanOutput"}},
+        "messages": [{"role": "user", "content": card}],
+    }
+    plan = DailyPlanOutput.model_validate_json(scale.town_reply(request))
+    assert [(b.start, b.place) for b in plan.blocks] == [
+        ("07:00", "Home 7"),
+        ("08:00", "Workplace 2"),
+        ("12:00", "Workplace 2"),
+        ("13:00", "Workplace 2"),
+        ("17:00", "Home 7"),
+        ("22:00", "Home 7"),
+    ]
+    other = {"response_format": {"json_schema": {"name": "ReplanOutput"}}, "messages": []}
+    assert scale.town_reply(other) is None
