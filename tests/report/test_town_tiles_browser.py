@@ -57,9 +57,12 @@ POINTS = """() => Object.fromEntries([...document.querySelectorAll("#map g.agent
 }))"""
 
 
-WALKING = """(agent) => {
+# Walking and off its first tile: the flag is set as the walk starts, before the marker moves
+# (on a loaded machine the test read it there once).
+WALKING = """([agent, x, y]) => {
   const g = document.querySelector(`#map g.agent[data-agent="${agent}"]`);
-  return g && g.dataset.walking === "1";
+  const m = /translate\\(([-\\d.e]+) ([-\\d.e]+)\\)/.exec(g ? g.getAttribute("transform") : "");
+  return g && g.dataset.walking === "1" && m && (Number(m[1]) !== x || Number(m[2]) !== y);
 }"""
 
 
@@ -161,7 +164,7 @@ def test_an_agent_is_seen_walking_its_tiles_between_two_steps(
         before = page.evaluate(POINTS)[agent]
         page.select_option("#speed", "1")  # a step a second; a walk is drawn over 900 ms
         page.click("#play")
-        page.wait_for_function(WALKING, arg=agent)
+        page.wait_for_function(WALKING, arg=[agent, before[0], before[1]])
         x, y, walking = page.evaluate(POINTS)[agent]
         page.click("#pause")
         page.wait_for_timeout(1200)
