@@ -29,6 +29,7 @@ from simulacra.mind.town.schedule import (
     fit_durations,
     holds,
     laid_over,
+    parse_clock,
     places_named,
     resolve_place,
     split_hours,
@@ -305,8 +306,7 @@ class Planner:
         at = str(getattr(revision.start, "value", revision.start))
         if p.NONE in (at, place):
             return None
-        hour, minute = (int(part) for part in at.split(":"))
-        start = now.replace(hour=hour, minute=minute, second=0, microsecond=0)
+        start = parse_clock(now, at)
         end = min(start + APPOINTMENT, end_of_day(now))
         if end <= now:
             return None

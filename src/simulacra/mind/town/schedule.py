@@ -197,7 +197,7 @@ def _known_place(wanted: str, places: tuple[str, ...]) -> str | None:
     return within[0] if len(within) == 1 else None
 
 
-def _parse_clock(day: datetime, text: str) -> datetime:
+def parse_clock(day: datetime, text: str) -> datetime:
     hour, minute = text.split(":")
     return day.replace(hour=int(hour), minute=int(minute), second=0, microsecond=0)
 
@@ -217,7 +217,7 @@ def blocks_from(
     at 7, the running activity before a new plan) if that stays within `limit` blocks;
     otherwise the first block is moved back to `start`."""
     midnight = start.replace(hour=0, minute=0, second=0, microsecond=0)
-    timed = sorted(((_parse_clock(midnight, b.start), b) for b in items), key=lambda p: p[0])
+    timed = sorted(((parse_clock(midnight, b.start), b) for b in items), key=lambda p: p[0])
     kept: list[tuple[datetime, PlannedBlock]] = []
     for planned, block in timed:
         at = max(planned, start)
