@@ -140,22 +140,24 @@ class InFlight:
                 self.busy_s += time.perf_counter() - self._since
 
 
-def town_personas(count: int, homes: list[str]) -> list[dict[str, Any]]:
-    """`count` residents, the same every time: unique ids and names, HOUSEHOLD to a home."""
+def town_personas(count: int, homes: list[str], work: dict[str, str]) -> list[dict[str, Any]]:
+    """`count` residents, the same every time: unique ids and names, HOUSEHOLD to a home,
+    each working at its home's workplace in `work` (named in the background, so that the
+    resident knows it from the start: a plan may send it only to places it knows)."""
     names = itertools.product(LAST, FIRST)
     people = []
     for i in range(count):
         last, first = next(names, ("Resident", str(i)))
-        job = JOBS[i % len(JOBS)]
+        job, home = JOBS[i % len(JOBS)], homes[i // HOUSEHOLD]
         people.append(
             {
                 "id": f"{first}_{last}_{i}".lower(),
                 "name": f"{first} {last}",
                 "age": 18 + (i * 7) % 62,
                 "traits": [TRAITS[i % len(TRAITS)], TRAITS[(i // len(TRAITS)) % len(TRAITS)]],
-                "background": f"{first} is {job} who has lived in town for years.",
+                "background": f"{first} is {job} at {work[home]} who has lived here for years.",
                 "lifestyle": "Wakes at 7:00, works until 17:00, sleeps around 22:00.",
-                "home": homes[i // HOUSEHOLD],
+                "home": home,
             }
         )
     return people
@@ -204,17 +206,31 @@ def town_scenario(agents: int, hours: int, root: Path, spec: str) -> Scenario:
     households = math.ceil(agents / HOUSEHOLD)
     sketch = town_map(households, _workplaces(agents))
     homes = [p["name"] for p in sketch["places"] if p["kind"] == "home"]
+    work = _work(sketch["places"])
     raw = {
         "name": "scale-town",
         "seed": 7,
         "model": _model(spec, root),
         "clock": {"start": "2024-02-14T07:00", "tick": "10m", "duration": f"{hours}h"},
         "world": {"kind": "town", "map": drawn(sketch)},
-        "agents": {"mind": "generative", "personas": town_personas(agents, homes)},
+        "agents": {"mind": "generative", "personas": town_personas(agents, homes, work)},
         "memory": {"importance": "rule", "embedder": "hashing"},
         "output": {"root": str(root), "report": False},
     }
     return load_scenario(raw)
+
+
+def _work(places: list[dict[str, Any]]) -> dict[str, str]:
+    """Each home's workplace: the first the map lists after it (a few doors down)."""
+    names = [(p["name"], p["kind"]) for p in places]
+    work: dict[str, str] = {}
+    following = None
+    for name, kind in reversed(names + names):  # the last homes work at the first workplace
+        if kind == "work":
+            following = name
+        elif kind == "home" and following is not None:
+            work.setdefault(name, following)
+    return work
 
 
 def _workplaces(agents: int) -> int:
@@ -260,7 +276,9 @@ def town_answers() -> dict[str, str]:
             actions=[
                 PlannedAction(do="open the laptop", object="none", state=""),
                 PlannedAction(do="read emails", object="none", state=""),
-                PlannedAction(do="make tea at the stove", object="stove", state="heating water"),
+                # No object: an action's object is one of those known where it is done, and
+                # one answer serves the homes (a stove) and the workplaces (a desk) alike.
+                PlannedAction(do="make a cup of tea", object="none", state=""),
             ]
         ),
         NextStepOutput(place="home", activity="tidying up", minutes=30),

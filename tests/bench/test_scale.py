@@ -11,6 +11,7 @@ from types import ModuleType
 import pytest
 
 from simulacra.mind.commuter import Profile, plan_models
+from simulacra.mind.town.plan_check import using
 from simulacra.mind.town.plan_prompts import DailyPlanOutput
 from simulacra.mind.town.react_prompts import ReactionOutput
 from simulacra.worlds.commute import City, CommuteConfig
@@ -38,11 +39,21 @@ def test_a_generated_town_of_a_thousand_is_a_valid_scenario(
     assert max(homes.values()) == scale.HOUSEHOLD
     # Willow Bend's public places are kept beside the new homes.
     assert isinstance(scenario.world, TownConfig)
-    assert "Hobbs Cafe" in scenario.world.map.place_names
+    places = scenario.world.map.place_names
+    assert "Hobbs Cafe" in places
+    # Each resident's words name a workplace of the map, the first listed after its home, so
+    # it knows one from the start: the stand-in's day plan sends it there.
+    for person in people:
+        named = [
+            p for p in places if p.startswith("Workplace ") and f"at {p} " in person["background"]
+        ]
+        assert len(named) == 1
+        after = places[places.index(person["home"]) :] + places
+        assert named[0] == next(p for p in after if p.startswith("Workplace "))
     # The same residents every time.
-    assert scale.town_personas(50, ["A", "B", "C", "D", "E", "F", "G"]) == scale.town_personas(
-        50, ["A", "B", "C", "D", "E", "F", "G"]
-    )
+    lots = ["A", "B", "C", "D", "E", "F", "G"]
+    work = dict.fromkeys(lots, "W")
+    assert scale.town_personas(50, lots, work) == scale.town_personas(50, lots, work)
 
 
 def test_one_commute_answer_is_valid_for_every_profile(scale: ModuleType, tmp_path: Path) -> None:
@@ -80,3 +91,11 @@ def test_the_town_day_is_read_off_the_prompt_and_the_rest_carries_on(scale: Modu
     ]
     other = {"response_format": {"json_schema": {"name": "ReplanOutput"}}, "messages": []}
     assert scale.town_reply(other) is None
+
+
+def test_the_hour_s_actions_are_valid_at_home_and_at_work(scale: ModuleType) -> None:
+    """An action's object is an enum of the objects known where it is done: one answer must
+    hold at a home's stove and a workplace's desk (a stove at work was a fallback a resident)."""
+    answer = scale.town_answers()["ActionsOutput"]
+    for objects in (("bed", "stove"), ("desk", "printer")):
+        using(objects).model_validate_json(answer)
