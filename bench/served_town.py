@@ -11,6 +11,14 @@ schema's name with fixed content, and the town's scripted answers depend on each
 `bound_s` is the critical path read from the lockstep log: each agent's calls one after
 another, a conversation's turns holding both its speakers, every call costing what the
 stand-in charges for its tokens; no schedule can be faster with these calls.
+The other bounds read the same log under what each schedule must wait for (`chains`), so
+that a gap between two schedules shows which barrier holds the agents:
+`ticks_bound_s`, every tick waiting for every agent (lockstep, but for the waits between a
+tick's phases); `clocks_bound_s`, per-agent clocks, an agent waiting only for those within
+`horizon_tiles` (the tiles walked in a tick plus the sight radius) and everyone waiting at a
+checkpoint, an intervention or an interview; `clocks_unheld_s`, the same without those
+waits; `sight_bound_s`, waiting only for those within sight (what a scheme that guessed and
+rolled back when it guessed wrong might reach; no such scheme is built).
 `slot_utilisation` is the share of slot-seconds in use over the out-of-order run's wall time.
 `same_events`: the two logs agree, wall-clock fields aside (`simulacra diff`).
 """
@@ -20,6 +28,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import tempfile
 import time
 from pathlib import Path
@@ -31,6 +40,7 @@ from simulacra.llm import Request, load_model
 from simulacra.llm.types import RawReply
 from simulacra.mind.town.scripted import sociable
 from simulacra.runlog import Event, compare_runs, read_events
+from simulacra.worlds.town import TownConfig
 
 SCENARIO = Path(__file__).resolve().parent.parent / "scenarios" / "town-2day.yaml"
 
@@ -65,13 +75,43 @@ class Batching:
                 self._running -= 1
 
 
-def critical_path(events: list[Event], base_s: float, per_token_s: float) -> float:
-    """The longest chain of dependent calls in a log (see the module's docstring)."""
+def chains(
+    events: list[Event],
+    base_s: float,
+    per_token_s: float,
+    reach: float | None = None,
+    barriers: bool = False,
+) -> float:
+    """The wall time of a schedule of a log's calls with per-agent clocks, each call costing
+    what the stand-in charges for its tokens.
+
+    Each agent's calls run one after another, a conversation's turns holding both speakers.
+    With `reach` None nothing else holds an agent: the critical path, the longest chain of
+    dependent calls, which no schedule of these calls beats. With a `reach` (tiles) an agent
+    starts a tick only when every agent within that reach has finished the tick before: the
+    dependency per-agent clocks bounded by their neighbours' keep (measured from where the
+    agent stands at the tick's start to where the other stood at the last one's, as the log
+    has them, so no conservative scheme knows more). With `barriers`, a checkpoint, an
+    intervention or an interview waits for every agent, as they need the whole town at once.
+    """
     talks = [
-        (i, set(e.data["participants"])) for i, e in enumerate(events) if e.kind == "conversation"
+        (i, frozenset(e.data["participants"]))
+        for i, e in enumerate(events)
+        if e.kind == "conversation"
     ]
     ready: dict[str, float] = {}
+    before: dict[str, tuple[float, float]] = {}  # where each stood at the tick's start
+    waited: set[str | None] = set()  # the times everyone was waited for (interviews come together)
     for i, event in enumerate(events):
+        if barriers and event.kind in ("checkpoint", "intervention", "interview"):
+            if event.t not in waited:
+                ready = dict.fromkeys(ready, max(ready.values(), default=0.0))
+            waited.add(event.t)
+        if event.kind == "world":  # a tick ends: where each stands as the next starts
+            now = {a: (float(v["x"]), float(v["y"])) for a, v in event.data["agents"].items()}
+            if reach is not None and before:
+                ready = {a: _after(a, ready, now, before, reach) for a in ready}
+            before = now
         if event.kind != "llm.call" or event.agent is None:
             continue
         cost = base_s + per_token_s * event.data["completion_tokens"]
@@ -79,18 +119,36 @@ def critical_path(events: list[Event], base_s: float, per_token_s: float) -> flo
         held = [me]
         if event.data["purpose"].startswith("converse."):
             # The conversation this turn belongs to: the next one logged with this speaker.
-            who = next((w for j, w in talks if j > i and me in w), {me})
-            held = sorted(who)
+            held = sorted(next((w for j, w in talks if j > i and me in w), {me}))
         end = max(ready.get(a, 0.0) for a in held) + cost
-        for agent in held:
-            ready[agent] = end
+        ready.update(dict.fromkeys(held, end))
     return max(ready.values(), default=0.0)
+
+
+def _after(
+    agent: str,
+    ready: dict[str, float],
+    now: dict[str, tuple[float, float]],
+    before: dict[str, tuple[float, float]],
+    reach: float,
+) -> float:
+    """When `agent` may start a tick: once it, and each agent within `reach` of it, is done."""
+    here = now.get(agent)
+    if here is None:
+        return max(ready.values())  # nowhere known: wait for all
+    near = [
+        b
+        for b, there in before.items()
+        if max(abs(here[0] - there[0]), abs(here[1] - there[1])) <= reach
+    ]
+    return max([ready[agent], *(ready.get(b, 0.0) for b in near)])
 
 
 def play(
     schedule: str, root: str, args: argparse.Namespace
-) -> tuple[Path, float, Batching, list[Event], int]:
-    """The run's directory, wall time, stand-in, events and decisions taken from ahead."""
+) -> tuple[Path, float, Batching, list[Event], int, tuple[float, float]]:
+    """The run's directory, wall time, stand-in, events, decisions taken from ahead, and the
+    tiles an agent walks in a tick and sees (the two make the town's horizon)."""
     scenario = load_scenario(
         SCENARIO,
         [
@@ -111,7 +169,11 @@ def play(
     done = run(scenario, model=model, progress=False, on_progress=seen.append)
     wall = time.perf_counter() - started
     server.cpu_s = time.process_time() - cpu
-    return done.path, wall, server, list(read_events(done.events_path)), seen[-1].ahead
+    world = scenario.world
+    assert isinstance(world, TownConfig)
+    walk = scenario.clock.tick.total_seconds() / world.seconds_per_tile
+    events = list(read_events(done.events_path))
+    return done.path, wall, server, events, seen[-1].ahead, (walk, float(world.sight.radius))
 
 
 def main() -> None:
@@ -129,10 +191,12 @@ def main() -> None:
     )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-served-") as root:
-        a, lockstep_s, first, events, _ = play("lockstep", root + "/a", args)
-        b, ooo_s, server, _, ahead = play("out_of_order", root + "/b", args)
+        a, lockstep_s, first, events, _, (walk, sight) = play("lockstep", root + "/a", args)
+        b, ooo_s, server, _, ahead, _ = play("out_of_order", root + "/b", args)
         found = compare_runs(a, b)
     calls = [e for e in events if e.kind == "llm.call"]
+    cost = (args.base_ms / 1000, args.per_token_ms / 1000)
+    horizon = walk + sight
     print(
         json.dumps(
             {
@@ -145,9 +209,17 @@ def main() -> None:
                 "seconds_per_tile": args.seconds_per_tile,
                 "lockstep_s": round(lockstep_s, 2),
                 "out_of_order_s": round(ooo_s, 2),
-                "bound_s": round(
-                    critical_path(events, args.base_ms / 1000, args.per_token_ms / 1000), 2
-                ),
+                "bound_s": round(chains(events, *cost), 2),
+                "horizon_tiles": horizon,
+                # What per-agent clocks could do at best, from the lockstep log: bounded by
+                # the neighbours within the horizon, with the run's checkpoints, interventions
+                # and interviews waiting for all, then without them; then bounded only by
+                # those within sight (what a scheme that guessed and rolled back might reach).
+                "clocks_bound_s": round(chains(events, *cost, horizon, barriers=True), 2),
+                "clocks_unheld_s": round(chains(events, *cost, horizon), 2),
+                "sight_bound_s": round(chains(events, *cost, sight), 2),
+                # Lockstep with every call free of the others but each tick a barrier.
+                "ticks_bound_s": round(chains(events, *cost, math.inf), 2),
                 "speedup": round(lockstep_s / ooo_s, 3),
                 "slot_utilisation": round(server.held_s / (args.slots * ooo_s), 4),
                 "slot_utilisation_lockstep": round(first.held_s / (args.slots * lockstep_s), 4),
