@@ -367,11 +367,11 @@
       title.textContent = `${R.agents[id].name}: ${pos.action || "idle"} (${pos.place || "between places"})`;
     });
     // The world's own drawing first: it may move the view (following an agent), in which the
-    // bubbles are then laid out.
-    if (WORLD.frame) WORLD.frame({ R, frame, index: state.frame, where, dots, layers, sv, unit, agent: state.agent, playing: !!state.timer || state.ticked, speed: Number($("speed").value) });
+    // bubbles are then laid out, clear of the labels it names.
+    const labels = (WORLD.frame && WORLD.frame({ R, frame, index: state.frame, where, dots, layers, sv, unit, agent: state.agent, playing: !!state.timer || state.ticked, speed: Number($("speed").value) })) || [];
     layers.bubbles.replaceChildren();
     // Each bubble where it covers no name, marker or earlier bubble, the first said first.
-    const taken = fixed.concat(Object.values(where).map(([x, y, r]) => [x - r, y - r, 2 * r, 2 * r]));
+    const taken = fixed.concat(Object.values(where).map(([x, y, r]) => [x - r, y - r, 2 * r, 2 * r]), labels);
     const said = R.messages.filter((m) => m.frame === state.frame && where[m.agent]);
     const tails = layers.bubbles.appendChild(sv("g", { class: "tails" }));
     const drawn = said.map((m) => {

@@ -170,18 +170,22 @@ window.SimulacraWorldView = (function () {
       placed[id] = box;
       taken.push(box);
     });
+    const labels = [];
     if (selected && selected[1].textContent && where[selected[0]]) {
       const [id, doing] = selected;
       shown[id] = false;
       const [box] = place(id, doing, taken.filter((o) => o !== placed[id]));
       Object.entries(placed).forEach(([other, label]) => { if (cover(box, label) > 0) shown[other] = false; });
+      labels.push(box);
     }
     marks.forEach(([id, node]) => {
       const hidden = shown[id] === false;
       if (hidden !== (node.getAttribute("visibility") === "hidden")) {
         if (hidden) node.setAttribute("visibility", "hidden"); else node.removeAttribute("visibility");
       }
+      if (!hidden && placed[id]) labels.push(placed[id]);
     });
+    return labels;
   }
   const setXY = (node, x, y) => {
     if (Math.abs(Number(node.getAttribute("x")) - x) > 1e-3) node.setAttribute("x", x);
@@ -209,8 +213,8 @@ window.SimulacraWorldView = (function () {
       marks.push([id, mark]);
       if (id === ctx.agent) selected = [id, doing, mark];
     });
-    placeLabels(ctx, marks, selected);
     void R;
+    return placeLabels(ctx, marks, selected);
   }
 
   function walk(ctx) {
@@ -312,8 +316,9 @@ window.SimulacraWorldView = (function () {
       if (!map) return;
       if (opening) open(ctx);
       centre(ctx);
-      decorate(ctx);
+      const labels = decorate(ctx);
       if (tiled) walk(ctx);
+      return labels;  // for the bubbles to leave clear
     },
   };
 })();
