@@ -78,7 +78,6 @@ from simulacra.mind.town.plan_prompts import (
     DaySummaryOutput,
     HourlyOutput,
     NextStepOutput,
-    PlannedAction,
     PlannedBlock,
     ReplanOutput,
 )
@@ -257,11 +256,9 @@ def town_answers() -> dict[str, str]:
         ReplanOutput(blocks=home),
         HourlyOutput(activities=["reading emails", "writing a report", "making tea"]),
         ActionsOutput(
-            actions=[
-                PlannedAction(do="open the laptop", object="none", state=""),
-                PlannedAction(do="read emails", object="none", state=""),
-                PlannedAction(do="make tea at the stove", object="stove", state="heating water"),
-            ]
+            actions=["open the laptop", "read emails", "make tea at the stove"],
+            object="stove",
+            state="heating water",
         ),
         NextStepOutput(place="home", activity="tidying up", minutes=30),
         DaySummaryOutput(summary="A day at work, then a quiet evening at home."),
