@@ -208,3 +208,24 @@ async def test_naming_someone_is_the_decision_to_talk_and_nobody_is_to_carry_on(
         decision = await agent.react(now, await agent.perceive(now, seen), ("klaus",))
         decisions.append((decision.choice, decision.target))
     assert decisions == [("talk", "klaus"), ("continue", None)]
+
+
+async def test_the_agent_perceives_itself_when_its_step_changes_without_a_call(
+    model: ScriptedModel, make_agent: MakeAgent
+) -> None:
+    """The source's agent perceives its own event: a new step is a record, counted toward
+    reflection as any sight is, but never news and never rated by a call (the rule's)."""
+    agent = make_agent()
+    brewing = "Isabella Rodriguez is at Hobbs Cafe (cafe): brewing coffee"
+    serving = "Isabella Rodriguez is at Hobbs Cafe (cafe): serving customers"
+    steps = [brewing, brewing, serving]
+    before = calls(model)
+    for tick, doing in enumerate(steps):
+        now = NOON + timedelta(minutes=10 * tick)
+        seen = Observation("isabella", CAFE, (), facts={"doing": doing})
+        assert await agent.perceive(now, seen) == []  # nothing to react to
+    assert calls(model) == before
+    records = [r for r in agent.memory.recent(10) if r.kind == "observation"]
+    assert [r.text for r in records] == [brewing, serving]  # once a step, not once a tick
+    assert {(r.importance, r.importance_source) for r in records} == {(2.0, "given")}
+    assert agent.memory.since_reflection == 4.0
