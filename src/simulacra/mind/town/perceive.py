@@ -11,7 +11,8 @@ news the keyword rule's value.
 The agent also perceives itself: what it is doing, as the world shows it (`doing`), is stored
 when it changes, as the source's agent perceives its own event on its own tile. That record is
 never news, and its importance is the keyword rule's, without a call: the source asks the
-model about each, and a rating call per change of step would double the embedded day's calls.
+model about each, and a call per change of step (SmolLM2-135M writes 3 to 6 an hour) would
+add about 200 calls to an embedded demo day of 111 to 191.
 """
 
 from __future__ import annotations
