@@ -229,9 +229,10 @@ class TownWorld:
         """People at the same place, changed objects in the same area, and what just happened.
 
         `facts`: `area`, `objects` (the object names at this place, for planning), `using`
-        (the object this agent holds, if any), `names` (id -> name of the people here) and
-        `events` (world events announced at this place); `travelling` while on the way
-        somewhere.
+        (the object this agent holds, if any), `doing` (the agent's own action, as others
+        see it: the source's agent perceives its own event), `names` (id -> name of the
+        people here) and `events` (world events announced at this place); `travelling`
+        while on the way somewhere.
         """
         me = self.agents[agent_id]
         if me.trip is not None:
@@ -258,6 +259,7 @@ class TownWorld:
                 "area": me.area,
                 "objects": [t.name for a in spec.areas for t in a.objects],
                 "using": me.object,
+                "doing": seen_as(me),
                 "names": {i: w.name for i, w in others} | {v.id: v.name for v in visiting},
                 "visitors": [v.id for v in visiting],
                 "events": list(self._news.get(me.place, [])),
