@@ -53,9 +53,11 @@ lint: install-dev
 typecheck: install-dev
 	$(BIN)/mypy
 
+# pytest on two workers (the CI machine's two cores); each module's tests stay on one worker
+# (tests/conftest.py adds the groups it keeps together), so a module's shared run is made once.
 test: lint typecheck
 	# pytest exits 5 when it collects no test: not a failure of the code.
-	$(BIN)/pytest -q || [ $$? -eq 5 ]
+	$(BIN)/pytest -q -n 2 --dist loadfile || [ $$? -eq 5 ]
 	$(MAKE) --no-print-directory docs
 
 # The documentation site, warnings as errors; building it executes every notebook under
