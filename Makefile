@@ -22,11 +22,13 @@ $(VENV)/.installed: pyproject.toml constraints.txt | $(BIN)/python
 	touch $@
 
 # Debian's chromium for the viewer's tests (Playwright's own browser download does not work
-# offline), bubblewrap for the lab's sandbox, and qemu's user mode to run the 8-bit product on
-# emulated CPUs without VNNI.
+# offline) and a colour emoji font for it (10 MB; without one the replay's action emoji, and
+# so the docs' pictures of it, are drawn as empty boxes), bubblewrap for the lab's sandbox,
+# and qemu's user mode to run the 8-bit product on emulated CPUs without VNNI.
 $(VENV)/.installed-dev: pyproject.toml constraints.txt $(VENV)/.installed
 	$(BIN)/pip install --quiet -c constraints.txt -e ".[dev,sumo,3d,data,docs,ray]"
 	bash scripts/install-debian.sh chromium /usr/bin/chromium "the viewer's browser tests"
+	bash scripts/install-debian.sh fonts-noto-color-emoji /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf "the replay's emoji in the docs' pictures" "drawn as empty boxes"
 	bash scripts/install-debian.sh bubblewrap bwrap "the lab's sandbox and lab tests"
 	bash scripts/install-debian.sh qemu-user qemu-x86_64 "the 8-bit product's tests on emulated CPUs" failed
 	bash scripts/install-gl.sh
@@ -51,9 +53,11 @@ lint: install-dev
 typecheck: install-dev
 	$(BIN)/mypy
 
+# pytest on two workers (the CI machine's two cores); each module's tests stay on one worker
+# (tests/conftest.py adds the groups it keeps together), so a module's shared run is made once.
 test: lint typecheck
 	# pytest exits 5 when it collects no test: not a failure of the code.
-	$(BIN)/pytest -q || [ $$? -eq 5 ]
+	$(BIN)/pytest -q -n 2 --dist loadfile || [ $$? -eq 5 ]
 	$(MAKE) --no-print-directory docs
 
 # The documentation site, warnings as errors; building it executes every notebook under

@@ -78,7 +78,6 @@ from simulacra.mind.town.plan_prompts import (
     DaySummaryOutput,
     HourlyOutput,
     NextStepOutput,
-    PlannedAction,
     PlannedBlock,
     ReplanOutput,
 )
@@ -273,13 +272,11 @@ def town_answers() -> dict[str, str]:
         ReplanOutput(blocks=home),
         HourlyOutput(activities=["reading emails", "writing a report", "making tea"]),
         ActionsOutput(
-            actions=[
-                PlannedAction(do="open the laptop", object="none", state=""),
-                PlannedAction(do="read emails", object="none", state=""),
-                # No object: an action's object is one of those known where it is done, and
-                # one answer serves the homes (a stove) and the workplaces (a desk) alike.
-                PlannedAction(do="make a cup of tea", object="none", state=""),
-            ]
+            actions=["open the laptop", "read emails", "make a cup of tea"],
+            # No object: the hour's object is one of those known where it is spent, and one
+            # answer serves the homes (a stove) and the workplaces (a desk) alike.
+            object="none",
+            state="",
         ),
         NextStepOutput(place="home", activity="tidying up", minutes=30),
         DaySummaryOutput(summary="A day at work, then a quiet evening at home."),

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# A Debian package that some tests need, installed when its command is missing:
-#   install-debian.sh PACKAGE COMMAND WHAT [OUTCOME]
+# A Debian package that some tests need, installed when its command (or, for a package with
+# no command, a file it ships) is missing:
+#   install-debian.sh PACKAGE COMMAND-OR-FILE WHAT [OUTCOME]
 # Without root or apt-get it says what happens to the tests that need it (OUTCOME, "skipped"
 # unless given) and succeeds, so that `make install-dev` goes on.
 set -euo pipefail
 package=$1 command=$2 what=$3 outcome=${4:-skipped}
-if command -v "$command" >/dev/null; then
+if command -v "$command" >/dev/null || [ -f "$command" ]; then
   exit 0
 fi
 if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null; then

@@ -1,5 +1,5 @@
-"""What tests in several folders share: Debian's headless Chromium, driven by Playwright, and
-hypothesis without a deadline."""
+"""What tests in several folders share: Debian's headless Chromium, driven by Playwright,
+hypothesis without a deadline, and how `make test` shares the tests between two workers."""
 
 from __future__ import annotations
 
@@ -27,6 +27,15 @@ CHROMIUM_ARGS = [
     "--disable-quic",
 ]
 
+# Test files that one xdist worker runs together: the folder whose conftest makes one run for
+# the session (tests/evaluate), and the two modules that start a local Ray head, which must not
+# start two at once.
+TOGETHER = {
+    "tests/evaluate/": "evaluate",
+    "tests/commute/test_sweep.py": "ray",
+    "tests/commute/test_sweep_recovery.py": "ray",
+}
+
 # For the modules that drive the browser.
 NEEDS_CHROMIUM = [
     pytest.mark.browser,
@@ -46,3 +55,25 @@ def browser() -> Iterator[Any]:
         chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
+
+
+def work_unit(nodeid: str) -> str:
+    """The part of the suite one worker runs whole: a test's file, or its TOGETHER group."""
+    path = nodeid.split("::", 1)[0]
+    return next((group for prefix, group in TOGETHER.items() if path.startswith(prefix)), path)
+
+
+# pytest-xdist's own hook (make test: `pytest -n 2 --dist loadfile`): loadfile keeps a file's
+# tests on one worker, so its module-scoped runs are made once; this adds TOGETHER. (Its
+# loadgroup would do the same from marks, but pytest 9 keeps no `_nodeid` for it to tag.)
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByWorkUnit(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return work_unit(nodeid)
+
+    return ByWorkUnit(config, log)

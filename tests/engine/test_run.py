@@ -233,8 +233,9 @@ def test_a_rejected_action_is_logged_with_its_reason_and_the_agent_keeps_to_its_
     tmp_path: Path,
 ) -> None:
     scripted = model()
-    boiling = {"do": "boiling water on the stove", "object": "stove", "state": "boiling water"}
-    scripted.on("plan.actions", lambda request: {"actions": [boiling]})
+    stove = "boiling water on the stove"
+    boiling = {"actions": [stove], "object": "stove", "state": "boiling water"}
+    scripted.on("plan.actions", lambda request: boiling)
     # Marta and Daniel share Alder Cottage and its one stove.
     scenario: Scenario = load_scenario(TOWN, tiny(tmp_path, "agents.count=6"))
     done = run_scenario(scenario, model=scripted, progress=False)

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,8 @@ CHECK = Path(__file__).with_name("cpu_check.py")
 pytestmark = only_on_x86_64
 
 
+# Cached: the Haswell run serves both tests that read it (one emulated run, not two).
+@cache
 def _check_on(cpu: str) -> dict[str, object]:
     return check_on(cpu, CHECK)
 

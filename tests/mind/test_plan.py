@@ -30,16 +30,15 @@ def _hourly(request: Request) -> dict[str, object]:
 
 
 def _actions(request: Request) -> dict[str, object]:
-    """Brewing uses the coffee machine where the output model offers it (the agent knows it)."""
+    """The hour brews at the coffee machine where the output model offers it (the agent
+    knows it), else uses no object."""
     assert request.output is not None
     offered = request.output.model_json_schema()["$defs"]["Object"]["enum"]
-    machine = "coffee machine" if "coffee machine" in offered else "none"
+    machine = "coffee machine" in offered
     return {
-        "actions": [
-            {"do": "greeting a customer", "object": "none", "state": ""},
-            {"do": "brewing at the coffee machine", "object": machine, "state": ""},
-            {"do": "wiping up", "object": "none", "state": ""},
-        ]
+        "actions": ["greeting a customer", "brewing at the coffee machine", "wiping up"],
+        "object": "coffee machine" if machine else "none",
+        "state": "brewing coffee" if machine else "",
     }
 
 
@@ -107,7 +106,7 @@ async def test_lazy_decomposition_yields_contiguous_5_to_15_minute_actions_cover
     assert calls(model, "plan.actions") == 5  # one call per hour of the block
 
 
-async def test_an_hour_is_shared_among_its_actions_and_an_action_naming_an_object_uses_it(
+async def test_an_hour_is_shared_among_its_actions_which_use_its_object_in_its_state(
     model: ScriptedModel, make_agent: MakeAgent
 ) -> None:
     agent = await _planned_day(model, make_agent)
@@ -119,11 +118,21 @@ async def test_an_hour_is_shared_among_its_actions_and_an_action_naming_an_objec
         (s.duration_min, s.description, s.object, s.object_state)
         for s in agent.planner.schedule.actions
     ]
+    machine = ("coffee machine", "brewing coffee")
     assert hour == [
-        (15, "greeting a customer", None, None),
-        (15, "brewing at the coffee machine", "coffee machine", "in use"),
-        (15, "wiping up", None, None),
-        (15, "wiping up", None, None),  # three actions, four 15-minute steps: the last goes on
+        (15, "greeting a customer", *machine),
+        (15, "brewing at the coffee machine", *machine),
+        (15, "wiping up", *machine),
+        (15, "wiping up", *machine),  # three actions, four 15-minute steps: the last goes on
+    ]
+    # Where the model chose no object, a step naming one it knows uses it, in the rule's state.
+    model.on("plan.actions", lambda r: {**_actions(r), "object": "none", "state": "ignored"})
+    await agent.current_action(start + timedelta(hours=1))
+    after = [(s.description, s.object, s.object_state) for s in agent.planner.schedule.actions]
+    assert after[4:7] == [
+        ("greeting a customer", None, None),
+        ("brewing at the coffee machine", "coffee machine", "in use"),
+        ("wiping up", None, None),
     ]
 
 

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from datetime import datetime, timedelta
 from typing import Any
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from simulacra.core import Observation
 from simulacra.llm import Request, ScriptedModel
+from simulacra.memory import rule_importance
 from simulacra.mind.town import converse
 from simulacra.mind.town.react_prompts import NOBODY, NOTHING
 from simulacra.mind.town.scripted import offered
@@ -208,3 +213,33 @@ async def test_naming_someone_is_the_decision_to_talk_and_nobody_is_to_carry_on(
         decision = await agent.react(now, await agent.perceive(now, seen), ("klaus",))
         decisions.append((decision.choice, decision.target))
     assert decisions == [("talk", "klaus"), ("continue", None)]
+
+
+BREWING = "Isabella Rodriguez is at Hobbs Cafe (cafe): brewing coffee"
+SERVING = "Isabella Rodriguez is at Hobbs Cafe (cafe): serving customers"
+SLEEPING = "Isabella Rodriguez is at Hobbs Cafe (cafe): sleeping"
+
+
+@settings(max_examples=25, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from([BREWING, SERVING, SLEEPING]), max_size=8))
+def test_the_agent_perceives_itself_once_a_step_without_a_call(
+    model: ScriptedModel, make_agent: MakeAgent, steps: list[str]
+) -> None:
+    """The source's agent perceives its own event: each change of step is a record, counted
+    toward reflection as any sight is, never news and never rated by a call (the rule's)."""
+    agent = make_agent()
+    before = calls(model)
+
+    async def look() -> None:
+        for tick, doing in enumerate(steps):
+            now = NOON + timedelta(minutes=10 * tick)
+            seen = Observation("isabella", CAFE, (), facts={"doing": doing})
+            assert await agent.perceive(now, seen) == []  # nothing to react to
+
+    asyncio.run(look())
+    assert calls(model) == before
+    changes = [d for i, d in enumerate(steps) if i == 0 or steps[i - 1] != d]
+    records = [r for r in agent.memory.recent(10) if r.kind == "observation"]
+    assert [r.text for r in records] == changes  # once a step, not once a tick
+    assert all(r.importance == rule_importance(r.text) for r in records)
+    assert agent.memory.since_reflection == sum(r.importance for r in records)

@@ -1,8 +1,9 @@
 """The town's tile map in the viewer, measured in headless Chromium at both window sizes with 5
 and 25 agents (the shipped town, scripted, to its first conversations): every marker of an
 agent at a place lies inside that place's building, no speech bubble covers a place's name or
-another bubble, and an agent is seen walking its logged tiles from one step to the next as
-the replay plays."""
+another bubble, no agent's label (initials, emoji, the selected agent's action) covers another
+agent's label or a place's name, the map opens with its text large enough to read, and an
+agent is seen walking its logged tiles from one step to the next as the replay plays."""
 
 from __future__ import annotations
 
@@ -41,13 +42,17 @@ DRAWN = """() => {
     return [c.parentNode.dataset.agent, (l + r) / 2, (t + b) / 2];
   });
   const names = all("#map text.place-name, #map text.place-kind").map(box);
+  // Each agent's shown labels: its initials, its emoji, the selected agent's action.
+  const labels = all("#map g.agent:not([visibility=hidden]) text")
+    .filter((t) => t.textContent.trim() && t.getAttribute("visibility") !== "hidden")
+    .map((t) => [t.parentNode.dataset.agent, t.getAttribute("class") || "initials", box(t)]);
   const bubbles = all("#map g.bubble rect").map((r) => [r.parentNode.dataset.agent, box(r)]);
   // Markers whose centre a speech bubble's tail takes the click from.
   const tailed = all("#map g.agent:not([visibility=hidden]) circle").filter((c) => {
     const [l, t, r, b] = box(c), hit = document.elementFromPoint((l + r) / 2, (t + b) / 2);
     return hit && hit.closest(".tails");
   }).map((c) => c.parentNode.dataset.agent);
-  return { places, markers, names, bubbles, tailed };
+  return { places, markers, names, labels, bubbles, tailed };
 }"""
 
 # In the page: a marker's point on the map (its translate) by agent, and whether it walks.
@@ -92,10 +97,13 @@ def towns(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[int, Path]]
     yield found
 
 
+LEGIBLE_PX = 9  # the least height on screen of an agent's initials or a place's name
+
+
 def misdrawn(drawn: dict[str, Any], frame: dict[str, Any]) -> dict[str, list[str]]:
     """What `drawn` (DRAWN's answer) shows wrong of `frame`: markers of agents at a place
     outside its building; bubbles over a place's name or another bubble; a tail that takes
-    the click meant for its speaker's marker."""
+    the click meant for its speaker's marker; an agent's label over another's or a name."""
     step, outside, covered = frame["step"], [], []
     for agent, x, y in drawn["markers"]:
         place = frame["agents"][agent]["place"]
@@ -111,7 +119,26 @@ def misdrawn(drawn: dict[str, Any], frame: dict[str, Any]) -> dict[str, list[str
         ]
         covered += [f"step {step}: two bubbles" for o in boxes[i + 1 :] if _covers(bubble, o)]
     covered += [f"step {step}: a tail over {agent}'s marker" for agent in drawn["tailed"]]
+    labels = drawn["labels"]
+    for i, (agent, kind, label) in enumerate(labels):
+        covered += [
+            f"step {step}: {agent}'s {kind} covers {other}'s {what}"
+            for other, what, box in labels[i + 1 :]
+            if other != agent and _covers(label, box)
+        ]
+        covered += [
+            f"step {step}: {agent}'s {kind} covers a name"
+            for n in drawn["names"]
+            if _covers(label, n)
+        ]
     return {"outside": outside, "covered": covered}
+
+
+def too_small(drawn: dict[str, Any]) -> list[str]:
+    """Initials and names drawn less than LEGIBLE_PX high."""
+    heights = [("name", n[3] - n[1]) for n in drawn["names"]]
+    heights += [(a, b[3] - b[1]) for a, kind, b in drawn["labels"] if kind == "initials"]
+    return [f"{what} {height:.1f} px" for what, height in heights if height < LEGIBLE_PX]
 
 
 def world_frames(path: Path) -> list[dict[str, Any]]:
@@ -126,11 +153,14 @@ def test_markers_stay_in_their_buildings_and_bubbles_cover_no_name_or_bubble(
 ) -> None:
     page = browser.new_page(viewport={"width": size[0], "height": size[1]})
     try:
-        page.goto((towns[count] / "viewer.html").as_uri())
+        # Marta selected, so that her action is spelled out beside her marker.
+        page.goto((towns[count] / "viewer.html").as_uri() + "#step=0&agent=marta_okafor")
+        page.wait_for_timeout(30)
+        assert too_small(page.evaluate(DRAWN)) == []
         outside, covered, said = [], [], 0
         for frame in world_frames(towns[count]):
             step = frame["step"]
-            page.evaluate(GO, f"#step={step}")
+            page.evaluate(GO, f"#step={step}&agent=marta_okafor")
             page.wait_for_timeout(30)
             drawn = page.evaluate(DRAWN)
             wrong = misdrawn(drawn, frame)

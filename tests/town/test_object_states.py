@@ -86,14 +86,14 @@ async def test_the_state_the_model_writes_is_the_objects_and_others_in_sight_per
     model: ScriptedModel, tmp_path: Path
 ) -> None:
     prompts: list[str] = []
+    states = iter(["brewing coffee", ""])  # the first hour's state, then none written
 
     def actions(request: Request) -> dict[str, Any]:
         prompts.append(request.messages[-1].text)
         return {
-            "actions": [
-                {"do": "brewing coffee", "object": "espresso machine", "state": "brewing coffee"},
-                {"do": "ringing up an order", "object": "cash register", "state": ""},
-            ]
+            "actions": ["brewing coffee", "ringing up an order"],
+            "object": "espresso machine",
+            "state": next(states),
         }
 
     model.on("plan.actions", actions)
@@ -118,13 +118,12 @@ async def test_the_state_the_model_writes_is_the_objects_and_others_in_sight_per
         "Theo", "Cafe", "counter", "standing", tile=(9, 2)
     )
     assert not any("espresso" in t for t in world.look("theo").texts)
-    # "ringing up an order" uses the register but the model wrote no state: the rule's.
-    ringing = {
-        (s.object, s.object_state)
-        for s in marta.planner.schedule.actions
-        if s.description.startswith("ringing")
-    }
-    assert ringing == {("cash register", "in use")}
+    # The hour's object and state hold for each of its actions.
+    hour = {(s.object, s.object_state) for s in marta.planner.schedule.actions}
+    assert hour == {("espresso machine", "brewing coffee")}
+    # The next hour the model wrote no state: the rule's.
+    later = await marta.planner.current_action(START + timedelta(hours=1), ["espresso machine"])
+    assert (later.object, later.object_state) == ("espresso machine", "in use")
 
 
 async def test_the_stand_in_writes_the_state_from_the_activity_and_the_object_it_offers(
@@ -137,5 +136,5 @@ async def test_the_stand_in_writes_the_state_from_the_activity_and_the_object_it
     assert marta.current is not None
     # "counting the cash": the register shares a word with it; its state is the activity's.
     assert marta.current.object == "cash register"
-    assert marta.current.object_state == "in use for counting the cash"
+    assert marta.current.object_state == "counting the cash"
     assert model.ledger.total.fallbacks == 0

@@ -37,7 +37,7 @@ def test_the_nearest_are_those_of_the_plain_rule(
         worded.append(what)
         return f"{what} is here"
 
-    kept = Attention(sight).nearest(me, things, told)
+    kept = Attention(sight).nearest((me,), [((t,), a, w) for t, a, w in things], told)
     plain = [Sighting(tile, about, f"{what} is here") for tile, about, what in things]
     assert kept == plain_rule(sight, me, plain)
     within = [t for t, _, _ in things if max(abs(me[0] - t[0]), abs(me[1] - t[1])) <= radius]

@@ -247,6 +247,58 @@ def test_sight_takes_the_nearest_in_the_same_area_within_the_radius() -> None:
     assert seen_by(wide, "a0")[0] == ["a1", "a2", "a3", "a4"]  # never the other area's a5
 
 
+def corridor() -> TownWorld:
+    """One long room, 30 tiles: a stool at each end; sight of 4 tiles, nothing retained."""
+    from tests.town.tiny_tiles import tiled
+
+    rows = ["#" * 32, "#" + "." * 30 + "#", "#" + "." * 30 + "#", "#" * 32]
+    town = TownMap.model_validate(
+        tiled(
+            rows,
+            [("Hall", "cafe", (0, 0, 32, 4))],
+            [("hall", (1, 1, 30, 2))],
+            [("west stool", (1, 1)), ("east stool", (30, 1)), ("middle stool", (15, 2))],
+        )
+    )
+    world = TownWorld(town, START, SightConfig(radius=4, bandwidth=3, retention=0))
+    for agent in ("a", "b"):
+        world.add_agent(agent, agent.upper(), "Hall")
+    return world
+
+
+def walk_to(world: TownWorld, agent: str, stool: str) -> None:
+    assert world.apply(agent, Action("do", "sitting", args={"object": stool})).ok
+
+
+def seated(world: TownWorld) -> TownWorld:
+    """A at the west stool and B at the middle one, a tick after they walked there."""
+    ten = timedelta(minutes=10)
+    walk_to(world, "a", "west stool")
+    walk_to(world, "b", "middle stool")
+    world.advance(Tick(1, START, START + ten, ten, False, False, False))
+    world.advance(Tick(2, START + ten, START + 2 * ten, ten, False, False, False))
+    return world
+
+
+def test_sight_is_over_the_walk_since_the_last_look_at_the_same_steps() -> None:
+    ten = timedelta(minutes=10)
+    world = seated(corridor())
+    assert world.look("a").nearby_agents == ()  # 14 tiles apart: out of sight
+    # A walks the corridor's length past B, who sits: it saw B on its way, though it ends
+    # 15 tiles from B (perceived at every step, as the source does).
+    walk_to(world, "a", "east stool")
+    world.advance(Tick(3, START + 2 * ten, START + 3 * ten, ten, False, False, False))
+    assert world.look("a").nearby_agents == ("b",)
+    assert world.look("b").nearby_agents == ("a",)
+    # Both walk east at once, A from the west end, B from the middle: A treads where B sat,
+    # but B is 14 tiles ahead at every step, so neither sees the other.
+    world = seated(corridor())
+    walk_to(world, "b", "east stool")  # B first, to leave its stool free for A
+    walk_to(world, "a", "middle stool")
+    world.advance(Tick(3, START + 2 * ten, START + 3 * ten, ten, False, False, False))
+    assert world.look("a").nearby_agents == () and world.look("b").nearby_agents == ()
+
+
 # --- spatial memory -------------------------------------------------------------------------
 
 

@@ -131,6 +131,9 @@ def test_agents_perceive_people_at_their_place_and_object_states_in_their_area(
     assert seen.facts["names"] == {"marta": "Marta Okafor"}
     assert "stove" in seen.facts["objects"]
     assert world.look("theo").nearby_agents == ()
+    # Each sees itself as others see it (the source's agent perceives its own event).
+    assert seen.facts["doing"] == "Daniel Okafor is at Alder Cottage (kitchen): making coffee"
+    assert "Daniel Okafor" not in " ".join(seen.texts)
 
 
 def test_a_world_event_is_announced_to_those_present_until_the_clock_moves(

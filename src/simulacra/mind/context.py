@@ -71,11 +71,12 @@ ID_LINE_TOKENS = LINE_TOKENS + 6
 # How many records each purpose retrieves at most, before what the window holds caps it. The
 # source's numbers (50 for what one agent thinks of another and for an interview, 15 for an
 # utterance, 30 for reflection's evidence and for planning) suit streams that grow every 10
-# seconds; a town agent here writes about 55 records a day (10-minute ticks), so 50 is all of
-# a day's and the scripted two-day town returned every candidate in 21% of retrievals after
-# its first hour. Ours: 30 for a relationship, 10 for a conversation's memories (retrieved
-# once, not per utterance) and for a reaction, 30 for the rest; 50 for an interview, which
-# its own token cap limits (docs/town.md, "Departures").
+# seconds; a town agent here writes about 45 records a day (10-minute ticks, its own steps
+# and what it sees within four tiles), so 50 is all of a day's, and with them the scripted
+# two-day town had returned every candidate in 21% of retrievals after its first hour.
+# Ours: 30 for a relationship, 10 for a conversation's memories (retrieved once, not per
+# utterance) and for a reaction, 30 for the rest; 50 for an interview, which its own token
+# cap limits (docs/town.md, "Departures").
 RECALL_K = {
     "converse.relation": 30,
     "converse.turn": 10,

@@ -318,7 +318,7 @@
     const items = shown.map((id) => {
       const r = unit * 2.4 * (placed.size[id] || 1), [x, y] = placed.at[id];
       const p = placeByName[frame.agents[id].place];
-      return { w: 2 * r, h: 2 * r, spots: MapLayout.rings(x, y, r * 0.6, 16, 12), within: p ? [p.x, p.y, p.w, p.h] : null };
+      return { w: 2 * r, h: 2 * r, spots: MapLayout.rings(x, y, r * 0.6, 16, 12), within: p ? [p.x, p.y, p.w, p.h] : null, anchor: [x - r, y - r, 2 * r, 2 * r] };
     });
     const boxes = MapLayout.settle(items, fixed, view(), unit * 0.25);
     const out = {};
@@ -367,11 +367,11 @@
       title.textContent = `${R.agents[id].name}: ${pos.action || "idle"} (${pos.place || "between places"})`;
     });
     // The world's own drawing first: it may move the view (following an agent), in which the
-    // bubbles are then laid out.
-    if (WORLD.frame) WORLD.frame({ R, frame, index: state.frame, where, dots, layers, sv, unit, agent: state.agent, playing: !!state.timer || state.ticked, speed: Number($("speed").value) });
+    // bubbles are then laid out, clear of the labels it names.
+    const labels = (WORLD.frame && WORLD.frame({ R, frame, index: state.frame, where, dots, layers, sv, unit, agent: state.agent, playing: !!state.timer || state.ticked, speed: Number($("speed").value) })) || [];
     layers.bubbles.replaceChildren();
     // Each bubble where it covers no name, marker or earlier bubble, the first said first.
-    const taken = fixed.concat(Object.values(where).map(([x, y, r]) => [x - r, y - r, 2 * r, 2 * r]));
+    const taken = fixed.concat(Object.values(where).map(([x, y, r]) => [x - r, y - r, 2 * r, 2 * r]), labels);
     const said = R.messages.filter((m) => m.frame === state.frame && where[m.agent]);
     const tails = layers.bubbles.appendChild(sv("g", { class: "tails" }));
     const drawn = said.map((m) => {
@@ -387,7 +387,7 @@
     const boxes = MapLayout.settle(drawn.map(({ m, b }) => {
       const [x, y, r] = where[m.agent], w = b.width + unit * 1.4, h = b.height + unit;
       const spots = MapLayout.beside(x, y, r, w, h, unit * 1.5, 10).concat(MapLayout.rings(x, y - r - h / 2, unit * 3, 24, 16));
-      return { w, h, spots, within: null };
+      return { w, h, spots, within: null, anchor: [x, y, 0, 0] };
     }), taken, view(), unit * 0.3);
     drawn.forEach(({ m, text, tail, box, b }, i) => {
       const [x, y, w, h] = boxes[i], [mx, my] = where[m.agent];

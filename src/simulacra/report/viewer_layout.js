@@ -53,17 +53,21 @@ const MapLayout = (() => {
     return out;
   }
 
-  // Give each item ({ w, h, spots, within }) the first of its spots (centres, best first)
-  // whose box, with `pad` around it, covers none of `taken` (nor an item placed before it),
-  // stays in `view` and, where it can, inside its `within` box; where every spot covers
-  // something, the one that covers least. Returns each item's box, in order.
+  // Give each item ({ w, h, spots, within, anchor }) the first of its spots (centres, best
+  // first) whose box, with `pad` around it, covers none of `taken` (nor an item placed
+  // before it), stays in `view` (unless its `anchor` box, what it belongs to, is not wholly
+  // in view: a marker at the view's edge is not pushed out of its building, and an item out
+  // of sight is laid out all the same, for a view that pans to it) and, where it can, inside
+  // its `within` box; where every spot covers something, the one that covers least. Returns
+  // each item's box, in order.
   function settle(items, taken, view, pad) {
     const boxes = taken.slice();
     return items.map((item) => {
       let free = null, least = null;
+      const bound = view && (!item.anchor || inside(item.anchor, view)) ? view : null;
       for (const [cx, cy] of item.spots) {
         const box = [cx - item.w / 2, cy - item.h / 2, item.w, item.h];
-        if (view && !inside(box, view)) continue;
+        if (bound && !inside(box, bound)) continue;
         const wide = grown(box, pad);
         let cost = 0;
         for (const other of boxes) cost += overlap(wide, other);

@@ -46,7 +46,7 @@ CLOCK_TIME = re.compile(r"\b(?:[01]?\d|2[0-3]):[0-5]\d\b")
 APPOINTMENT = timedelta(hours=1)  # how long an appointment named without an end is kept
 SHOWN_BLOCKS = p.MAX_BLOCKS  # the blocks ahead a decision sees: the rest of the day
 NEXT_STEP_TOKENS = SUMMARY_TOKENS = 256  # the default of `MindContext.ask`
-ACTIONS_TOKENS = 40 * p.MAX_ACTIONS + 8  # six actions of a phrase, an object and its state
+ACTIONS_TOKENS = 16 * p.MAX_ACTIONS + 40  # six phrases, then the hour's object and its state
 
 
 def _items(steps: Sequence[PlanStep]) -> list[dict[str, Any]]:
@@ -335,7 +335,7 @@ class Planner:
             end=clock(end),
             minutes=minutes,
         )
-        fallback = fallback_actions([reaction[:36] or "reacting", doing.description[:36]], objects)
+        fallback = fallback_actions([reaction[:36] or "reacting", doing.description[:36]])
         answer = await self.ctx.ask(
             "plan.react",
             now,
@@ -346,7 +346,7 @@ class Planner:
             max_tokens=ACTIONS_TOKENS,
         )
         window = PlanStep(now, minutes, block.place, f"reacting to {reaction}"[:80])
-        steps = steps_from(answer.value.actions, window, objects)
+        steps = steps_from(answer.value, window, objects)
         self.schedule.cut_steps_at(now)
         self.schedule.hours.append(window)
         self.schedule.actions += steps
@@ -426,7 +426,7 @@ class Planner:
             activity=hour.description,
         )
         steps_needed = len(fit_durations([], hour.duration_min))
-        fallback = fallback_actions([hour.description] * min(steps_needed, p.MAX_ACTIONS), objects)
+        fallback = fallback_actions([hour.description] * min(steps_needed, p.MAX_ACTIONS))
         answer = await self.ctx.ask(
             "plan.actions",
             now,
@@ -436,7 +436,7 @@ class Planner:
             fallback,
             max_tokens=ACTIONS_TOKENS,
         )
-        steps = steps_from(answer.value.actions, hour, objects)
+        steps = steps_from(answer.value, hour, objects)
         self.schedule.actions += steps
         text = f"{self._name}'s next steps for {hour.description}:\n{_lines(steps)}"
         self._record("action", text, steps, now)

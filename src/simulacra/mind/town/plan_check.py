@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, create_model, model_validator
 
-from simulacra.mind.town.plan_prompts import NONE, ActionsOutput, PlannedAction, PlannedBlock
+from simulacra.mind.town.plan_prompts import NONE, ActionsOutput, PlannedBlock
 from simulacra.mind.town.routine import is_sleep, minutes_of
 from simulacra.mind.town.schedule import resolve_place
 
@@ -129,8 +129,6 @@ def placed(output: type[Plan], places: tuple[str, ...]) -> type[Plan]:
 
 @lru_cache(maxsize=512)
 def using(objects: tuple[str, ...]) -> type[ActionsOutput]:
-    """ActionsOutput whose actions each use one of `objects` or none."""
+    """ActionsOutput whose hour uses one of `objects` or none."""
     thing = one_of("Object", (*objects, NONE))
-    action = create_model("PlannedAction", __base__=PlannedAction, object=(thing, ...))
-    field = ActionsOutput.model_fields["actions"]
-    return create_model("ActionsOutput", __base__=ActionsOutput, actions=(list[action], field))
+    return create_model("ActionsOutput", __base__=ActionsOutput, object=(thing, ...))

@@ -38,24 +38,20 @@ class HourlyOutput(BaseModel):
 
 MAX_ACTIONS = 6
 NONE = "none"  # an enum's answer for no object, no appointment time or place
-
-
-class PlannedAction(BaseModel):
-    """One step: what the character does, the object of the place it uses (or `NONE`; an
-    enum of the objects it knows there, plan_check.using) and what the object is doing
-    meanwhile, its state ("brewing coffee"), as the source asks in a call of its own."""
-
-    do: Annotated[str, MaxChars(36)]
-    object: str
-    state: Annotated[str, MaxChars(30)]
+STATE_CHARS = 24  # an object's state: a few words ("brewing coffee")
 
 
 class ActionsOutput(BaseModel):
-    """The steps, without minutes: the hour is shared among them in 5-15 minute steps. An
-    object and a state per step cost SmolLM2-135M about 120 completion tokens a call more
-    than bare phrases did (docs/town.md), and save the source's call per action."""
+    """The hour's steps as short phrases, without minutes (the hour is shared among them in
+    5-15 minute steps), then the one object of the place the hour uses (`NONE`; an enum of
+    the objects the agent knows there, plan_check.using) and what it is doing meanwhile, its
+    state ("brewing coffee"), which the source asks in a call of its own per action. Once an
+    hour, not once a step: on the same prompts SmolLM2-135M wrote 55 completion tokens a
+    call for bare phrases, 127 with an object and state in every step, 78 so (docs/town.md)."""
 
-    actions: list[PlannedAction] = Field(min_length=1, max_length=MAX_ACTIONS)
+    actions: list[Annotated[str, MaxChars(36)]] = Field(min_length=1, max_length=MAX_ACTIONS)
+    object: str
+    state: Annotated[str, MaxChars(STATE_CHARS)]
 
 
 class NextStepOutput(BaseModel):
@@ -153,8 +149,8 @@ What does this mean for {name}'s plans, and does the rest of the day change?"""
 REACT_WINDOW_SYSTEM = (
     "A character interrupts what they were doing to react to something. Rewrite their next "
     "steps, from now to the end of the window given: 2 to 6 short actions in order, the "
-    "reaction first, then what they do after it. Reply in JSON with the list of actions; "
-    "each names the object here it uses (or none) and what that object is doing meanwhile."
+    "reaction first, then what they do after it. Reply in JSON with the list of actions, "
+    "then the one object here they use (or none) and what that object is doing meanwhile."
 )
 
 REACT_WINDOW_USER = """{name} is at {place}. Objects here: {objects}
@@ -172,8 +168,8 @@ Give {hours} activities, one for each hour."""
 
 ACTIONS_SYSTEM = (
     "You break a character's plan for the coming hour into 3 to 6 concrete actions of 5 to "
-    "15 minutes each, in order. Reply in JSON with a list of short actions; each names the "
-    "object here it uses (or none) and what that object is doing meanwhile (the espresso "
+    "15 minutes each, in order. Reply in JSON with a list of short actions, then the one "
+    "object here they use (or none) and what that object is doing meanwhile (the espresso "
     "machine is: brewing coffee), empty when none."
 )
 

@@ -80,9 +80,11 @@ def _topics(found: Sequence[MemoryRecord]) -> tuple[str, ...]:
     out: list[str] = []
     for record in sorted(found, key=lambda r: -r.importance):
         text = topic(record)
-        # Sights of people are what is noticed, not a reason to talk: offered as topics,
-        # SmolLM2-135M took the sight it had just read over the party it means to host.
-        sight = record.kind == "observation" and bool(_about(record))
+        # Sights of people, itself too, are what is noticed, not a reason to talk: offered
+        # as topics, SmolLM2-135M took the sight it had just read over the party it means
+        # to host.
+        meta = record.meta or {}
+        sight = record.kind == "observation" and (bool(_about(record)) or bool(meta.get("self")))
         if record.kind != "plan" and not sight and text and text not in out and text != p.NOTHING:
             out.append(text)
     return tuple(out[: p.TOPICS])

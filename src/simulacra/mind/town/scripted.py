@@ -16,9 +16,9 @@ gives it and acts on that, by fixed rules, whatever the news is about.
 - Plans (plan.daily, plan.replan, plan.react): the day or the plan it is shown as the form
   of the reply, within the output model's limits, with each appointment its memories name
   for today laid over it.
-- Actions (plan.actions, plan.react): the activity it is shown, using the object the output
-  model offers whose name shares a word with it (none where none does), in a state made of
-  the activity ("in use for making coffee").
+- Actions (plan.actions, plan.react): the activity it is shown, the hour using the object
+  the output model offers whose name shares a word with it (none where none does), in a
+  state made of the activity's words ("making coffee").
 - Interviews: answers from the memory that shares most words with the question.
 - Reflection: one insight from the two statements that share most words with the question.
 - As an evaluation's judge: ranks answers by how many of their words the character's
@@ -33,13 +33,13 @@ import json
 import re
 from collections.abc import Sequence
 from enum import Enum
-from typing import Any, get_args
+from typing import Any
 
 from simulacra.llm import Request, ScriptedModel
 from simulacra.memory import rule_importance
 from simulacra.mind.interview import MEMORY_IDS
 from simulacra.mind.town.converse_prompts import SMALL_TALK
-from simulacra.mind.town.plan_prompts import MAX_BLOCKS, NONE
+from simulacra.mind.town.plan_prompts import MAX_BLOCKS, NONE, STATE_CHARS
 from simulacra.mind.town.react_prompts import NOBODY, NOTHING
 
 _KNOW = re.compile(r"Do you know (.+?)\?")
@@ -74,7 +74,6 @@ APPOINTMENT_MINUTES = 90
 APPOINTMENTS = 2  # laid over one plan at most
 MIN_DAY_BLOCKS = 5  # DailyPlanOutput's least
 ACTION_CHARS = 36  # ActionsOutput's most, a phrase
-STATE_CHARS = 30  # an action's object state, at most
 BREAK_MINUTES = 30
 
 
@@ -399,31 +398,27 @@ def _without_shortest(blocks: list[dict[str, str]]) -> list[dict[str, str]]:
 
 
 def _react_window(request: Request) -> dict[str, Any]:
-    """The window rewritten around the reaction: the reaction, then the step it interrupted."""
+    """The window rewritten around the reaction: the reaction, then the step it interrupted,
+    using the object the reaction names, else the one the step names."""
     prompt = _prompt(request)
     reaction = _between(prompt, "Reaction: ", "\n")
     planned = _between(prompt, "was doing: ", "\n")
     first = reaction[:ACTION_CHARS]
     things = _objects(request)
     texts = [first, first, planned[:ACTION_CHARS] or "carrying on"]
-    return {"actions": [_action(t, _naming(t, things), t) for t in texts]}
+    return {"actions": texts, **_using(reaction if _naming(reaction, things) else planned, things)}
 
 
 def _hour_actions(request: Request) -> dict[str, Any]:
     """The hour's activity, at the object offered that its words name (none where none)."""
     activity = _between(_prompt(request), " plans: ", "\n")
-    return {
-        "actions": [
-            _action(activity[:ACTION_CHARS], _naming(activity, _objects(request)), activity)
-        ]
-    }
+    return {"actions": [activity[:ACTION_CHARS]], **_using(activity, _objects(request))}
 
 
 def _objects(request: Request) -> list[str]:
-    """The objects an action may use, as the output model's enum offers them ("none" aside)."""
+    """The objects an hour may use, as the output model's enum offers them ("none" aside)."""
     fields = request.output.model_fields if request.output is not None else {}
-    item = get_args(getattr(fields.get("actions"), "annotation", None))
-    kind = item[0].model_fields["object"].annotation if item else None
+    kind = getattr(fields.get("object"), "annotation", None)
     offered = (
         [str(m.value) for m in kind] if isinstance(kind, type) and issubclass(kind, Enum) else []
     )
@@ -437,16 +432,17 @@ def _naming(text: str, things: Sequence[str]) -> str | None:
     return best if best is not None and _stems(best) & words else None
 
 
-def _action(text: str, thing: str | None, activity: str) -> dict[str, str]:
-    """An action using `thing` in a state the activity describes."""
+def _using(activity: str, things: Sequence[str]) -> dict[str, str]:
+    """The object offered that `activity` names, in the activity's words as its state."""
+    thing = _naming(activity, things)
     if thing is None:
-        return {"do": text, "object": NONE, "state": ""}
-    words, state = f"in use for {activity}".split(), ""
-    for word in words:  # whole words, within the state's limit
+        return {"object": NONE, "state": ""}
+    state = ""
+    for word in activity.split():  # whole words, within the state's limit
         if len(f"{state} {word}".strip()) > STATE_CHARS:
             break
         state = f"{state} {word}".strip()
-    return {"do": text, "object": thing, "state": state}
+    return {"object": thing, "state": state}
 
 
 # --- interviews, reflection, judging ---------------------------------------------------------

@@ -1,6 +1,10 @@
 """What an agent on a tile map perceives: who and what is within its vision radius in its own
 area, the nearest few (its attention bandwidth), less what is already among the latest things
-it perceived (its retention). The source's values are the defaults: 4 tiles, 3, 5."""
+it perceived (its retention). The source's values are the defaults: 4 tiles, 3, 5.
+
+The source perceives at every 10-second step; a decision tick here holds many movement steps.
+So sight is over the walk since the last look: who came within the radius at the same movement
+step, nearest at their closest, as the source's agent would have seen them on its way."""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from simulacra.worlds.town.tiles import Tile
 
 T = TypeVar("T")
+Track = Sequence[Tile]  # where one stood after each movement step since the last look
 
 
 class SightConfig(BaseModel):
@@ -48,17 +53,18 @@ class Attention:
         return max(abs(me[0] - there[0]), abs(me[1] - there[1])) <= self.sight.radius
 
     def nearest(
-        self, me: Tile, seen: Iterable[tuple[Tile, str | None, T]], told: Callable[[T], str]
+        self, me: Track, seen: Iterable[tuple[Track, str | None, T]], told: Callable[[T], str]
     ) -> list[Sighting]:
-        """The bandwidth nearest of what is within the radius (tile, who it is about, what
-        `told` puts into words), by distance then text. Only what lies no further than the
-        bandwidth-th nearest is put into words: in a crowd the sentences cost the most."""
-        x, y, r = me[0], me[1], self.sight.radius
-        near = [
-            ((tx - x) ** 2 + (ty - y) ** 2, (tx, ty), about, what)
-            for (tx, ty), about, what in seen
-            if -r <= tx - x <= r and -r <= ty - y <= r
-        ]
+        """The bandwidth nearest of what came within the radius (its track, who it is about,
+        what `told` puts into words), by distance at the closest then text. Only what lies no
+        further than the bandwidth-th nearest is put into words: in a crowd the sentences cost
+        the most."""
+        r = self.sight.radius
+        near: list[tuple[int, Tile, str | None, T]] = []
+        for track, about, what in seen:
+            found = closest(me, track, r)
+            if found is not None:
+                near.append((*found, about, what))
         if len(near) > self.sight.bandwidth:
             cut = heapq.nsmallest(self.sight.bandwidth, (d for d, *_ in near))[-1]
             near = [n for n in near if n[0] <= cut]
@@ -74,3 +80,23 @@ class Attention:
         if self.sight.retention:
             self.recent[agent] = (latest + new)[-self.sight.retention :]
         return new
+
+
+def closest(me: Track, there: Track, radius: int) -> tuple[int, Tile] | None:
+    """The least squared distance between two tracks at the same movement step, within the
+    radius (a square), and where the other stood then; None when never within. A track that
+    has ended stays on its last tile."""
+    if len(me) == 1 and len(there) == 1:  # nobody walked: the common case, kept cheap
+        (x, y), (tx, ty) = me[0], there[0]
+        if -radius <= tx - x <= radius and -radius <= ty - y <= radius:
+            return ((tx - x) ** 2 + (ty - y) ** 2, (tx, ty))
+        return None
+    best: tuple[int, Tile] | None = None
+    last_me, last_there = len(me) - 1, len(there) - 1
+    for k in range(max(len(me), len(there))):
+        (x, y), (tx, ty) = me[min(k, last_me)], there[min(k, last_there)]
+        if -radius <= tx - x <= radius and -radius <= ty - y <= radius:
+            d = (tx - x) ** 2 + (ty - y) ** 2
+            if best is None or d < best[0]:
+                best = (d, (tx, ty))
+    return best

@@ -41,7 +41,7 @@ from simulacra.worlds.town.map import TownMap
 from simulacra.worlds.town.presence import Roster
 from simulacra.worlds.town.roads import RoadGraph
 from simulacra.worlds.town.rules import area_for, problem, text_of
-from simulacra.worlds.town.sight import Attention, SightConfig
+from simulacra.worlds.town.sight import Attention, SightConfig, Track
 from simulacra.worlds.town.talk import approached, here, paired, visited
 from simulacra.worlds.town.things import Things
 from simulacra.worlds.town.tiles import Tile
@@ -96,6 +96,7 @@ class TownWorld:
         self.attention = Attention(sight or SightConfig())
         self.seconds_per_tile = seconds_per_tile
         self._steps: dict[str, list[Tile]] = {}  # tiles walked since the last frame
+        self._walks: dict[str, list[Tile]] = {}  # tiles walked since the last look (sight.py)
         self.known = Known()
         self.now = now
         self.agents: Roster[Whereabouts] = Roster()
@@ -228,9 +229,10 @@ class TownWorld:
         """People at the same place, changed objects in the same area, and what just happened.
 
         `facts`: `area`, `objects` (the object names at this place, for planning), `using`
-        (the object this agent holds, if any), `names` (id -> name of the people here) and
-        `events` (world events announced at this place); `travelling` while on the way
-        somewhere.
+        (the object this agent holds, if any), `doing` (the agent's own action, as others
+        see it: the source's agent perceives its own event), `names` (id -> name of the
+        people here) and `events` (world events announced at this place); `travelling`
+        while on the way somewhere.
         """
         me = self.agents[agent_id]
         if me.trip is not None:
@@ -257,6 +259,7 @@ class TownWorld:
                 "area": me.area,
                 "objects": [t.name for a in spec.areas for t in a.objects],
                 "using": me.object,
+                "doing": seen_as(me),
                 "names": {i: w.name for i, w in others} | {v.id: v.name for v in visiting},
                 "visitors": [v.id for v in visiting],
                 "events": list(self._news.get(me.place, [])),
@@ -284,13 +287,16 @@ class TownWorld:
         """Who and what of its area the agent attends to, and the sentences it has not just
         perceived (sight.py)."""
         assert me.tile is not None
-        seen: list[tuple[Tile, str | None, Whereabouts | str]] = [
-            (tile, i, w) for i, w in others if w.area == me.area and (tile := w.tile) is not None
+        seen: list[tuple[Track, str | None, Whereabouts | str]] = [
+            (self._walks.get(i) or (tile,), i, w)
+            for i, w in others
+            if w.area == me.area and (tile := w.tile) is not None
         ]
         spec = area_of(self.town, me.place, me.area)
         at = {t.name: t.at for t in spec.objects if t.at is not None}
-        seen += [(at[n], None, text) for n, text in changed if n in at]
-        kept = self.attention.nearest(me.tile, seen, _told)
+        seen += [((at[n],), None, text) for n, text in changed if n in at]
+        mine = self._walks.get(agent_id) or (me.tile,)
+        kept = self.attention.nearest(mine, seen, _told)
         who = {s.about for s in kept}
         texts = self.attention.fresh(agent_id, [s.text for s in kept])
         return [(i, w) for i, w in others if i in who], texts
@@ -328,7 +334,8 @@ class TownWorld:
         self.now = tick.next
         self._news.clear()
         self._talking.clear()
-        self._steps.clear()
+        # Walks within a place are taken as the tick's actions settle, trips' steps here.
+        settled, self._steps = self._steps, {}
         for agent_id, me in sorted(self.agents.items()):
             trip = me.trip
             if trip is None:
@@ -350,6 +357,8 @@ class TownWorld:
             if not outcome.ok:
                 # The object was taken while on the way: do the activity without it.
                 self._settle(agent_id, trip.area, trip.description, None, None)
+        walkers = sorted(settled.keys() | self._steps.keys())
+        self._walks = {a: settled.get(a, []) + self._steps.get(a, []) for a in walkers}
 
     def snapshot(self) -> dict[str, Any]:
         return {
@@ -359,6 +368,7 @@ class TownWorld:
             "logged": dict(sorted(self._logged.items())),
             "visitors": self.visitors.snapshot(),
             "steps": {a: [list(t) for t in s] for a, s in sorted(self._steps.items())},
+            "walks": {a: [list(t) for t in s] for a, s in self._walks.items()},
             "recent": dict(sorted(self.attention.recent.items())),
             "known": self.known.snapshot(),
         }
@@ -370,6 +380,7 @@ class TownWorld:
         self._logged = {a: list(key) for a, key in snapshot.get("logged", {}).items()}
         self.visitors = Visitors.restored(snapshot.get("visitors", []))
         self._steps = {a: [(x, y) for x, y in s] for a, s in snapshot.get("steps", {}).items()}
+        self._walks = {a: [(x, y) for x, y in s] for a, s in snapshot.get("walks", {}).items()}
         self.attention.recent = {a: list(r) for a, r in snapshot.get("recent", {}).items()}
         self.known.restore(snapshot.get("known", {}))
 

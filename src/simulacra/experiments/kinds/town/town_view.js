@@ -7,6 +7,11 @@
 window.SimulacraWorldView = (function () {
   const TILE_UNIT = 0.8;  // markers and text sized in tiles: rooms are five or six tiles wide
   const PX = 4;  // canvas pixels a tile
+  // The least screen pixels a tile opens at: an agent's initials about 9 px high, a place's
+  // name 14 or more. The whole town fits 863 px at 3.8 a tile, and 479 px at 2.5, where
+  // names were 5 px; below this the map opens closer, on the selected agent or the agents'
+  // middle, and "fit" still shows it all.
+  const MIN_TILE_PX = 6;
   const EMOJI = [
     [/sleep|asleep|\bbed\b|nap/, "\u{1F634}"], [/walking|heading/, "\u{1F6B6}"],
     [/talk|chat|convers/, "\u{1F4AC}"], [/coffee|espresso|brew/, "\u2615"],
@@ -21,7 +26,7 @@ window.SimulacraWorldView = (function () {
     const hit = EMOJI.find(([pattern]) => pattern.test(text));
     return hit ? hit[1] : "\u{1F642}";
   };
-  let tiled = false, map = null, fit = null, follow = false;
+  let tiled = false, map = null, fit = null, follow = false, opening = true;
   const last = {};  // each agent's drawn point, by frame: where a walk starts from
   let lastIndex = -1, animation = null;
   let shown = { R: null, index: 0, agent: null };  // the frame drawn last, for the panel
@@ -108,23 +113,108 @@ window.SimulacraWorldView = (function () {
     });
   }
 
+  // The view the map opens in: the whole town where a tile gets MIN_TILE_PX, else a closer
+  // view at that scale, as wide and tall as the map's box, on the selected agent or the
+  // agents' middle, kept within the town.
+  function open(ctx) {
+    opening = false;
+    const rect = map.getBoundingClientRect();
+    if (!rect.width || Math.min(rect.width / fit[2], rect.height / fit[3]) >= MIN_TILE_PX) return;
+    const w = Math.min(fit[2], rect.width / MIN_TILE_PX), h = Math.min(fit[3], rect.height / MIN_TILE_PX);
+    const points = ctx.agent && ctx.where[ctx.agent] ? [ctx.where[ctx.agent]] : Object.values(ctx.where);
+    const mid = (i, whole) => points.length ? points.reduce((sum, p) => sum + p[i], 0) / points.length : whole;
+    const x = mid(0, fit[0] + fit[2] / 2) - w / 2, y = mid(1, fit[1] + fit[3] / 2) - h / 2;
+    const within = (v, lo, size, whole) => Math.min(Math.max(v, lo), lo + whole - size);
+    setBox(within(x, fit[0], w, fit[2]), within(y, fit[1], h, fit[3]), w, h);
+  }
+
+  // Where a marker's labels go: the first of their spots round the marker whose box covers
+  // no place's name, no marker and no label placed before. Every emoji is placed first, the
+  // selected agent's too, so that selecting moves no other label; an emoji with no free spot
+  // is left out (it is in the marker's tooltip). The selected agent's action then takes its
+  // emoji's place, at the spot that covers least, and leaves out any emoji it still covers.
+  let nameBoxes = null;
+  function placeLabels(ctx, marks, selected) {
+    const { where, dots, unit } = ctx;
+    nameBoxes = nameBoxes || [...map.querySelectorAll("text.place-name, text.place-kind")].map(MapLayout.boxOf);
+    const taken = nameBoxes.concat(Object.values(where).map(([x, y, r]) => [x - r, y - r, 2 * r, 2 * r]));
+    const cover = (a, o) => {
+      const w = Math.min(a[0] + a[2], o[0] + o[2]) - Math.max(a[0], o[0]);
+      const h = Math.min(a[1] + a[3], o[1] + o[3]) - Math.max(a[1], o[1]);
+      return w > 0 && h > 0 ? w * h : 0;
+    };
+    const cost = (box, others) => others.reduce((sum, o) => sum + cover(box, o), 0);
+    const r = unit * 2.4, gap = unit * 0.3;
+    const place = (id, node, others) => {
+      // Its box as drawn at x = y = 0; attributes change only where the spot does, as a
+      // repaint moves a marker's antialiased edge by a shade.
+      const at = node.getBBox(), [mx, my] = where[id];
+      const b = { x: at.x - Number(node.getAttribute("x") || 0), y: at.y - Number(node.getAttribute("y") || 0), width: at.width, height: at.height };
+      const scale = Number((dots[id].g.getAttribute("transform").match(/scale\(([^)]+)\)/) || [0, "1"])[1]);
+      // The box's top left, in the marker's own units: beside it, then above and below.
+      const spots = [[r + gap, -b.height / 2], [-r - gap - b.width, -b.height / 2], [r * 0.6, -r - b.height], [-r * 0.6 - b.width, -r - b.height],
+        [-b.width / 2, -r - gap - b.height], [-b.width / 2, r + gap], [r * 0.6, r * 0.6], [-r * 0.6 - b.width, r * 0.6]];
+      const boxes = spots.map(([lx, ly]) => [mx + scale * lx, my + scale * ly, scale * b.width, scale * b.height]);
+      let best = 0;
+      boxes.forEach((box, i) => { if (cost(box, others) < cost(boxes[best], others)) best = i; });
+      setXY(node, spots[best][0] - b.x, spots[best][1] - b.y);
+      return [boxes[best], cost(boxes[best], others) > 0];
+    };
+    const placed = {};
+    const shown = {};
+    marks.forEach(([id, node]) => {
+      if (!node.textContent || !where[id]) return;
+      const [box, covers] = place(id, node, taken);
+      shown[id] = !covers;
+      if (covers) return;
+      placed[id] = box;
+      taken.push(box);
+    });
+    const labels = [];
+    if (selected && selected[1].textContent && where[selected[0]]) {
+      const [id, doing] = selected;
+      shown[id] = false;
+      const [box] = place(id, doing, taken.filter((o) => o !== placed[id]));
+      Object.entries(placed).forEach(([other, label]) => { if (cover(box, label) > 0) shown[other] = false; });
+      labels.push(box);
+    }
+    marks.forEach(([id, node]) => {
+      const hidden = shown[id] === false;
+      if (hidden !== (node.getAttribute("visibility") === "hidden")) {
+        if (hidden) node.setAttribute("visibility", "hidden"); else node.removeAttribute("visibility");
+      }
+      if (!hidden && placed[id]) labels.push(placed[id]);
+    });
+    return labels;
+  }
+  const setXY = (node, x, y) => {
+    if (Math.abs(Number(node.getAttribute("x")) - x) > 1e-3) node.setAttribute("x", x);
+    if (Math.abs(Number(node.getAttribute("y")) - y) > 1e-3) node.setAttribute("y", y);
+  };
+
   function decorate(ctx) {
     const { R, frame, where, dots, sv, unit } = ctx;
+    const marks = [];
+    let selected = null;
     Object.entries(dots).forEach(([id, dot]) => {
       const pos = frame && frame.agents[id];
       let mark = dot.g.querySelector("text.emoji"), doing = dot.g.querySelector("text.doing");
       if (!mark) {
         // Inline styles: the viewer's CSS paints a marker's text white, for its initials.
-        mark = sv("text", { class: "emoji", x: unit * 1.7, y: -unit * 1.5, "font-size": unit * 2, style: "fill:#222" });
-        doing = sv("text", { class: "doing", x: unit * 3, y: unit * 0.7, "font-size": unit * 1.6, style: "fill:#222;font-weight:600;paint-order:stroke;stroke:#fff;stroke-width:3px;vector-effect:non-scaling-stroke" });
+        mark = sv("text", { class: "emoji", "font-size": unit * 2, style: "fill:#222" });
+        doing = sv("text", { class: "doing", "font-size": unit * 1.9, style: "fill:#222;font-weight:600;paint-order:stroke;stroke:#fff;stroke-width:3px;vector-effect:non-scaling-stroke" });
         dot.g.append(mark, doing);
       }
       const action = pos ? pos.action || "" : "";
       mark.textContent = where[id] ? emojiOf(action) : "";
-      // The selected agent's action is spelled out; everyone's is in its marker's tooltip.
+      // The selected agent's action is spelled out, after its emoji, in its emoji's place;
+      // everyone's is in its marker's tooltip.
       doing.textContent = where[id] && id === ctx.agent ? `${emojiOf(action)} ${action.slice(0, 40)}` : "";
+      marks.push([id, mark]);
+      if (id === ctx.agent) selected = [id, doing, mark];
     });
     void R;
+    return placeLabels(ctx, marks, selected);
   }
 
   function walk(ctx) {
@@ -224,9 +314,11 @@ window.SimulacraWorldView = (function () {
     frame(ctx) {
       shown = { R: ctx.R, index: ctx.index, agent: ctx.agent };
       if (!map) return;
+      if (opening) open(ctx);
       centre(ctx);
-      decorate(ctx);
+      const labels = decorate(ctx);
       if (tiled) walk(ctx);
+      return labels;  // for the bubbles to leave clear
     },
   };
 })();
