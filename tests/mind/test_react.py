@@ -143,19 +143,30 @@ async def test_each_viewer_of_a_shared_sight_records_whom_it_names_but_itself(
     }
 
 
-async def test_a_talk_with_nobody_present_is_logged_as_carrying_on(
+async def test_talk_is_offered_only_when_someone_is_free_to_talk_to(
     model: ScriptedModel, make_agent: MakeAgent, events: EventWriter
 ) -> None:
+    asked: list[Request] = []
+
+    def wait(request: Request) -> dict[str, object]:
+        asked.append(request)
+        return {"choice": "wait", "target": NOBODY, "about": NOTHING}
+
     agent, later, salient = await _klaus_arrives(model, make_agent)
+    model.on("react.decide", wait)
     decision = await agent.react(later, salient, nearby=())  # Klaus has left: nobody to talk to
-    assert (decision.choice, decision.target, decision.fallback) == ("continue", None, False)
+    assert (decision.choice, decision.target, decision.fallback) == ("wait", None, False)
+    (request,) = asked
+    assert request.output is not None
+    choices = request.output.model_json_schema()["properties"]["choice"]["enum"]
+    assert choices == ["continue", "react", "wait", "replan"]
     events.flush()
     (logged,) = [e for e in read_events(events.path) if e.kind == "decision"]
-    said = {"choice": "talk", "target": NOBODY, "about": NOTHING}  # the only person offered
+    said = {"choice": "wait", "target": NOBODY, "about": NOTHING}
     assert json.loads(logged.data.pop("raw")) == said  # the model's answer, kept as it came
-    assert logged.data == {  # the choice is what the agent did; the model's talk is in `parsed`
+    assert logged.data == {
         "purpose": "react.decide",
-        "choice": "continue",
+        "choice": "wait",
         "parsed": said,
         "fallback": False,
     }
@@ -182,6 +193,8 @@ async def test_whom_and_what_about_are_choices_from_the_people_present_and_the_m
     assert decision.reason == "I am hosting a party at Hobbs Cafe at 17:00 today."
     (request,) = asked
     assert offered(request, "target") == ["Klaus Mueller", NOBODY]
+    assert request.output is not None  # with someone free to talk to, talk is a choice
+    assert "talk" in request.output.model_json_schema()["properties"]["choice"]["enum"]
     assert offered(request, "about")[-1] == NOTHING
     # The raw answer is logged with the decision; a name not offered is no decision.
     events.flush()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 from functools import lru_cache
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, create_model
 
@@ -36,12 +36,16 @@ def reaction_output(people: tuple[str, ...], topics: tuple[str, ...]) -> type[Re
     of `topics` or nothing in particular; both required, so the model must choose."""
     whom = StrEnum("Whom", {f"p{i}": v for i, v in enumerate((*people, NOBODY))})  # type: ignore[misc]
     what = StrEnum("About", {f"t{i}": v for i, v in enumerate((*topics, NOTHING))})  # type: ignore[misc]
+    # Talk only where someone is free to talk to: offered it with nobody near, SmolLM2-135M
+    # chose "talk" to a fire at the oven and to a kiln being cleaned (so carried on); without
+    # it, it chose wait or replan.
+    choices = get_args(Choice) if people else tuple(c for c in get_args(Choice) if c != "talk")
     model: type[ReactionOutput] = create_model(
         "ReactionOutput",
         __base__=ReactionOutput,
         target=(whom, ...),
         about=(what, ...),
-        choice=(Choice, ...),
+        choice=(Literal[choices], ...),  # type: ignore[arg-type]
     )
     return model
 
