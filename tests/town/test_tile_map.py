@@ -32,15 +32,17 @@ def tiny() -> TownMap:
 
 
 def run_ticks(world: TownWorld, count: int) -> list[dict[str, list[list[int]]]]:
-    """Advance `count` ten-minute ticks; each frame's tiles walked, by agent."""
+    """Play `count` ten-minute ticks in the engine's order (begin, the frame written at the
+    tick's end, advance); each frame's tiles walked, by agent."""
     frames = []
     for _ in range(count):
         now = world.now
         ten = timedelta(minutes=10)
-        world.advance(Tick(1, now, now + ten, ten, False, False, False))
-        world.begin(Tick(2, now + ten, now + 2 * ten, ten, False, False, False))
+        tick = Tick(1, now, now + ten, ten, False, False, False)
+        world.begin(tick)
         frame = world.frame()
         frames.append({w["agent"]: w["tiles"] for w in frame.get("walks", [])})
+        world.advance(tick)
     return frames
 
 
@@ -197,6 +199,28 @@ def test_an_agent_walks_out_the_front_door_along_the_street_and_in_the_other() -
     assert world.position("ann") == (17.5, 3.5)
 
 
+def test_a_tick_s_frame_shows_a_walker_where_the_tick_leaves_it() -> None:
+    """The engine writes a tick's frame before `advance` walks the agents; the frame is
+    stamped at the tick's end, so it shows them as the tick leaves them (attendance reads it:
+    one who arrives in a party's last tick is there)."""
+    world = TownWorld(tiny(), START, seconds_per_tile=60)  # 20 tiles: two ticks' walk
+    world.add_agent("ann", "Ann", "West House")
+    world.apply("ann", Action("do", "cooking", target="East House", args={"object": "stove"}))
+    seen = []
+    for _ in range(2):
+        now, ten = world.now, timedelta(minutes=10)
+        tick = Tick(1, now, now + ten, ten, False, False, False)
+        world.begin(tick)
+        ann = world.frame()["agents"]["ann"]
+        (tiles,) = [w["tiles"] for w in world.frame().get("walks", []) if w["agent"] == "ann"]
+        world.advance(tick)
+        # Where the frame put her is where the walk has brought her, its last tile walked.
+        assert (ann["x"], ann["y"]) == world.position("ann")
+        assert tuple(tiles[-1]) == world.agents["ann"].tile
+        seen.append(ann["place"])
+    assert seen == [None, "East House"]  # on the way as the first tick ends; there by the second
+
+
 def test_moving_to_another_room_is_walked_within_the_tick() -> None:
     world = TownWorld(tiny(), START)
     world.add_agent("ann", "Ann", "West House")
@@ -248,7 +272,8 @@ def test_sight_takes_the_nearest_in_the_same_area_within_the_radius() -> None:
 
 
 def corridor() -> TownWorld:
-    """One long room, 30 tiles: a stool at each end; sight of 4 tiles, nothing retained."""
+    """One long room, 30 tiles: a stool at each end and one in the middle; sight of 4 tiles,
+    nothing retained."""
     from tests.town.tiny_tiles import tiled
 
     rows = ["#" * 32, "#" + "." * 30 + "#", "#" + "." * 30 + "#", "#" * 32]

@@ -97,6 +97,7 @@ class TownWorld:
         self.seconds_per_tile = seconds_per_tile
         self._steps: dict[str, list[Tile]] = {}  # tiles walked since the last frame
         self._walks: dict[str, list[Tile]] = {}  # tiles walked since the last look (sight.py)
+        self._end: datetime | None = None  # when the tick under way ends (its frame's time)
         self.known = Known()
         self.now = now
         self.agents: Roster[Whereabouts] = Roster()
@@ -142,6 +143,7 @@ class TownWorld:
         """What agents come to know is listed from the tick's start (the start frame lists
         what they knew to begin with)."""
         self.known.learned.clear()
+        self._end = tick.next
 
     def phases(self, tick: Tick) -> Sequence[Phase]:
         first = [PLAN] if tick.starts_day else []
@@ -334,8 +336,10 @@ class TownWorld:
         self.now = tick.next
         self._news.clear()
         self._talking.clear()
-        # Walks within a place are taken as the tick's actions settle, trips' steps here.
+        # Walks within a place are taken as the tick's actions settle, trips' steps here (the
+        # tick's frame, written before, has shown them already: `_as_it_ends`).
         settled, self._steps = self._steps, {}
+        trips: dict[str, list[Tile]] = {}
         for agent_id, me in sorted(self.agents.items()):
             trip = me.trip
             if trip is None:
@@ -343,7 +347,7 @@ class TownWorld:
             tile = me.tile
             steps = walked(trip, tick.now, self.now, self.seconds_per_tile)
             if steps:  # the movement steps of this tick, one tile each
-                self._steps[agent_id] = steps
+                trips[agent_id] = steps
                 tile = steps[-1]
             if trip.arrives > self.now:
                 if tile != me.tile:
@@ -357,8 +361,10 @@ class TownWorld:
             if not outcome.ok:
                 # The object was taken while on the way: do the activity without it.
                 self._settle(agent_id, trip.area, trip.description, None, None)
-        walkers = sorted(settled.keys() | self._steps.keys())
-        self._walks = {a: settled.get(a, []) + self._steps.get(a, []) for a in walkers}
+        walkers = sorted(settled.keys() | trips.keys() | self._steps.keys())
+        self._walks = {
+            a: settled.get(a, []) + trips.get(a, []) + self._steps.get(a, []) for a in walkers
+        }
 
     def snapshot(self) -> dict[str, Any]:
         return {
@@ -387,10 +393,16 @@ class TownWorld:
     # --- what the engine and the viewer read --------------------------------------------
 
     def frame(self) -> dict[str, Any]:
-        """Everyone's place, area, point and action, plus changed objects and occupancy."""
+        """Everyone's place, area, point and action as the tick ends, plus changed objects and
+        occupancy."""
         agents: dict[str, Any] = {}
-        for agent_id, me in sorted(self.agents.items()):
-            x, y = self.position(agent_id)
+        occupancy: dict[str, int] = {}
+        walks = {a: list(s) for a, s in self._steps.items()}
+        for agent_id, now in sorted(self.agents.items()):
+            me, steps = self._as_it_ends(now)
+            if steps:
+                walks.setdefault(agent_id, []).extend(steps)
+            x, y = (me.tile[0] + 0.5, me.tile[1] + 0.5) if me.tile else self.position(agent_id)
             agents[agent_id] = {
                 "place": None if me.trip else me.place,
                 "area": None if me.trip else me.area,
@@ -398,8 +410,6 @@ class TownWorld:
                 "y": y,
                 "action": me.action,
             }
-        occupancy: dict[str, int] = {}
-        for me in self.agents.values():
             if me.trip is None:
                 occupancy[me.place] = occupancy.get(me.place, 0) + 1
         frame: dict[str, Any] = {
@@ -407,9 +417,9 @@ class TownWorld:
             "objects": self.things.changed(),
             "occupancy": dict(sorted(occupancy.items())),
         }
-        if self._steps:  # each movement step since the last frame, for the replay to walk
+        if walks:  # each movement step since the last frame, for the replay to walk
             frame["walks"] = [
-                {"agent": a, "tiles": [list(t) for t in s]} for a, s in sorted(self._steps.items())
+                {"agent": a, "tiles": [list(t) for t in s]} for a, s in sorted(walks.items())
             ]
         if self.known.learned:  # what agents came to know since the last frame
             frame["learned"] = list(self.known.learned)
@@ -421,6 +431,20 @@ class TownWorld:
                 for x, y in [self._place_rect(v.place).centre]
             ]
         return frame
+
+    def _as_it_ends(self, me: Whereabouts) -> tuple[Whereabouts, list[Tile]]:
+        """Where a walker on a tile map stands when the tick ends, and the tiles it walks in
+        the tick: the engine writes a tick's frame before `advance` walks it, and a frame shown
+        at the tick's end with walkers where they set out saw a guest at a party one tick late
+        (a sketch map's road trips are shown as they stand)."""
+        trip, end = me.trip, self._end
+        if trip is None or end is None or self.grid is None:
+            return me, []
+        steps = walked(trip, self.now, end, self.seconds_per_tile)
+        tile = steps[-1] if steps else me.tile
+        if trip.arrives > end:
+            return replace(me, tile=tile), steps
+        return Whereabouts(me.name, trip.stops[-1], trip.area, trip.description, tile=tile), steps
 
     def position(self, agent_id: str) -> tuple[float, float]:
         me = self.agents[agent_id]
