@@ -75,6 +75,10 @@ def seen_as(w: Whereabouts) -> str:
     return f"{w.name} is at {w.place} ({w.area}): {w.action}"
 
 
+def _middle(tile: Tile) -> tuple[float, float]:
+    return (tile[0] + 0.5, tile[1] + 0.5)
+
+
 def _told(what: Whereabouts | str) -> str:
     """A sighting put into words: someone as seen, or an object's sentence as it is."""
     return what if isinstance(what, str) else seen_as(what)
@@ -344,19 +348,14 @@ class TownWorld:
             trip = me.trip
             if trip is None:
                 continue
-            tile = me.tile
-            steps = walked(trip, tick.now, self.now, self.seconds_per_tile)
+            moved, steps = self._moved(me, trip, tick.now, self.now)
             if steps:  # the movement steps of this tick, one tile each
                 trips[agent_id] = steps
-                tile = steps[-1]
-            if trip.arrives > self.now:
-                if tile != me.tile:
-                    self.agents[agent_id] = replace(me, tile=tile)
+            if moved.trip is not None:  # still on the way
+                if moved.tile != me.tile:
+                    self.agents[agent_id] = moved
                 continue
-            place = trip.stops[-1]
-            self.agents[agent_id] = Whereabouts(
-                me.name, place, trip.area, trip.description, tile=tile
-            )
+            self.agents[agent_id] = moved
             outcome = self._settle(agent_id, trip.area, trip.description, trip.object, trip.state)
             if not outcome.ok:
                 # The object was taken while on the way: do the activity without it.
@@ -402,7 +401,7 @@ class TownWorld:
             me, steps = self._as_it_ends(now)
             if steps:
                 walks.setdefault(agent_id, []).extend(steps)
-            x, y = (me.tile[0] + 0.5, me.tile[1] + 0.5) if me.tile else self.position(agent_id)
+            x, y = _middle(me.tile) if me.tile else self.position(agent_id)
             agents[agent_id] = {
                 "place": None if me.trip else me.place,
                 "area": None if me.trip else me.area,
@@ -440,16 +439,23 @@ class TownWorld:
         trip, end = me.trip, self._end
         if trip is None or end is None or self.grid is None:
             return me, []
-        steps = walked(trip, self.now, end, self.seconds_per_tile)
+        return self._moved(me, trip, self.now, end)
+
+    def _moved(
+        self, me: Whereabouts, trip: Trip, since: datetime, until: datetime
+    ) -> tuple[Whereabouts, list[Tile]]:
+        """Where a walker stands at `until`, no longer on its way once it has arrived, and the
+        tiles it walked since `since`."""
+        steps = walked(trip, since, until, self.seconds_per_tile)
         tile = steps[-1] if steps else me.tile
-        if trip.arrives > end:
+        if trip.arrives > until:
             return replace(me, tile=tile), steps
         return Whereabouts(me.name, trip.stops[-1], trip.area, trip.description, tile=tile), steps
 
     def position(self, agent_id: str) -> tuple[float, float]:
         me = self.agents[agent_id]
-        if me.tile is not None:  # a tile's middle
-            return (me.tile[0] + 0.5, me.tile[1] + 0.5)
+        if me.tile is not None:
+            return _middle(me.tile)
         if me.trip is not None:
             trip = me.trip
             total = (trip.arrives - trip.departed).total_seconds()
