@@ -95,7 +95,8 @@ async def test_reactions_follow_what_is_noticed_and_the_plan(
     assert window is not None and window.duration_min >= 60 and "on fire" in window.description
     # Something he needs in use: he waits a tick, then his step runs again.
     later = NOON + timedelta(hours=3)
-    reading = {"actions": ["reading at the desk"], "object": "none", "state": ""}  # no desk known
+    klaus.known.seen({place: {"library": ["desk"]}})  # he has seen the library's desk
+    reading = {"actions": ["reading"], "object": "desk", "state": "being read at"}
     model.on("plan.actions", lambda r: reading)
     doing = await klaus.current_action(later)
     busy = Observation("klaus", place, (f"the desk in the library of {place} is in use",))

@@ -3,8 +3,9 @@ gives it and acts on that, by fixed rules, whatever the news is about.
 
 - Weight: it judges a memory's weight as the keyword rule does (`rule_importance`): a sight
   of someone working weighs 2, a party or an election more.
-- Talk (react.decide): waits when what its current step needs is seen in use (in a state
-  other than idle, and nothing grave); reacts to a grave
+- Talk (react.decide): waits when it is offered wait (the mind offers it when what the
+  step uses is among what was noticed) and an object is seen in use, nothing grave; reacts
+  to a grave
   sight where it is; replans when something on its mind names a time and a place today that
   the plan shown does not hold; talks to the first person free when something weighty is on
   its mind; otherwise carries on.
@@ -33,7 +34,7 @@ import json
 import re
 from collections.abc import Sequence
 from enum import Enum
-from typing import Any
+from typing import Any, Literal, get_args, get_origin
 
 from simulacra.llm import Request, ScriptedModel
 from simulacra.memory import rule_importance
@@ -105,9 +106,11 @@ def _prompt(request: Request) -> str:
 
 
 def offered(request: Request, field: str) -> list[str]:
-    """The values an enum field of the request's output model allows, in order."""
+    """The values an enum or literal field of the request's output model allows, in order."""
     fields = request.output.model_fields if request.output is not None else {}
     kind = getattr(fields.get(field), "annotation", None)
+    if get_origin(kind) is Literal:
+        return [str(v) for v in get_args(kind)]
     return [str(m.value) for m in kind] if isinstance(kind, type) and issubclass(kind, Enum) else []
 
 
@@ -249,7 +252,7 @@ def _react(request: Request) -> dict[str, Any]:
     prompt = _prompt(request)
     people, topics = offered(request, "target"), offered(request, "about")
     situation = re.search(r"It is \S+ on (.+?)\. .+ is (.+) at (.+)\.\n", prompt)
-    today, action, place = situation.groups() if situation else ("", "", "")
+    today, _, place = situation.groups() if situation else ("", "", "")
     noticed = [n[2:] for n in _between(prompt, "notices:\n", "\nNearby").splitlines()]
     plan = _between(prompt, "plan for the rest of the day:\n", "\nWhat does")
     free = people[:-1]  # the last is "nobody"
@@ -257,9 +260,9 @@ def _react(request: Request) -> dict[str, Any]:
     def about(text: str) -> str:
         return max(topics, key=lambda t: len(_stems(t) & _stems(text)), default=NOTHING)
 
-    for sight in noticed:  # someone here uses what my step needs (it is not at rest)
+    for sight in noticed:  # what my step uses is busy (offered wait only then)
         thing = re.match(r"the (.+?) in the .* is (?!idle)", sight)
-        if thing and thing.group(1).lower() in action.lower() and _weight(sight) < GRAVE:
+        if thing and "wait" in offered(request, "choice") and _weight(sight) < GRAVE:
             return {"choice": "wait", "target": NOBODY, "about": about(sight)}
     for sight in noticed:
         if _weight(sight) >= GRAVE and place in sight and not any(p in sight for p in people):
