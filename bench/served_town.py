@@ -82,6 +82,10 @@ class Batching:
                 self._running -= 1
 
 
+# What a mind asks several of at once (memory/importance.py, memory/reflection.py gather them).
+AT_ONCE = ("memory.importance", "reflect.insights")
+
+
 def chains(
     events: list[Event],
     base_s: float,
@@ -93,7 +97,9 @@ def chains(
     """The wall time of a schedule of a log's calls with per-agent clocks, each call costing
     what the stand-in charges for its tokens.
 
-    Each agent's calls run one after another, a conversation's turns holding both speakers.
+    Each agent's calls run one after another, but for those it asks at once (`AT_ONCE`, logged
+    one after another: the ratings of a look's sights, a reflection's insights), a
+    conversation's turns holding both speakers.
     With `reach` None nothing else holds an agent: the critical path, the longest chain of
     dependent calls, which no schedule of these calls beats. With a `reach` (tiles) an agent
     starts a tick only when every agent within that reach has finished the tick before: the
@@ -120,6 +126,7 @@ def chains(
     waited: set[str | None] = set()  # the times everyone was waited for (interviews come together)
     shown: dict[str, float] | None = None  # each agent's decisions done (None: still deciding)
     opened: set[int] = set()  # the conversations whose first turn is placed
+    last: tuple[int, str, str, float] | None = None  # the last call: where, whose, why, start
     for i, event in enumerate(events):
         if barriers and event.kind in ("checkpoint", "intervention", "interview"):
             if event.t not in waited:
@@ -138,10 +145,15 @@ def chains(
         if event.kind != "llm.call" or event.agent is None:
             continue
         cost = base_s + per_token_s * event.data["completion_tokens"]
-        me = event.agent
+        me, purpose = event.agent, event.data["purpose"]
+        if last is not None and last[:3] == (i - 1, me, purpose) and purpose in AT_ONCE:
+            # Asked with the one before, at once (the log writes them one after another).
+            ready[me] = max(ready.get(me, 0.0), last[3] + cost)
+            last = (i, me, purpose, last[3])
+            continue
         held = [me]
         start = 0.0
-        if event.data["purpose"].startswith("converse."):
+        if purpose.startswith("converse."):
             # The conversation this turn belongs to: the next one logged with this speaker.
             j, talk = next(((j, w) for j, w in talks if j > i and me in w), (-1, frozenset({me})))
             held = sorted(talk)
@@ -149,8 +161,9 @@ def chains(
                 opened.add(j)
                 there = {places.get(a) for a in held} - {None}
                 start = max([shown.get(a, 0.0) for a, p in places.items() if p in there] or [0.0])
-        end = max([start, *(ready.get(a, 0.0) for a in held)]) + cost
-        ready.update(dict.fromkeys(held, end))
+        begin = max([start, *(ready.get(a, 0.0) for a in held)])
+        ready.update(dict.fromkeys(held, begin + cost))
+        last = (i, me, purpose, begin)
     return max(ready.values(), default=0.0)
 
 

@@ -153,3 +153,16 @@ def test_a_neighbour_holds_an_agent_only_until_it_has_decided(
     # 4 s) and ends at 10 (c and d at 11); a starts tick 2 at 4, with the cafe decided: 9 s.
     assert chains(log, 0.0, 1.0, 10.0, decided=True) == 11.0
     assert chains(log, 0.0, 1.0, math.inf, decided=True) == 11.0
+
+
+def test_ratings_asked_at_once_run_side_by_side(chains: Callable[..., float]) -> None:
+    """A look's sights are rated together (memory/importance.py gathers them): the log writes
+    the calls one after another, then the records; ratings asked apart have a record between."""
+    rate = "memory.importance"
+    added: Any = (T1, "memory.add", "a", {})
+    together = _log(_call(T1, "a", 2, rate), _call(T1, "a", 3, rate), _call(T1, "a", 1, rate))
+    apart = _log(_call(T1, "a", 2, rate), added, _call(T1, "a", 3, rate))
+    decided = _log(_call(T1, "a", 2, "react.decide"), _call(T1, "a", 3, "react.decide"))
+    assert chains(together, 0.0, 1.0) == 3.0
+    assert chains(apart, 0.0, 1.0) == 5.0
+    assert chains(decided, 0.0, 1.0) == 5.0
