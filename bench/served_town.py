@@ -10,7 +10,10 @@ schema's name with fixed content, and the town's scripted answers depend on each
 
 `bound_s` is the critical path read from the lockstep log: each agent's calls one after
 another, a conversation's turns holding both its speakers, every call costing what the
-stand-in charges for its tokens; no schedule can be faster with these calls.
+stand-in charges for its tokens; no schedule can be faster with these calls;
+`bound_apart_s`, the same with the two speakers of a conversation remembering it side by
+side (the mind has them remember it one after the other); `lockstep_floor_s`, the same calls
+with every phase waiting for every agent, what lockstep would take on an idle machine.
 The other bounds read the same log under what each schedule must wait for (`chains`), so
 that a gap between two schedules shows which barrier holds the agents:
 `ticks_bound_s`, every tick waiting for every agent (lockstep, but for the waits between a
@@ -93,13 +96,17 @@ def chains(
     reach: float | None = None,
     barriers: bool = False,
     decided: bool = False,
+    phases: bool = False,
+    apart: bool = False,
 ) -> float:
     """The wall time of a schedule of a log's calls with per-agent clocks, each call costing
     what the stand-in charges for its tokens.
 
     Each agent's calls run one after another, but for those it asks at once (`AT_ONCE`, logged
     one after another: the ratings of a look's sights, a reflection's insights), a
-    conversation's turns holding both speakers.
+    conversation holding both speakers from its first turn until both have remembered it
+    (one after the other: the thought, and the plan it may change, of each). With `apart`
+    each speaker remembers it on its own: what the calls' data allow, beyond the mind's order.
     With `reach` None nothing else holds an agent: the critical path, the longest chain of
     dependent calls, which no schedule of these calls beats. With a `reach` (tiles) an agent
     starts a tick only when every agent within that reach has finished the tick before: the
@@ -114,6 +121,9 @@ def chains(
     talk pair it or not. Not for its conversation, the thoughts and plans after one, its
     reflection or its day's summary: they change only its own mind, never the world. A
     conversation starts once everyone at its place has decided (pairing reads them all).
+
+    With `phases` (and an infinite `reach`), every agent waits for every other after the
+    decisions and after the conversations as well: lockstep's own floor.
     """
     talks = [
         (i, frozenset(e.data["participants"]))
@@ -125,15 +135,26 @@ def chains(
     places: dict[str, str | None] = {}  # the place of each at the tick's start (None: walking)
     waited: set[str | None] = set()  # the times everyone was waited for (interviews come together)
     shown: dict[str, float] | None = None  # each agent's decisions done (None: still deciding)
+    talked = False  # the tick's conversations are over
     opened: set[int] = set()  # the conversations whose first turn is placed
-    last: tuple[int, str, str, float] | None = None  # the last call: where, whose, why, start
+    # The last call: where, whose, why, when it started, whom it held.
+    last: tuple[int, str, str, float, list[str]] | None = None
+    job: frozenset[str] = frozenset()  # the speakers of a conversation still remembering it
     for i, event in enumerate(events):
         if barriers and event.kind in ("checkpoint", "intervention", "interview"):
             if event.t not in waited:
-                ready = dict.fromkeys(ready, max(ready.values(), default=0.0))
+                ready = _everyone(ready)
             waited.add(event.t)
-        if decided and shown is None and _after_decisions(event):
+        if shown is None and _after_decisions(event):
             shown = dict(ready)
+            ready = _everyone(ready) if phases else ready
+        if not talked and shown is not None and _after_talks(event):
+            talked = True
+            ready = _everyone(ready) if phases else ready
+        if event.kind == "conversation" and not apart:  # each remembers it, one then the other
+            job = frozenset(event.data["participants"])
+        if talked or event.kind == "world":
+            job = frozenset()
         if event.kind == "world":  # a tick ends: where each stands as the next starts
             now = {a: (float(v["x"]), float(v["y"])) for a, v in event.data["agents"].items()}
             if reach is not None and before:
@@ -141,17 +162,17 @@ def chains(
                 ready = {a: _after(a, ready, seen, now, before, reach) for a in ready}
             before = now
             places = {a: v.get("place") for a, v in event.data["agents"].items()}
-            shown = None
+            shown, talked = None, False
         if event.kind != "llm.call" or event.agent is None:
             continue
         cost = base_s + per_token_s * event.data["completion_tokens"]
         me, purpose = event.agent, event.data["purpose"]
         if last is not None and last[:3] == (i - 1, me, purpose) and purpose in AT_ONCE:
             # Asked with the one before, at once (the log writes them one after another).
-            ready[me] = max(ready.get(me, 0.0), last[3] + cost)
-            last = (i, me, purpose, last[3])
+            ready.update(dict.fromkeys(last[4], max(ready.get(me, 0.0), last[3] + cost)))
+            last = (i, me, purpose, last[3], last[4])
             continue
-        held = [me]
+        held = sorted(job) if me in job else [me]
         start = 0.0
         if purpose.startswith("converse."):
             # The conversation this turn belongs to: the next one logged with this speaker.
@@ -163,7 +184,7 @@ def chains(
                 start = max([shown.get(a, 0.0) for a, p in places.items() if p in there] or [0.0])
         begin = max([start, *(ready.get(a, 0.0) for a in held)])
         ready.update(dict.fromkeys(held, begin + cost))
-        last = (i, me, purpose, begin)
+        last = (i, me, purpose, begin, held)
     return max(ready.values(), default=0.0)
 
 
@@ -174,6 +195,20 @@ def _after_decisions(event: Event) -> bool:
         return True
     purpose = str(event.data.get("purpose", "")) if event.kind == "llm.call" else ""
     return purpose.startswith(("converse.", "reflect.", "summarize."))
+
+
+def _after_talks(event: Event) -> bool:
+    """The first event of a tick after its conversations: an action's, or a call of a
+    reflection or a day's summary."""
+    if event.kind in ("action", "world"):
+        return True
+    purpose = str(event.data.get("purpose", "")) if event.kind == "llm.call" else ""
+    return purpose.startswith(("reflect.", "summarize."))
+
+
+def _everyone(ready: dict[str, float]) -> dict[str, float]:
+    """Every agent waiting for the last."""
+    return dict.fromkeys(ready, max(ready.values(), default=0.0))
 
 
 def _decisions_share(events: list[Event], base_s: float, per_token_s: float) -> float:
@@ -260,6 +295,7 @@ def bounds(
     horizon = walk + sight
     return {
         "bound_s": round(chains(events, *cost), 2),
+        "bound_apart_s": round(chains(events, *cost, apart=True), 2),
         "horizon_tiles": horizon,
         # What per-agent clocks could do at best, from the lockstep log: bounded by the
         # neighbours within the horizon, with the run's checkpoints, interventions and
@@ -276,8 +312,10 @@ def bounds(
         "decided_all_s": round(chains(events, *cost, math.inf, True, decided=True), 2),
         "decided_sight_s": round(chains(events, *cost, sight, decided=True), 2),
         "decisions_share": round(_decisions_share(events, *cost), 3),
-        # Lockstep with every call free of the others but each tick a barrier.
+        # Lockstep with every call free of the others but each tick a barrier; then each
+        # phase a barrier too (lockstep's own floor, what it would take on an idle machine).
         "ticks_bound_s": round(chains(events, *cost, math.inf), 2),
+        "lockstep_floor_s": round(chains(events, *cost, math.inf, True, phases=True), 2),
     }
 
 

@@ -166,3 +166,38 @@ def test_ratings_asked_at_once_run_side_by_side(chains: Callable[..., float]) ->
     assert chains(together, 0.0, 1.0) == 3.0
     assert chains(apart, 0.0, 1.0) == 5.0
     assert chains(decided, 0.0, 1.0) == 5.0
+
+
+def test_a_conversation_holds_both_speakers_until_both_have_remembered_it(
+    chains: Callable[..., float],
+) -> None:
+    log = _log(
+        _call(T1, "a", 1),
+        _call(T1, "c", 1),
+        _call(T1, "a", 1, "converse.turn"),
+        _call(T1, "c", 1, "converse.turn"),
+        (T1, "conversation", None, {"participants": ["a", "c"]}),
+        _call(T1, "a", 2, "memory.importance"),
+        _call(T1, "c", 3, "memory.importance"),
+    )
+    # Talk from 1 s to 3 s; a remembers it (to 5 s), then c (to 8 s), in one job.
+    assert chains(log, 0.0, 1.0) == 8.0
+    # Remembering it side by side: c is done at 6 s.
+    assert chains(log, 0.0, 1.0, apart=True) == 6.0
+
+
+def test_lockstep_s_floor_waits_for_everyone_between_phases(
+    chains: Callable[..., float],
+) -> None:
+    log = _log(
+        _world(T1),
+        _call(T1, "a", 1),
+        _call(T1, "b", 3),
+        _call(T1, "a", 3, "reflect.questions"),
+        _call(T1, "b", 1, "reflect.questions"),
+        _world(T2),
+    )
+    # A barrier at the tick's end only: a and b each take 4 s.
+    assert chains(log, 0.0, 1.0, math.inf) == 4.0
+    # Everyone decides by 3 s, then a reflects for 3 s.
+    assert chains(log, 0.0, 1.0, math.inf, phases=True) == 6.0
