@@ -40,7 +40,9 @@ from simulacra.runlog.events import Planned
 # than one action.
 PLAN_IMPORTANCE = {"day": 5.0, "replan": 6.0, "react": 3.0, "hour": 3.0, "action": 2.0}
 DAILY_TOKENS = REPLAN_TOKENS = 320
-REVISE_TOKENS = 96
+# The thought's 200 characters (about 60 tokens), what's 36, two enums and the keys: at 96,
+# SmolLM2-135M's revision was cut short three times over and fell back.
+REVISE_TOKENS = 128
 REACT_WINDOW = timedelta(hours=2)  # what a reaction rewrites, as the source's does
 CLOCK_TIME = re.compile(r"\b(?:[01]?\d|2[0-3]):[0-5]\d\b")
 APPOINTMENT = timedelta(hours=1)  # how long an appointment named without an end is kept
