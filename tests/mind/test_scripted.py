@@ -3,6 +3,7 @@ retrieved, the plan, what was said), whatever the news is about; nothing in it n
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 from simulacra.core import Observation
@@ -12,6 +13,7 @@ from simulacra.llm import ScriptedModel
 from simulacra.mind.town import Agent, converse
 from simulacra.mind.town.react_prompts import TOPIC_CHARS
 from simulacra.mind.town.scripted import sociable
+from simulacra.runlog import EventWriter
 
 from .conftest import KLAUS, MONDAY, MakeAgent
 
@@ -147,3 +149,23 @@ async def test_a_topic_offered_cut_is_told_whole_with_its_time_and_place(
     chat = await converse(isabella, klaus, NOON, topic=cut)
     assert chat.turns[0].text == f"Have you heard? {long}"
     assert "15:00" in _blocks_at(klaus, "Park")
+
+
+async def test_the_time_decided_on_is_the_one_the_news_names_for_the_appointment(
+    model: ScriptedModel, make_agent: MakeAgent, events: EventWriter
+) -> None:
+    """The news names two times, the appointment's with one digit for the hour: the revision
+    offers the times as the news writes them ("9:30"), and the stand-in, which reads the
+    appointment's time with the mind's own clock pattern, chooses that one, not the first
+    time named (before, it read "09:30", found it not offered and took "10:00")."""
+    sociable(model)
+    isabella = make_agent()
+    await isabella.plan_day(MORNING)
+    news = "The flour came at 10:00.\nI am hosting a birthday at Park on February 14 at 9:30."
+    await isabella.think(news, MORNING + timedelta(minutes=10))
+    events.write()
+    logged = [json.loads(line) for line in events.path.read_text(encoding="utf-8").splitlines()]
+    decided = [e["data"] for e in logged if e["kind"] == "decision"]
+    (revised,) = [d for d in decided if d["purpose"] == "plan.revise"]
+    assert revised["parsed"]["start"] == "9:30" and revised["parsed"]["place"] == "Park"
+    assert _blocks_at(isabella, "Park") == ["09:30"]

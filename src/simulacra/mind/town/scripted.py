@@ -40,6 +40,7 @@ from simulacra.llm import Request, ScriptedModel
 from simulacra.memory import rule_importance
 from simulacra.mind.interview import MEMORY_IDS
 from simulacra.mind.town.converse_prompts import SMALL_TALK
+from simulacra.mind.town.plan import CLOCK_TIME
 from simulacra.mind.town.plan_prompts import MAX_BLOCKS, NONE, STATE_CHARS
 from simulacra.mind.town.react_prompts import NOBODY, NOTHING
 
@@ -47,7 +48,6 @@ _KNOW = re.compile(r"Do you know (.+?)\?")
 _WORD = re.compile(r"[a-z0-9']{3,}")
 _STATEMENT = re.compile(r"^(\d+)\. (.*)$", re.MULTILINE)
 _PROPER = re.compile(r"(?<![.!?:]\s)(?<!^)\b([A-Z][a-z]+|\d+(?::\d+)?)\b")
-_CLOCK = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\b")
 _PLACE = re.compile(r"\bat ((?:[A-Z][\w']*)(?: (?:[A-Z][\w']*|of|and))*)")
 _DATE = re.compile(
     r"\b(January|February|March|April|May|June|July|August|September|October|November|"
@@ -210,18 +210,23 @@ def _appointments(text: str, today: str) -> list[tuple[str, str, str]]:
         is_today = (
             day is not None and dated is not None and dated.groups() == day.groups()
         ) or re.search(r"\b(today|tonight)\b", line, re.IGNORECASE)
-        clock, place = _CLOCK.search(line), _PLACE.search(line)
+        clock, place = CLOCK_TIME.search(line), _PLACE.search(line)
         if not is_today or clock is None or place is None:
             continue
         before = line[: place.start()].rsplit(":", 1)[-1].split()
         what = " ".join(w for w in before[-3:] if w.lower() not in {"a", "an", "the"})
-        found.append((f"{int(clock.group(1)):02d}:{clock.group(2)}", place.group(1), what))
+        found.append((_clock(_minutes(clock.group(0))), place.group(1), what))
     return found
 
 
 def _minutes(clock: str) -> int:
     hour, minute = clock.split(":")
     return int(hour) * 60 + int(minute)
+
+
+def _clock(minutes: int) -> str:
+    """HH:MM, as a plan's blocks write their start."""
+    return f"{minutes // 60:02d}:{minutes % 60:02d}"
 
 
 def _held(plan: Sequence[tuple[str, str, str, str]], clock: str, place: str) -> bool:
@@ -287,7 +292,7 @@ def _turn(request: Request) -> dict[str, Any]:
     last = said[-1].split(": ", 1)[-1] if said else ""
     if said and not said[-1].startswith(f"{me}: ") and _weight(last) > ORDINARY:
         # Told news: a yes to something with a time and a place, thanks for the rest.
-        timed = _CLOCK.search(last) and _PLACE.search(last)
+        timed = CLOCK_TIME.search(last) and _PLACE.search(last)
         text = "That sounds lovely; I will try to come." if timed else "Thank you for telling me."
         told = last
     else:
@@ -325,7 +330,9 @@ def _revise(request: Request) -> dict[str, Any]:
         thought = f"I should go to the {what or 'event'} at {place} at {clock} {when}."
         # An appointment begun already was moved to now; the news named its own time.
         times = [t for t in offered(request, "start") if t != NONE]
-        start = clock if clock in times else next(iter(times), NONE)
+        # The times are offered as the news wrote them ("9:30" for 09:30).
+        same = [t for t in times if _minutes(t) == _minutes(clock)]
+        start = next(iter(same or times), NONE)
         if place in offered(request, "place") and start != NONE:
             none = {"what": (what or "event")[:ACTION_CHARS], "start": start, "place": place}
     else:
@@ -371,7 +378,7 @@ def _laid_over(
     before = [b for b in blocks if _minutes(b["start"]) < start]
     after = [b for b in blocks if _minutes(b["start"]) > end]
     running = [b for b in blocks if _minutes(b["start"]) <= end][-1]
-    resume = {**running, "start": f"{end // 60:02d}:{end % 60:02d}"}
+    resume = {**running, "start": _clock(end)}
     visit = {"start": clock, "place": place, "activity": what[:36]}
     return [*before, visit, resume, *after]
 
@@ -382,9 +389,9 @@ def _with_break(blocks: list[dict[str, str]]) -> list[dict[str, str]]:
     waking = [i for i in range(len(blocks)) if "sleep" not in blocks[i]["activity"].lower()]
     i = max(waking or range(len(blocks)), key=lambda i: lengths[i])
     middle = _minutes(blocks[i]["start"]) + lengths[i] // 2
-    pause = {**blocks[i], "start": f"{middle // 60:02d}:{middle % 60:02d}", "activity": "a break"}
+    pause = {**blocks[i], "start": _clock(middle), "activity": "a break"}
     back = middle + BREAK_MINUTES
-    resume = {**blocks[i], "start": f"{back // 60:02d}:{back % 60:02d}"}
+    resume = {**blocks[i], "start": _clock(back)}
     return [*blocks[: i + 1], pause, resume, *blocks[i + 1 :]]
 
 
