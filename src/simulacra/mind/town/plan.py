@@ -40,9 +40,7 @@ from simulacra.runlog.events import Planned
 # than one action.
 PLAN_IMPORTANCE = {"day": 5.0, "replan": 6.0, "react": 3.0, "hour": 3.0, "action": 2.0}
 DAILY_TOKENS = REPLAN_TOKENS = 320
-# The thought's 200 characters (about 60 tokens), what's 36, two enums and the keys: at 96,
-# SmolLM2-135M's revision was cut short three times over and fell back.
-REVISE_TOKENS = 128
+REVISE_TOKENS = 96
 REACT_WINDOW = timedelta(hours=2)  # what a reaction rewrites, as the source's does
 # A clock time as news writes it ("9:30", "17:00"); the scripted stand-in reads with it too.
 CLOCK_TIME = re.compile(r"\b(?:[01]?\d|2[0-3]):[0-5]\d\b")
