@@ -61,14 +61,8 @@ class Attention:
         the most."""
         r = self.sight.radius
         near: list[tuple[int, Tile, str | None, T]] = []
-        (x, y), still = me[0], len(me) == 1
         for track, about, what in seen:
-            if still and len(track) == 1:  # neither walked (most of a crowd): `closest` inline
-                tile = track[0]
-                dx, dy = tile[0] - x, tile[1] - y
-                if -r <= dx <= r and -r <= dy <= r:
-                    near.append((dx * dx + dy * dy, tile, about, what))
-            elif (found := closest(me, track, r)) is not None:
+            if (found := closest(me, track, r)) is not None:
                 near.append((*found, about, what))
         if len(near) > self.sight.bandwidth:
             cut = heapq.nsmallest(self.sight.bandwidth, (d for d, *_ in near))[-1]
