@@ -82,18 +82,10 @@ def step_within(
     assert me.tile is not None
     spec = area_of(town, me.place, area)
     at = next((t.at for t in spec.objects if t.name == thing), None) if thing else None
-    if (at is None and _inside(me.tile, spec)) or me.tile == at:
+    if (at is None and spec.holds(me.tile)) or me.tile == at:
         return me, []  # the common case, each tick of an activity: nothing else to work out
     goal = spot(grid, spec, thing, taken(agents, me.place) - {me.tile})
     path = grid.path(me.tile, goal)
     if not path:
         return me, []
     return replace(me, tile=goal), list(path)
-
-
-def _inside(tile: Tile, area: AreaSpec) -> bool:
-    """Whether the tile is one of the area's (`area.tiles()`), without listing them."""
-    if area.rect is None:
-        return False
-    x, y, w, h = area.rect
-    return x <= tile[0] < x + w and y <= tile[1] < y + h
