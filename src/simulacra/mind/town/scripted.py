@@ -43,6 +43,7 @@ from simulacra.mind.town.converse_prompts import SMALL_TALK
 from simulacra.mind.town.plan import CLOCK_TIME
 from simulacra.mind.town.plan_prompts import MAX_BLOCKS, NONE, STATE_CHARS
 from simulacra.mind.town.react_prompts import NOBODY, NOTHING
+from simulacra.mind.town.routine import clock_of, minutes_of
 
 _KNOW = re.compile(r"Do you know (.+?)\?")
 _WORD = re.compile(r"[a-z0-9']{3,}")
@@ -215,34 +216,26 @@ def _appointments(text: str, today: str) -> list[tuple[str, str, str]]:
             continue
         before = line[: place.start()].rsplit(":", 1)[-1].split()
         what = " ".join(w for w in before[-3:] if w.lower() not in {"a", "an", "the"})
-        found.append((_clock(_minutes(clock.group(0))), place.group(1), what))
+        found.append((clock_of(minutes_of(clock.group(0))), place.group(1), what))
     return found
-
-
-def _minutes(clock: str) -> int:
-    hour, minute = clock.split(":")
-    return int(hour) * 60 + int(minute)
-
-
-def _clock(minutes: int) -> str:
-    """HH:MM, as a plan's blocks write their start."""
-    return f"{minutes // 60:02d}:{minutes % 60:02d}"
 
 
 def _held(plan: Sequence[tuple[str, str, str, str]], clock: str, place: str) -> bool:
     """Whether a plan's lines (start, end, activity, place) put it at `place` at `clock`."""
-    at = _minutes(clock)
-    return any(p == place and _minutes(s) <= at < (_minutes(e) or 24 * 60) for s, e, _, p in plan)
+    at = minutes_of(clock)
+    return any(
+        p == place and minutes_of(s) <= at < (minutes_of(e) or 24 * 60) for s, e, _, p in plan
+    )
 
 
 def _missing(text: str, today: str, plan_lines: str) -> list[tuple[str, str, str]]:
     """Today's appointments the plan shown (from now on) does not hold; one begun already
     counts from now, and one over is no longer missed."""
     plan = _PLAN_LINE.findall(plan_lines)
-    start = _minutes(plan[0][0]) if plan else 0
+    start = minutes_of(plan[0][0]) if plan else 0
     missing = []
     for clock, place, what in _appointments(text, today):
-        at = _minutes(clock)
+        at = minutes_of(clock)
         if at < start <= at + APPOINTMENT_MINUTES:
             clock = plan[0][0]
         if at + APPOINTMENT_MINUTES > start and not _held(plan, clock, place):
@@ -265,9 +258,10 @@ def _react(request: Request) -> dict[str, Any]:
     def about(text: str) -> str:
         return max(topics, key=lambda t: len(_stems(t) & _stems(text)), default=NOTHING)
 
-    for sight in noticed:  # what my step uses is busy (offered wait only then)
+    waits = "wait" in offered(request, "choice")  # what my step uses is busy
+    for sight in noticed:
         thing = re.match(r"the (.+?) in the .* is (?!idle)", sight)
-        if thing and "wait" in offered(request, "choice") and _weight(sight) < GRAVE:
+        if thing and waits and _weight(sight) < GRAVE:
             return {"choice": "wait", "target": NOBODY, "about": about(sight)}
     for sight in noticed:
         if _weight(sight) >= GRAVE and place in sight and not any(p in sight for p in people):
@@ -331,7 +325,7 @@ def _revise(request: Request) -> dict[str, Any]:
         # An appointment begun already was moved to now; the news named its own time.
         times = [t for t in offered(request, "start") if t != NONE]
         # The times are offered as the news wrote them ("9:30" for 09:30).
-        same = [t for t in times if _minutes(t) == _minutes(clock)]
+        same = [t for t in times if minutes_of(t) == minutes_of(clock)]
         start = next(iter(same or times), NONE)
         if place in offered(request, "place") and start != NONE:
             none = {"what": (what or "event")[:ACTION_CHARS], "start": start, "place": place}
@@ -372,13 +366,13 @@ def _laid_over(
     blocks: list[dict[str, str]], clock: str, place: str, what: str
 ) -> list[dict[str, str]]:
     """`blocks` with one appointment over them; the block it interrupts resumes after it."""
-    start, end = _minutes(clock), _minutes(clock) + APPOINTMENT_MINUTES
-    if start < _minutes(blocks[0]["start"]) or end >= 24 * 60:
+    start, end = minutes_of(clock), minutes_of(clock) + APPOINTMENT_MINUTES
+    if start < minutes_of(blocks[0]["start"]) or end >= 24 * 60:
         return blocks
-    before = [b for b in blocks if _minutes(b["start"]) < start]
-    after = [b for b in blocks if _minutes(b["start"]) > end]
-    running = [b for b in blocks if _minutes(b["start"]) <= end][-1]
-    resume = {**running, "start": _clock(end)}
+    before = [b for b in blocks if minutes_of(b["start"]) < start]
+    after = [b for b in blocks if minutes_of(b["start"]) > end]
+    running = [b for b in blocks if minutes_of(b["start"]) <= end][-1]
+    resume = {**running, "start": clock_of(end)}
     visit = {"start": clock, "place": place, "activity": what[:36]}
     return [*before, visit, resume, *after]
 
@@ -388,16 +382,16 @@ def _with_break(blocks: list[dict[str, str]]) -> list[dict[str, str]]:
     lengths = _lengths(blocks)
     waking = [i for i in range(len(blocks)) if "sleep" not in blocks[i]["activity"].lower()]
     i = max(waking or range(len(blocks)), key=lambda i: lengths[i])
-    middle = _minutes(blocks[i]["start"]) + lengths[i] // 2
-    pause = {**blocks[i], "start": _clock(middle), "activity": "a break"}
+    middle = minutes_of(blocks[i]["start"]) + lengths[i] // 2
+    pause = {**blocks[i], "start": clock_of(middle), "activity": "a break"}
     back = middle + BREAK_MINUTES
-    resume = {**blocks[i], "start": _clock(back)}
+    resume = {**blocks[i], "start": clock_of(back)}
     return [*blocks[: i + 1], pause, resume, *blocks[i + 1 :]]
 
 
 def _lengths(blocks: list[dict[str, str]]) -> list[int]:
-    ends = [_minutes(b["start"]) for b in blocks[1:]] + [24 * 60]
-    return [e - _minutes(b["start"]) for b, e in zip(blocks, ends, strict=True)]
+    ends = [minutes_of(b["start"]) for b in blocks[1:]] + [24 * 60]
+    return [e - minutes_of(b["start"]) for b, e in zip(blocks, ends, strict=True)]
 
 
 def _without_shortest(blocks: list[dict[str, str]]) -> list[dict[str, str]]:
