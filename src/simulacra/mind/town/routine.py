@@ -101,9 +101,7 @@ def _with_visits(
         base = [b for b in blocks if minutes_of(b.start) <= t][-1]
         place, activity = (visit[2], visit[3]) if visit else (base.place, base.activity)
         if not out or (out[-1].place, out[-1].activity) != (place, activity):
-            out.append(
-                PlannedBlock(start=clock_of(t), place=place, activity=activity)
-            )
+            out.append(PlannedBlock(start=clock_of(t), place=place, activity=activity))
     return out
 
 
