@@ -363,3 +363,65 @@ def test_a_resized_window_opens_the_map_again_unless_the_reader_moved_it(
     assert blank_strips(fresh) == [] and blank_strips(opened) == []
     assert resized["view"] == fresh["view"]
     assert kept["view"] == zoomed["view"]
+
+
+# In the page: what the map's window shows and the town's tiles, each [left, top, right,
+# bottom] in the map's units; the followed agent's marker centre, in the same units.
+SHOWN = """(agent) => {
+  const map = document.getElementById("map"), r = map.getBoundingClientRect();
+  const inverse = map.getScreenCTM().inverse(), at = (x, y) => {
+    const p = map.createSVGPoint(); p.x = x; p.y = y; return p.matrixTransform(inverse);
+  };
+  const [a, b] = [at(r.left, r.top), at(r.right, r.bottom)];
+  const t = map.querySelector("image.tiles").getBBox();
+  const m = /translate\\(([-\\d.e]+) ([-\\d.e]+)\\)/.exec(
+    document.querySelector(`#map g.agent[data-agent="${agent}"]`).getAttribute("transform"));
+  return { seen: [a.x, a.y, b.x, b.y], town: [t.x, t.y, t.x + t.width, t.y + t.height],
+    agent: [Number(m[1]), Number(m[2])] };
+}"""
+
+
+def blank_beside(shown: dict[str, Any]) -> list[str]:
+    """Window shown blank beyond the town's tiles (SHOWN's answer): on an axis where the town
+    is longer than the window, none; where it is shorter, the town centred."""
+    seen, town, blank = shown["seen"], shown["town"], []
+    for axis, (low, high) in enumerate((("left", "right"), ("top", "bottom"))):
+        before, after = town[axis] - seen[axis], seen[axis + 2] - town[axis + 2]
+        if seen[axis + 2] - seen[axis] <= town[axis + 2] - town[axis]:
+            blank += [f"{before:.1f} tiles blank {low}"] if before > 0.05 else []
+            blank += [f"{after:.1f} tiles blank {high}"] if after > 0.05 else []
+        elif abs(before - after) > 0.05:
+            blank.append(f"the town off centre: {before:.1f} {low}, {after:.1f} {high}")
+    return blank
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_following_an_agent_at_the_town_s_edge_shows_no_blank_beside_the_town(
+    browser: Any, towns: dict[int, Path], size: tuple[int, int]
+) -> None:
+    # Marta wakes in Alder Cottage, at the town's top left corner: followed, the view closed
+    # in centred on her, and half the window was blank above and left of the town (the
+    # console's picture in docs/console.md). It keeps within the tiles as the opening view
+    # does, on her while she is away from the edge; and again when the window is resized.
+    agent = "marta_okafor"
+    page = browser.new_page(viewport={"width": size[0], "height": size[1]})
+    try:
+        page.goto((towns[5] / "viewer.html").as_uri() + f"#step=0&agent={agent}")
+        page.check("#follow")
+        page.click(f"#map g.agent[data-agent={agent}] circle")
+        page.wait_for_timeout(100)
+        followed = page.evaluate(SHOWN, agent)
+        wide, tall = SIZES
+        other = tall if size == wide else wide
+        page.set_viewport_size({"width": other[0], "height": other[1]})
+        page.wait_for_timeout(300)
+        resized = page.evaluate(SHOWN, agent)
+    finally:
+        page.close()
+    for shown in (followed, resized):
+        x, y = shown["agent"]
+        left, top, right, bottom = shown["seen"]
+        assert left < x < right and top < y < bottom  # she is in view
+        assert right - left < (shown["town"][2] - shown["town"][0]) / 2  # closed in
+    assert blank_beside(followed) == []
+    assert blank_beside(resized) == []
