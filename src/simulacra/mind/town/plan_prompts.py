@@ -60,6 +60,7 @@ class NextStepOutput(BaseModel):
     minutes: int = Field(ge=5, le=60)
 
 
+THOUGHT_CHARS = 120
 CLOCK_OR_NONE = rf"^(([01]?[0-9]|2[0-3]):[0-5][0-9]|{NONE})$"
 
 
@@ -70,7 +71,9 @@ class RevisionOutput(BaseModel):
     constrained decoding let SmolLM2-135M close the object after the thought, so the default
     decided every time (5 of 5 revisions in the demo "continue", none chosen)."""
 
-    thought: Annotated[str, MaxChars(200)]
+    # 120 characters, one sentence: at 200, SmolLM2-135M's thoughts on the demo day ran to
+    # 107 tokens of reply and were cut at the revision's 96 (both of Marta's fell back).
+    thought: Annotated[str, MaxChars(THOUGHT_CHARS)]
     what: Annotated[str, MaxChars(36)]
     start: str = Field(pattern=CLOCK_OR_NONE, description="HH:MM or none")
     place: Annotated[str, MaxChars(32)]

@@ -36,12 +36,13 @@ from collections.abc import Sequence
 from enum import Enum
 from typing import Any, Literal, get_args, get_origin
 
+from simulacra.core import at_a_word
 from simulacra.llm import Request, ScriptedModel
 from simulacra.memory import rule_importance
 from simulacra.mind.interview import MEMORY_IDS
 from simulacra.mind.town.converse_prompts import SMALL_TALK
 from simulacra.mind.town.plan import CLOCK_TIME
-from simulacra.mind.town.plan_prompts import MAX_BLOCKS, NONE, STATE_CHARS
+from simulacra.mind.town.plan_prompts import MAX_BLOCKS, NONE, STATE_CHARS, THOUGHT_CHARS
 from simulacra.mind.town.react_prompts import NOBODY, NOTHING
 from simulacra.mind.town.routine import clock_of, minutes_of
 
@@ -71,7 +72,6 @@ ORDINARY = 2  # rule_importance of a line without weighty words: not news
 GRAVE = 5  # a sight this weighty is reacted to
 TURNS = 4
 ANSWER_CHARS = 200
-LINE_CHARS = 190
 APPOINTMENT_MINUTES = 90
 APPOINTMENTS = 2  # laid over one plan at most
 MIN_DAY_BLOCKS = 5  # DailyPlanOutput's least
@@ -330,8 +330,12 @@ def _revise(request: Request) -> dict[str, Any]:
         if place in offered(request, "place") and start != NONE:
             none = {"what": (what or "event")[:ACTION_CHARS], "start": start, "place": place}
     else:
-        thought = heard[0][:LINE_CHARS] if heard else "Nothing in it changes my day."
-    return {"thought": thought, **none, "plans": "replan" if missing else "continue"}
+        thought = heard[0] if heard else "Nothing in it changes my day."
+    return {
+        "thought": at_a_word(thought, THOUGHT_CHARS),
+        **none,
+        "plans": "replan" if missing else "continue",
+    }
 
 
 # --- plans -----------------------------------------------------------------------------------
