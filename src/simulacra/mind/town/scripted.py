@@ -16,9 +16,13 @@ gives it and acts on that, by fixed rules, whatever the news is about.
 - Plans (plan.daily, plan.replan, plan.react): the day or the plan it is shown as the form
   of the reply, within the output model's limits, with each appointment its memories name
   for today laid over it.
-- Actions (plan.actions, plan.react): the activity it is shown, the hour using the object
-  the output model offers whose name shares a word with it (none where none does), in a
-  state made of the activity's words ("making coffee").
+- An hour's actions (plan.actions): as many steps as the prompt asks (3 to 6, none longer
+  than 15 minutes), the activity's parts in order ("waking up", "getting ready"), each at an
+  object the output model offers: the one whose name shares a word with the activity, used
+  all hour in a state made of the activity's words ("making coffee"), else each offered in
+  turn; without objects, the parts alone.
+- A reaction's window (plan.react): the reaction, then the step it interrupted, using the
+  object the reaction names, else the one the step names.
 - Interviews: answers from the memory that shares most words with the question.
 - Reflection: one insight from the two statements that share most words with the question.
 - As an evaluation's judge: ranks answers by how many of their words the character's
@@ -39,7 +43,7 @@ from simulacra.llm import Request, ScriptedModel
 from simulacra.memory import rule_importance
 from simulacra.mind.interview import MEMORY_IDS
 from simulacra.mind.town.converse_prompts import SMALL_TALK
-from simulacra.mind.town.plan_prompts import MAX_BLOCKS, NONE, STATE_CHARS
+from simulacra.mind.town.plan_prompts import MAX_ACTIONS, MAX_BLOCKS, NONE, STATE_CHARS
 from simulacra.mind.town.react_prompts import NOBODY, NOTHING
 
 _KNOW = re.compile(r"Do you know (.+?)\?")
@@ -57,6 +61,8 @@ _PLAN_LINE = re.compile(r"^- (\d\d:\d\d)-(\d\d:\d\d) (.*) at (.+)$", re.MULTILIN
 _SPEAKER = re.compile(r"^([A-Z][\w'-]*(?: [A-Z][\w'-]*)*): (.*)$")
 # A memory line's provenance (mind/provenance.py), the prompt's words, not the memory's.
 _LABEL = re.compile(r"^\[(?:seen|heard(?: from [^\]]*)?|planned|inferred|thought)\] ")
+# Words that cannot end a phrase cut short.
+_JOINING = frozenset({"a", "an", "the", "and", "or", "at", "to", "with", "for", "of", "in", "on"})
 # Words a question asks with, not about.
 _ASKING = frozenset(
     re.findall(
@@ -74,6 +80,8 @@ APPOINTMENT_MINUTES = 90
 APPOINTMENTS = 2  # laid over one plan at most
 MIN_DAY_BLOCKS = 5  # DailyPlanOutput's least
 ACTION_CHARS = 36  # ActionsOutput's most, a phrase
+MIN_STEPS = 3  # an hour's steps, as ACTIONS_SYSTEM asks: 3 to MAX_ACTIONS
+MAX_STEP_MINUTES = 15
 BREAK_MINUTES = 30
 
 
@@ -410,19 +418,52 @@ def _react_window(request: Request) -> dict[str, Any]:
 
 
 def _hour_actions(request: Request) -> dict[str, Any]:
-    """The hour's activity, at the object offered that its words name (none where none)."""
-    activity = _between(_prompt(request), " plans: ", "\n")
-    return {"actions": [activity[:ACTION_CHARS]], **_using(activity, _objects(request))}
+    """The hour in as many steps as the prompt asks (3 to 6, of 15 minutes at most): the
+    activity's parts in order, each step at an object of the place. Where the activity names
+    an offered object the hour uses it, in the activity's words as its state; else the steps
+    go round the objects offered (the hour's object none: each uses the one it names)."""
+    prompt = _prompt(request)
+    activity = _between(prompt, " plans: ", "\n")
+    place = _between(prompt, " is at ", ". Objects here")
+    window = re.search(r"\((\d+) minutes\)", prompt)
+    minutes = int(window.group(1)) if window else 60
+    count = max(MIN_STEPS, min(MAX_ACTIONS, -(-minutes // MAX_STEP_MINUTES)))
+    things = _objects(request)
+    chosen = _naming(activity, things)
+    used = [chosen] if chosen else things
+    parts = _parts(activity, place)
+    texts = [
+        _at(parts[i * len(parts) // count], used[i % len(used)] if used else None)
+        for i in range(count)
+    ]
+    return {"actions": texts, **_using(activity, used[:1] if chosen else [])}
+
+
+def _parts(activity: str, place: str) -> list[str]:
+    """An activity's parts in order ("waking up and getting ready": two), the place it is
+    at left out (the step says where it is done)."""
+    core = re.sub(rf"\s+at (the )?{re.escape(place)}\b", "", activity, flags=re.IGNORECASE)
+    parts = [p.strip() for p in re.split(r",|\band\b|\bthen\b", core) if p.strip()]
+    return parts or [activity.strip() or "carrying on"]
+
+
+def _at(part: str, thing: str | None) -> str:
+    """A step: `part` at `thing` where its words do not name it already, within the
+    phrase's limit (the part's last words give way, never the object's name)."""
+    tail = [] if thing is None or _naming(part, [thing]) else ["at the", thing]
+    words = part.split()
+    while words and len(" ".join([*words, *tail])) > ACTION_CHARS:
+        words.pop()
+    while tail and words and words[-1].lower() in _JOINING:
+        words.pop()
+    if not words:
+        return f"using the {thing}"[:ACTION_CHARS] if thing else part[:ACTION_CHARS]
+    return " ".join([*words, *tail])
 
 
 def _objects(request: Request) -> list[str]:
     """The objects an hour may use, as the output model's enum offers them ("none" aside)."""
-    fields = request.output.model_fields if request.output is not None else {}
-    kind = getattr(fields.get("object"), "annotation", None)
-    offered = (
-        [str(m.value) for m in kind] if isinstance(kind, type) and issubclass(kind, Enum) else []
-    )
-    return [o for o in offered if o != NONE]
+    return [o for o in offered(request, "object") if o != NONE]
 
 
 def _naming(text: str, things: Sequence[str]) -> str | None:
