@@ -190,15 +190,16 @@ _WORDS = st.text(alphabet="abcdefghijklmnopqrstuvwxyz '", min_size=1, max_size=1
 @given(
     activity=st.lists(_WORDS.filter(bool), min_size=1, max_size=8).map(" ".join),
     objects=st.lists(_WORDS.filter(lambda w: bool(w) and w != "none"), max_size=7, unique=True),
+    place=st.lists(_WORDS.filter(bool), min_size=1, max_size=3).map(" ".join),
     minutes=st.integers(16, 60),
 )
 def test_the_stand_in_s_hour_always_fits_the_output_model(
-    activity: str, objects: list[str], minutes: int
+    activity: str, objects: list[str], place: str, minutes: int
 ) -> None:
     model = sociable(load_model("scripted"))
     user = ACTIONS_USER.format(
         name="Ada",
-        place="Birch House",
+        place=place,
         objects=", ".join(objects) or "(none noticed)",
         start="09:00",
         end="10:00",

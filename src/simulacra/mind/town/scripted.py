@@ -420,7 +420,7 @@ def _react_window(request: Request) -> dict[str, Any]:
 def _hour_actions(request: Request) -> dict[str, Any]:
     """The hour in as many steps as the prompt asks (3 to 6, of 15 minutes at most): the
     activity's parts in order, each step at an object of the place. Where the activity names
-    an offered object the hour uses it, in the activity's words as its state; else the steps
+    an offered object the hour uses it, in what the activity does as its state; else the steps
     go round the objects offered (the hour's object none: each uses the one it names)."""
     prompt = _prompt(request)
     activity = _between(prompt, " plans: ", "\n")
@@ -431,19 +431,20 @@ def _hour_actions(request: Request) -> dict[str, Any]:
     things = _objects(request)
     chosen = _naming(activity, things)
     used = [chosen] if chosen else things
-    parts = _parts(activity, place)
+    # What is done, the place left out: the step says where it is done.
+    here = rf"\s+at (the )?{re.escape(place)}\b" if place else r"(?!)"
+    done = re.sub(here, "", activity, flags=re.IGNORECASE).strip() or activity
+    parts = _parts(done)
     texts = [
         _at(parts[i * len(parts) // count], used[i % len(used)] if used else None)
         for i in range(count)
     ]
-    return {"actions": texts, **_using(activity, used[:1] if chosen else [])}
+    return {"actions": texts, **_using(activity, used[:1] if chosen else [], done)}
 
 
-def _parts(activity: str, place: str) -> list[str]:
-    """An activity's parts in order ("waking up and getting ready": two), the place it is
-    at left out (the step says where it is done)."""
-    core = re.sub(rf"\s+at (the )?{re.escape(place)}\b", "", activity, flags=re.IGNORECASE)
-    parts = [p.strip() for p in re.split(r",|\band\b|\bthen\b", core) if p.strip()]
+def _parts(activity: str) -> list[str]:
+    """An activity's parts in order ("waking up and getting ready": two)."""
+    parts = [p.strip() for p in re.split(r",|\band\b|\bthen\b", activity) if p.strip()]
     return parts or [activity.strip() or "carrying on"]
 
 
@@ -473,17 +474,18 @@ def _naming(text: str, things: Sequence[str]) -> str | None:
     return best if best is not None and _stems(best) & words else None
 
 
-def _using(activity: str, things: Sequence[str]) -> dict[str, str]:
-    """The object offered that `activity` names, in the activity's words as its state."""
+def _using(activity: str, things: Sequence[str], state: str = "") -> dict[str, str]:
+    """The object offered that `activity` names, in `state`'s words (else the activity's)
+    as its state."""
     thing = _naming(activity, things)
     if thing is None:
         return {"object": NONE, "state": ""}
-    state = ""
-    for word in activity.split():  # whole words, within the state's limit
-        if len(f"{state} {word}".strip()) > STATE_CHARS:
+    words = ""
+    for word in (state or activity).split():  # whole words, within the state's limit
+        if len(f"{words} {word}".strip()) > STATE_CHARS:
             break
-        state = f"{state} {word}".strip()
-    return {"object": thing, "state": state}
+        words = f"{words} {word}".strip()
+    return {"object": thing, "state": words}
 
 
 # --- interviews, reflection, judging ---------------------------------------------------------
