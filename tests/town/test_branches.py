@@ -96,7 +96,7 @@ def test_wait_is_for_the_kiln_lena_s_step_needs_then_she_goes_on(run: RunDir) ->
         if e.agent == "lena_kowalski" and e.t is not None and e.t >= "2024-02-14T09:30"
     ]
     assert lena == [
-        ("09:30", "paints at the Kiln and Canvas Studio", "kiln"),
-        ("09:40", "waiting to start paints at the Kiln and Canvas Studio", None),
-        ("09:50", "paints at the Kiln and Canvas Studio", "kiln"),
+        ("09:30", "paints at the kiln", "kiln"),
+        ("09:40", "waiting to start paints at the kiln", None),
+        ("09:50", "paints at the kiln", "kiln"),
     ]

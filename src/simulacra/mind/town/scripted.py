@@ -18,9 +18,9 @@ gives it and acts on that, by fixed rules, whatever the news is about.
   for today laid over it.
 - An hour's actions (plan.actions): as many steps as the prompt asks (3 to 6, none longer
   than 15 minutes), the activity's parts in order ("waking up", "getting ready"), each at an
-  object the output model offers: the one whose name shares a word with the activity, used
-  all hour in a state made of the activity's words ("making coffee"), else each offered in
-  turn; without objects, the parts alone.
+  object the output model offers where the phrase has room for it: the one whose name shares
+  a word with the activity, used all hour in a state made of the activity's words ("making
+  coffee"), else each offered in turn; without objects, the parts alone.
 - A reaction's window (plan.react): the reaction, then the step it interrupted, using the
   object the reaction names, else the one the step names.
 - Interviews: answers from the memory that shares most words with the question.
@@ -39,6 +39,7 @@ from collections.abc import Sequence
 from enum import Enum
 from typing import Any
 
+from simulacra.core.words import at_a_word
 from simulacra.llm import Request, ScriptedModel
 from simulacra.memory import rule_importance
 from simulacra.mind.interview import MEMORY_IDS
@@ -61,8 +62,6 @@ _PLAN_LINE = re.compile(r"^- (\d\d:\d\d)-(\d\d:\d\d) (.*) at (.+)$", re.MULTILIN
 _SPEAKER = re.compile(r"^([A-Z][\w'-]*(?: [A-Z][\w'-]*)*): (.*)$")
 # A memory line's provenance (mind/provenance.py), the prompt's words, not the memory's.
 _LABEL = re.compile(r"^\[(?:seen|heard(?: from [^\]]*)?|planned|inferred|thought)\] ")
-# Words that cannot end a phrase cut short.
-_JOINING = frozenset({"a", "an", "the", "and", "or", "at", "to", "with", "for", "of", "in", "on"})
 # Words a question asks with, not about.
 _ASKING = frozenset(
     re.findall(
@@ -449,17 +448,11 @@ def _parts(activity: str) -> list[str]:
 
 
 def _at(part: str, thing: str | None) -> str:
-    """A step: `part` at `thing` where its words do not name it already, within the
-    phrase's limit (the part's last words give way, never the object's name)."""
-    tail = [] if thing is None or _naming(part, [thing]) else ["at the", thing]
-    words = part.split()
-    while words and len(" ".join([*words, *tail])) > ACTION_CHARS:
-        words.pop()
-    while tail and words and words[-1].lower() in _JOINING:
-        words.pop()
-    if not words:
-        return f"using the {thing}"[:ACTION_CHARS] if thing else part[:ACTION_CHARS]
-    return " ".join([*words, *tail])
+    """A step: `part` at `thing` where its words do not name it already and the phrase has
+    room for it; else `part` alone: cut to make room, "getting ready for the party" would lose
+    the party."""
+    phrase = part if thing is None or _naming(part, [thing]) else f"{part} at the {thing}"
+    return phrase if len(phrase) <= ACTION_CHARS else at_a_word(part, ACTION_CHARS)
 
 
 def _objects(request: Request) -> list[str]:
