@@ -20,7 +20,8 @@ gives it and acts on that, by fixed rules, whatever the news is about.
   than 15 minutes), the activity's parts in order ("waking up", "getting ready"), each at an
   object the output model offers where the phrase has room for it: the one whose name shares
   a word with the activity, used all hour in a state made of the activity's words ("making
-  coffee"), else each offered in turn; without objects, the parts alone.
+  coffee"), else each offered in turn, from one the call's seed picks; without objects, the
+  parts alone.
 - A reaction's window (plan.react): the reaction, then the step it interrupted, using the
   object the reaction names, else the one the step names.
 - Interviews: answers from the memory that shares most words with the question.
@@ -434,8 +435,11 @@ def _hour_actions(request: Request) -> dict[str, Any]:
     here = rf"\s+at (the )?{re.escape(place)}\b" if place else r"(?!)"
     done = re.sub(here, "", activity, flags=re.IGNORECASE).strip() or activity
     parts = _parts(done)
+    # Where to begin the round: the call's seed, so that those working at one place do not
+    # all go to the same object at once.
+    first = request.seed % len(used) if used else 0
     texts = [
-        _at(parts[i * len(parts) // count], used[i % len(used)] if used else None)
+        _at(parts[i * len(parts) // count], used[(first + i) % len(used)] if used else None)
         for i in range(count)
     ]
     return {"actions": texts, **_using(activity, used[:1] if chosen else [], done)}
