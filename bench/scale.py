@@ -201,7 +201,9 @@ def _workplace(i: int) -> dict[str, Any]:
     return {"name": f"Workplace {i + 1}", "kind": "work", "areas": areas}
 
 
-def town_scenario(agents: int, hours: int, root: Path, spec: str) -> Scenario:
+def town_scenario(
+    agents: int, hours: int, root: Path, spec: str, schedule: str = "lockstep"
+) -> Scenario:
     households = math.ceil(agents / HOUSEHOLD)
     sketch = town_map(households, _workplaces(agents))
     homes = [p["name"] for p in sketch["places"] if p["kind"] == "home"]
@@ -210,7 +212,12 @@ def town_scenario(agents: int, hours: int, root: Path, spec: str) -> Scenario:
         "name": "scale-town",
         "seed": 7,
         "model": _model(spec, root),
-        "clock": {"start": "2024-02-14T07:00", "tick": "10m", "duration": f"{hours}h"},
+        "clock": {
+            "start": "2024-02-14T07:00",
+            "tick": "10m",
+            "duration": f"{hours}h",
+            "schedule": schedule,
+        },
         "world": {"kind": "town", "map": drawn(sketch)},
         "agents": {"mind": "generative", "personas": town_personas(agents, homes, work)},
         "memory": {"importance": "rule", "embedder": "hashing"},
@@ -389,12 +396,12 @@ def on_stand_in(
         return measure_run(figures, build(Path(root), f"openai:{server.url}?model=x"), server)
 
 
-def town(agents: int, hours: int) -> dict[str, Any]:
+def town(agents: int, hours: int, schedule: str = "lockstep") -> dict[str, Any]:
     def build(root: Path, spec: str) -> Scenario:
-        return town_scenario(agents, hours, root, spec)
+        return town_scenario(agents, hours, root, spec, schedule)
 
     figures = on_stand_in("town", town_answers(), build, town_reply)
-    return {**figures, "simulated_hours": hours}
+    return {**figures, "simulated_hours": hours, "schedule": schedule}
 
 
 def commute(agents: int, days: int) -> dict[str, Any]:
@@ -455,11 +462,12 @@ def main() -> None:
     parser.add_argument("--only", choices=("town", "commute", "endpoints"))
     parser.add_argument("--town-agents", type=int, default=TOWN_AGENTS)
     parser.add_argument("--town-hours", type=int, default=TOWN_HOURS)
+    parser.add_argument("--town-schedule", choices=("lockstep", "out_of_order"), default="lockstep")
     parser.add_argument("--commute-agents", type=int, default=COMMUTE_AGENTS)
     parser.add_argument("--commute-days", type=int, default=COMMUTE_DAYS)
     args = parser.parse_args()
     if args.only == "town":
-        print(json.dumps(town(args.town_agents, args.town_hours)), flush=True)
+        print(json.dumps(town(args.town_agents, args.town_hours, args.town_schedule)), flush=True)
     elif args.only == "commute":
         print(json.dumps(commute(args.commute_agents, args.commute_days)), flush=True)
     elif args.only == "endpoints":

@@ -7,6 +7,7 @@ import json
 from datetime import datetime, timedelta
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -15,6 +16,7 @@ from simulacra.llm import Request, ScriptedModel
 from simulacra.memory import rule_importance
 from simulacra.mind.town import converse
 from simulacra.mind.town.react_prompts import NOBODY, NOTHING
+from simulacra.mind.town.schedule import PlanStep
 from simulacra.mind.town.scripted import offered
 from simulacra.runlog import EventWriter, read_events
 
@@ -148,28 +150,50 @@ async def test_talk_is_offered_only_when_someone_is_free_to_talk_to(
 ) -> None:
     asked: list[Request] = []
 
-    def wait(request: Request) -> dict[str, object]:
+    def react(request: Request) -> dict[str, object]:
         asked.append(request)
-        return {"choice": "wait", "target": NOBODY, "about": NOTHING}
+        return {"choice": "react", "target": NOBODY, "about": NOTHING}
 
     agent, later, salient = await _klaus_arrives(model, make_agent)
-    model.on("react.decide", wait)
+    model.on("react.decide", react)
     decision = await agent.react(later, salient, nearby=())  # Klaus has left: nobody to talk to
-    assert (decision.choice, decision.target, decision.fallback) == ("wait", None, False)
+    assert (decision.choice, decision.target, decision.fallback) == ("react", None, False)
     (request,) = asked
-    assert request.output is not None
-    choices = request.output.model_json_schema()["properties"]["choice"]["enum"]
-    assert choices == ["continue", "react", "wait", "replan"]
+    assert offered(request, "choice") == ["continue", "react", "replan"]
     events.flush()
     (logged,) = [e for e in read_events(events.path) if e.kind == "decision"]
-    said = {"choice": "wait", "target": NOBODY, "about": NOTHING}
+    said = {"choice": "react", "target": NOBODY, "about": NOTHING}
     assert json.loads(logged.data.pop("raw")) == said  # the model's answer, kept as it came
     assert logged.data == {
         "purpose": "react.decide",
-        "choice": "wait",
+        "choice": "react",
         "parsed": said,
         "fallback": False,
     }
+
+
+@pytest.mark.parametrize(("uses", "offers_wait"), [("coffee machine", True), ("kettle", False)])
+async def test_wait_is_offered_only_when_what_the_step_uses_is_seen_busy(
+    model: ScriptedModel, make_agent: MakeAgent, uses: str, offers_wait: bool
+) -> None:
+    # The coffee machine breaks: one whose step uses it may wait for it; one at the kettle
+    # has nothing to wait for (offered wait for a fire at an oven it did not use, SmolLM2-135M
+    # waited).
+    asked: list[Request] = []
+
+    def look(request: Request) -> dict[str, object]:
+        asked.append(request)
+        return {"choice": "continue", "target": NOBODY, "about": NOTHING}
+
+    model.on("react.decide", look)
+    agent = make_agent()
+    agent.current = PlanStep(NOON, 60, CAFE, "making the morning drinks", object=uses)
+    broken = "the coffee machine in the kitchen of Hobbs Cafe is broken"
+    news = Observation("isabella", CAFE, (), (), {"events": [broken]})
+    salient = await agent.perceive(NOON, news)
+    await agent.react(NOON, salient, nearby=())
+    (request,) = asked
+    assert ("wait" in offered(request, "choice")) is offers_wait
 
 
 async def test_whom_and_what_about_are_choices_from_the_people_present_and_the_memories(

@@ -4,6 +4,7 @@ retrieved, the plan, what was said), whatever the news is about; nothing in it n
 from __future__ import annotations
 
 import asyncio
+import json
 from datetime import timedelta
 
 from hypothesis import given, settings
@@ -19,6 +20,7 @@ from simulacra.mind.town.plan_check import using
 from simulacra.mind.town.plan_prompts import ACTIONS_SYSTEM, ACTIONS_USER, MAX_ACTIONS
 from simulacra.mind.town.react_prompts import TOPIC_CHARS
 from simulacra.mind.town.scripted import sociable
+from simulacra.runlog import EventWriter
 
 from .conftest import ISABELLA_DAY, KLAUS, MONDAY, MakeAgent
 
@@ -102,7 +104,8 @@ async def test_reactions_follow_what_is_noticed_and_the_plan(
     assert window is not None and window.duration_min >= 60 and "on fire" in window.description
     # Something he needs in use: he waits a tick, then his step runs again.
     later = NOON + timedelta(hours=3)
-    reading = {"actions": ["reading at the desk"], "object": "none", "state": ""}  # no desk known
+    klaus.known.seen({place: {"library": ["desk"]}})  # he has seen the library's desk
+    reading = {"actions": ["reading"], "object": "desk", "state": "being read at"}
     model.on("plan.actions", lambda r: reading)
     doing = await klaus.current_action(later)
     busy = Observation("klaus", place, (f"the desk in the library of {place} is in use",))
@@ -216,3 +219,23 @@ def test_the_stand_in_s_hour_always_fits_the_output_model(
     assert not done.fallback, done.error
     assert done.value is not None
     assert 3 <= len(done.value.actions) <= MAX_ACTIONS  # type: ignore[attr-defined]
+
+
+async def test_the_time_decided_on_is_the_one_the_news_names_for_the_appointment(
+    model: ScriptedModel, make_agent: MakeAgent, events: EventWriter
+) -> None:
+    """The news names two times, the appointment's with one digit for the hour: the revision
+    offers the times as the news writes them ("9:30"), and the stand-in, which reads the
+    appointment's time with the mind's own clock pattern, chooses that one, not the first
+    time named (before, it read "09:30", found it not offered and took "10:00")."""
+    sociable(model)
+    isabella = make_agent()
+    await isabella.plan_day(MORNING)
+    news = "The flour came at 10:00.\nI am hosting a birthday at Park on February 14 at 9:30."
+    await isabella.think(news, MORNING + timedelta(minutes=10))
+    events.write()
+    logged = [json.loads(line) for line in events.path.read_text(encoding="utf-8").splitlines()]
+    decided = [e["data"] for e in logged if e["kind"] == "decision"]
+    (revised,) = [d for d in decided if d["purpose"] == "plan.revise"]
+    assert revised["parsed"]["start"] == "9:30" and revised["parsed"]["place"] == "Park"
+    assert _blocks_at(isabella, "Park") == ["09:30"]

@@ -19,6 +19,8 @@ from simulacra import api
 from simulacra.engine import Progress
 from simulacra.report import serve_run
 
+from .test_town_tiles_browser import SEEN, blank_strips
+
 pytestmark = NEEDS_CHROMIUM
 SCENARIO = Path(__file__).resolve().parents[2] / "scenarios" / "town.yaml"
 SMALL = {
@@ -113,6 +115,11 @@ def test_the_live_viewer_follows_a_run_that_is_still_being_written(browser, pace
     assert _max(page) == 1
     assert "step 1" in page.inner_text("#clock")
     expect(page.locator("#live")).to_contain_text("following")
+    # No blank strip beside the town: the map opened kept within the world's bounds, 7.2 tiles
+    # of margin round the tiles, and showed one at the left (its view is made again, too, if
+    # the status, arriving after it opened, resizes the map's box).
+    page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    assert blank_strips(page.evaluate(SEEN)) == []
 
     # The run waits for its next tick: the page stays usable meanwhile.
     page.click('#map g.agent[data-agent="marta_okafor"] circle')

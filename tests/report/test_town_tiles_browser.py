@@ -249,3 +249,117 @@ def test_following_a_speaker_keeps_every_bubble_inside_the_map_s_window(
         b for _, b in drawn["bubbles"] if b[0] < left or b[1] < top or b[2] > right or b[3] > bottom
     ]
     assert cut == []
+
+
+# In the page: the map tools' box, and each place name's box as the map's window shows it (cut
+# to the window: the map hides what lies outside its box), on screen (px).
+TOOLS_AND_NAMES = """() => {
+  const box = (n) => {
+    const r = n.getBoundingClientRect();
+    return [r.left, r.top, r.right, r.bottom];
+  };
+  const map = box(document.getElementById("map"));
+  const cut = (b) => [Math.max(b[0], map[0]), Math.max(b[1], map[1]),
+    Math.min(b[2], map[2]), Math.min(b[3], map[3])];
+  const names = [...document.querySelectorAll("#map text.place-name")]
+    .map((t) => [t.textContent, cut(box(t))]).filter(([, b]) => b[0] < b[2] && b[1] < b[3]);
+  return { tools: box(document.getElementById("map-tools")), names, map: map[1] };
+}"""
+
+# In the page: the top of Alder Cottage's name and of the map's window, on screen (px).
+ALDER_TOP = """() => ({
+  name: [...document.querySelectorAll("#map text.place-name")]
+    .find((t) => t.textContent === "Alder Cottage").getBoundingClientRect().top,
+  map: document.getElementById("map").getBoundingClientRect().top,
+})"""
+
+# In the page: the view's box (viewBox), and the span of the map's window and of the town's
+# tiles across, in the map's units (what the window shows may be wider than the view).
+SEEN = """() => {
+  const map = document.getElementById("map"), r = map.getBoundingClientRect();
+  const inverse = map.getScreenCTM().inverse(), at = (x, y) => {
+    const p = map.createSVGPoint(); p.x = x; p.y = y; return p.matrixTransform(inverse);
+  };
+  const tiles = map.querySelector("image.tiles").getBBox();
+  return { view: map.getAttribute("viewBox"), seen: [at(r.left, r.top).x, at(r.right, r.bottom).x],
+    town: [tiles.x, tiles.x + tiles.width] };
+}"""
+
+
+def blank_strips(seen: dict[str, Any]) -> list[str]:
+    """Window left blank beside the town on one side while the town runs on past the other
+    (SEEN's answer)."""
+    (left, right), (west, east) = seen["seen"], seen["town"]
+    strips = []
+    if left < west - 0.5 and right < east:
+        strips.append(f"{west - left:.1f} tiles blank on the left, the town cut on the right")
+    if right > east + 0.5 and left > west:
+        strips.append(f"{right - east:.1f} tiles blank on the right, the town cut on the left")
+    return strips
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_map_s_tools_cover_no_place_name(
+    browser: Any, towns: dict[int, Path], size: tuple[int, int]
+) -> None:
+    # Laid over the map's top left corner, the tools hid the names that came under them (at
+    # the opening view of the docs' picture, Alder Cottage's); in a strip of their own above
+    # the map they cover none: not at the opening view, nor with Alder Cottage's name dragged
+    # to the map's top edge, nor at "fit".
+    page = browser.new_page(viewport={"width": size[0], "height": size[1]})
+    try:
+        page.goto((towns[5] / "viewer.html").as_uri() + "#step=0")
+        views = [page.evaluate(TOOLS_AND_NAMES)]
+        top = page.evaluate(ALDER_TOP)
+        x, y = page.evaluate(
+            "() => { const r = document.getElementById('map').getBoundingClientRect();"
+            " return [r.left + r.width / 2, r.top + r.height / 2]; }"
+        )
+        page.mouse.move(x, y)
+        page.mouse.down()
+        page.mouse.move(x, y + top["map"] + 12 - top["name"], steps=4)
+        page.mouse.up()
+        views.append(page.evaluate(TOOLS_AND_NAMES))
+        page.click("#map-tools button[title='the whole town']")
+        views.append(page.evaluate(TOOLS_AND_NAMES))
+    finally:
+        page.close()
+    assert all(view["names"] for view in views)
+    dragged = dict(views[1]["names"])["Alder Cottage"]
+    assert abs(dragged[1] - (views[1]["map"] + 12)) < 2  # dragged where it was meant to go
+    covered = [n for view in views for n, b in view["names"] if _covers(view["tools"], b)]
+    assert covered == []
+
+
+def test_a_resized_window_opens_the_map_again_unless_the_reader_moved_it(
+    browser: Any, towns: dict[int, Path]
+) -> None:
+    url = (towns[5] / "viewer.html").as_uri() + "#step=0"
+    (wide, tall) = SIZES
+    changed = "(v) => document.getElementById('map').getAttribute('viewBox') !== v"
+    page = browser.new_page(viewport={"width": tall[0], "height": tall[1]})
+    try:
+        page.goto(url)
+        fresh = page.evaluate(SEEN)  # the view a tall window opens with
+    finally:
+        page.close()
+    page = browser.new_page(viewport={"width": wide[0], "height": wide[1]})
+    try:
+        page.goto(url)
+        opened = page.evaluate(SEEN)
+        # Opened wide, then made tall: the view is the one a tall window opens with.
+        page.set_viewport_size({"width": tall[0], "height": tall[1]})
+        page.wait_for_function(changed, arg=opened["view"], timeout=5000)
+        resized = page.evaluate(SEEN)
+        # Zoomed in by the reader, then made wide again: the reader's view stays.
+        page.click("#map-tools button[title='zoom in']")
+        zoomed = page.evaluate(SEEN)
+        page.set_viewport_size({"width": wide[0], "height": wide[1]})
+        page.wait_for_timeout(200)
+        kept = page.evaluate(SEEN)
+    finally:
+        page.close()
+    assert opened["view"] != fresh["view"]  # the two sizes open differently
+    assert blank_strips(fresh) == [] and blank_strips(opened) == []
+    assert resized["view"] == fresh["view"]
+    assert kept["view"] == zoomed["view"]

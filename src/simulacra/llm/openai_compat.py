@@ -6,7 +6,6 @@ round-robin over the base URL and the extra endpoints, which must all serve the 
 
 from __future__ import annotations
 
-import functools
 import itertools
 import os
 import re
@@ -19,7 +18,7 @@ import orjson
 from pydantic import BaseModel
 
 from simulacra.llm.http_pool import ConnectError, HttpPool, TransportError
-from simulacra.llm.structured import output_schema
+from simulacra.llm.structured import output_schema, per_model
 from simulacra.llm.types import ImagePart, Message, RawReply, Request, Unreachable, Usage
 
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
@@ -113,7 +112,7 @@ def response_format(name: str, schema: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@functools.lru_cache(maxsize=1024)
+@per_model
 def _format_for(output: type[BaseModel]) -> dict[str, Any]:
     # Built once per output model: checking the schema for `strict` walks all of it.
     return response_format(output.__name__, output_schema(output))

@@ -6,13 +6,16 @@ import functools
 import itertools
 import json
 import re
-from collections.abc import Iterator
+import weakref
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, GetCoreSchemaHandler, GetJsonSchemaHandler, ValidationError
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import core_schema
+
+T = TypeVar("T")
 
 
 class OutputError(ValueError):
@@ -140,7 +143,24 @@ def _describe(exc: ValidationError) -> str:
     return "; ".join(parts[:5])
 
 
-@functools.lru_cache(maxsize=1024)
+def per_model(build: Callable[[type[BaseModel]], T]) -> Callable[[type[BaseModel]], T]:
+    """`build` once per output model, kept for as long as the model class lives. A reaction's
+    model is made for its call (its enums are the people and memories of the moment): a
+    bounded cache dropped it while the call waited for a slot among thousands, and its schema
+    was built again to send it (two of the three builds a reaction cost)."""
+    built: weakref.WeakKeyDictionary[type[BaseModel], T] = weakref.WeakKeyDictionary()
+
+    @functools.wraps(build)
+    def once(output: type[BaseModel]) -> T:
+        found = built.get(output)
+        if found is None:
+            found = built[output] = build(output)
+        return found
+
+    return once
+
+
+@per_model
 def output_schema(output: type[BaseModel]) -> dict[str, Any]:
     """The JSON schema sent to backends that constrain decoding. Cached: building it costs
     about a millisecond, more than the gateway's own work on a call. Treat it as read-only."""

@@ -236,7 +236,8 @@
     });
     layers.places.append(g);
   });
-  if (WORLD.backdrop) WORLD.backdrop({ R, map, layers, sv, unit, select: (id) => select(id) });
+  // `redraw`: the frame drawn again, in a view the world changed (the town's, on a resize).
+  if (WORLD.backdrop) WORLD.backdrop({ R, map, layers, sv, unit, select: (id) => select(id), redraw: () => drawFrame() });
   const dots = {};
   ids.forEach((id) => {
     const g = sv("g", { class: "agent", "data-agent": id, tabindex: 0, role: "button" });

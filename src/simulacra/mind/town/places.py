@@ -37,7 +37,7 @@ class KnownPlaces:
         """The places of the map `text` names that the agent did not know: it knows them now."""
         if self.tree is None:
             return []
-        new = [p for p in self.names if p not in self.tree and _naming(p).search(text)]
+        new = [p for p in named(text, self.names) if p not in self.tree]
         for place in new:
             self.tree[place] = {}
         return new
@@ -63,6 +63,14 @@ class KnownPlaces:
             self.seen(raw)
 
 
+def named(text: str, places: Sequence[str]) -> list[str]:
+    """The places of `places` that `text` names, each as a whole name in any case: "Workplace
+    12" names Workplace 12, not Workplace 1."""
+    return [p for p in places if _naming(p).search(text)]
+
+
 @lru_cache(maxsize=1024)  # the agents of a town share one map's names
 def _naming(place: str) -> re.Pattern[str]:
-    return re.compile(rf"\b{re.escape(place)}\b", re.IGNORECASE)
+    # Not inside a longer word or number either side (`\b` would fail next to a name that
+    # begins or ends with a sign, "St. Mary's." or "Cafe (old)").
+    return re.compile(rf"(?<!\w){re.escape(place)}(?!\w)", re.IGNORECASE)

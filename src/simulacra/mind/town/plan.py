@@ -42,6 +42,7 @@ PLAN_IMPORTANCE = {"day": 5.0, "replan": 6.0, "react": 3.0, "hour": 3.0, "action
 DAILY_TOKENS = REPLAN_TOKENS = 320
 REVISE_TOKENS = 96
 REACT_WINDOW = timedelta(hours=2)  # what a reaction rewrites, as the source's does
+# A clock time as news writes it ("9:30", "17:00"); the scripted stand-in reads with it too.
 CLOCK_TIME = re.compile(r"\b(?:[01]?\d|2[0-3]):[0-5]\d\b")
 APPOINTMENT = timedelta(hours=1)  # how long an appointment named without an end is kept
 SHOWN_BLOCKS = p.MAX_BLOCKS  # the blocks ahead a decision sees: the rest of the day

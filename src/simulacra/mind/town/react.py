@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
 
-from simulacra.core import at_a_word
+from simulacra.core import at_a_word, mentions_all
 from simulacra.memory import MemoryRecord
 from simulacra.mind.context import MindContext, clock
 from simulacra.mind.decision import model_decision
@@ -46,6 +46,15 @@ def _is_event(record: MemoryRecord) -> bool:
 
 def _free(nearby: Sequence[str], talked: Mapping[str, datetime], now: datetime) -> list[str]:
     return [a for a in nearby if a not in talked or now - talked[a] >= TALK_COOLDOWN]
+
+
+def _busy(asked: Sequence[MemoryRecord], current: PlanStep | None) -> bool:
+    """Whether something the agent noticed, not its own step, names the object its step uses
+    (a sight of an object is of one not at rest)."""
+    used = current.object if current else None
+    return used is not None and any(
+        not (r.meta or {}).get("self") and mentions_all(r.text, [[used]]) for r in asked
+    )
 
 
 def worth_asking(
@@ -143,7 +152,7 @@ async def decide(
     user = p.REACT_USER.format(
         topics="\n".join(f"- {t}" for t in topics) or f"- {p.NOTHING}", **fields
     )
-    output = p.reaction_output(tuple(whom), topics)
+    output = p.reaction_output(tuple(whom), topics, _busy(asked, current))
     answer = await ctx.ask(
         "react.decide", now, p.REACT_SYSTEM, user, output, p.FALLBACK, max_tokens=REACT_TOKENS
     )

@@ -31,15 +31,22 @@ class ReactionOutput(BaseModel):
 
 
 @lru_cache(maxsize=1024)  # bounded: the topics are memories, nearly every call's own
-def reaction_output(people: tuple[str, ...], topics: tuple[str, ...]) -> type[ReactionOutput]:
+def reaction_output(
+    people: tuple[str, ...], topics: tuple[str, ...], busy: bool
+) -> type[ReactionOutput]:
     """A reaction output whose `target` is one of `people` or nobody and whose `about` is one
-    of `topics` or nothing in particular; both required, so the model must choose."""
+    of `topics` or nothing in particular; both required, so the model must choose. `busy`:
+    something the agent's step uses is among what it noticed, the one thing to wait for."""
     whom = StrEnum("Whom", {f"p{i}": v for i, v in enumerate((*people, NOBODY))})  # type: ignore[misc]
     what = StrEnum("About", {f"t{i}": v for i, v in enumerate((*topics, NOTHING))})  # type: ignore[misc]
     # Talk only where someone is free to talk to: offered it with nobody near, SmolLM2-135M
     # chose "talk" to a fire at the oven and to a kiln being cleaned (so carried on); without
     # it, it chose wait or replan.
-    choices = get_args(Choice) if people else tuple(c for c in get_args(Choice) if c != "talk")
+    # Wait likewise only where what the step uses is seen busy: offered it for a fire at an
+    # oven it did not use, SmolLM2-135M waited.
+    left = {"talk"} if not people else set()
+    left |= {"wait"} if not busy else set()
+    choices = tuple(c for c in get_args(Choice) if c not in left)
     model: type[ReactionOutput] = create_model(
         "ReactionOutput",
         __base__=ReactionOutput,
@@ -57,9 +64,9 @@ REACT_SYSTEM = (
     "JSON with target: the person nearby the character starts a conversation with now, or "
     "nobody; about: which of the things on the character's mind the conversation or the "
     "reaction is about; choice: talk (when target is someone), continue (carry on with the "
-    "plan), react (respond to it now: the next hour or two change), wait (stay until someone "
-    "finishes with what the character needs, then go on) or replan (change the rest of the "
-    "day)."
+    "plan), react (respond to it now: the next hour or two change), wait (something the plan "
+    "needs is busy or in use: stay until it is free, then go on) or replan (change the rest "
+    "of the day)."
 )
 
 REACT_USER = """It is {now} on {date}. {name} is {action} at {place}.

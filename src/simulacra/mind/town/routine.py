@@ -83,6 +83,11 @@ def minutes_of(clock: str) -> int:
     return int(hour) * 60 + int(minute)
 
 
+def clock_of(minutes: int) -> str:
+    """Minutes since midnight as "HH:MM", as a plan's blocks write their start."""
+    return f"{minutes // 60:02d}:{minutes % 60:02d}"
+
+
 def _with_visits(
     blocks: Sequence[PlannedBlock], timed: Sequence[tuple[int, int, str, str]]
 ) -> list[PlannedBlock]:
@@ -96,9 +101,7 @@ def _with_visits(
         base = [b for b in blocks if minutes_of(b.start) <= t][-1]
         place, activity = (visit[2], visit[3]) if visit else (base.place, base.activity)
         if not out or (out[-1].place, out[-1].activity) != (place, activity):
-            out.append(
-                PlannedBlock(start=f"{t // 60:02d}:{t % 60:02d}", place=place, activity=activity)
-            )
+            out.append(PlannedBlock(start=clock_of(t), place=place, activity=activity))
     return out
 
 

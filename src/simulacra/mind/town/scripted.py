@@ -3,8 +3,9 @@ gives it and acts on that, by fixed rules, whatever the news is about.
 
 - Weight: it judges a memory's weight as the keyword rule does (`rule_importance`): a sight
   of someone working weighs 2, a party or an election more.
-- Talk (react.decide): waits when what its current step needs is seen in use (in a state
-  other than idle, and nothing grave); reacts to a grave
+- Talk (react.decide): waits when it is offered wait (the mind offers it when what the
+  step uses is among what was noticed) and an object is seen in use, nothing grave; reacts
+  to a grave
   sight where it is; replans when something on its mind names a time and a place today that
   the plan shown does not hold; talks to the first person free when something weighty is on
   its mind; otherwise carries on.
@@ -38,21 +39,22 @@ import json
 import re
 from collections.abc import Sequence
 from enum import Enum
-from typing import Any
+from typing import Any, Literal, get_args, get_origin
 
 from simulacra.core.words import at_a_word
 from simulacra.llm import Request, ScriptedModel
 from simulacra.memory import rule_importance
 from simulacra.mind.interview import MEMORY_IDS
 from simulacra.mind.town.converse_prompts import SMALL_TALK
+from simulacra.mind.town.plan import CLOCK_TIME
 from simulacra.mind.town.plan_prompts import MAX_ACTIONS, MAX_BLOCKS, NONE, STATE_CHARS
 from simulacra.mind.town.react_prompts import NOBODY, NOTHING
+from simulacra.mind.town.routine import clock_of, minutes_of
 
 _KNOW = re.compile(r"Do you know (.+?)\?")
 _WORD = re.compile(r"[a-z0-9']{3,}")
 _STATEMENT = re.compile(r"^(\d+)\. (.*)$", re.MULTILINE)
 _PROPER = re.compile(r"(?<![.!?:]\s)(?<!^)\b([A-Z][a-z]+|\d+(?::\d+)?)\b")
-_CLOCK = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\b")
 _PLACE = re.compile(r"\bat ((?:[A-Z][\w']*)(?: (?:[A-Z][\w']*|of|and))*)")
 _DATE = re.compile(
     r"\b(January|February|March|April|May|June|July|August|September|October|November|"
@@ -113,9 +115,11 @@ def _prompt(request: Request) -> str:
 
 
 def offered(request: Request, field: str) -> list[str]:
-    """The values an enum field of the request's output model allows, in order."""
+    """The values an enum or literal field of the request's output model allows, in order."""
     fields = request.output.model_fields if request.output is not None else {}
     kind = getattr(fields.get(field), "annotation", None)
+    if get_origin(kind) is Literal:
+        return [str(v) for v in get_args(kind)]
     return [str(m.value) for m in kind] if isinstance(kind, type) and issubclass(kind, Enum) else []
 
 
@@ -215,34 +219,31 @@ def _appointments(text: str, today: str) -> list[tuple[str, str, str]]:
         is_today = (
             day is not None and dated is not None and dated.groups() == day.groups()
         ) or re.search(r"\b(today|tonight)\b", line, re.IGNORECASE)
-        clock, place = _CLOCK.search(line), _PLACE.search(line)
+        clock, place = CLOCK_TIME.search(line), _PLACE.search(line)
         if not is_today or clock is None or place is None:
             continue
         before = line[: place.start()].rsplit(":", 1)[-1].split()
         what = " ".join(w for w in before[-3:] if w.lower() not in {"a", "an", "the"})
-        found.append((f"{int(clock.group(1)):02d}:{clock.group(2)}", place.group(1), what))
+        found.append((clock_of(minutes_of(clock.group(0))), place.group(1), what))
     return found
-
-
-def _minutes(clock: str) -> int:
-    hour, minute = clock.split(":")
-    return int(hour) * 60 + int(minute)
 
 
 def _held(plan: Sequence[tuple[str, str, str, str]], clock: str, place: str) -> bool:
     """Whether a plan's lines (start, end, activity, place) put it at `place` at `clock`."""
-    at = _minutes(clock)
-    return any(p == place and _minutes(s) <= at < (_minutes(e) or 24 * 60) for s, e, _, p in plan)
+    at = minutes_of(clock)
+    return any(
+        p == place and minutes_of(s) <= at < (minutes_of(e) or 24 * 60) for s, e, _, p in plan
+    )
 
 
 def _missing(text: str, today: str, plan_lines: str) -> list[tuple[str, str, str]]:
     """Today's appointments the plan shown (from now on) does not hold; one begun already
     counts from now, and one over is no longer missed."""
     plan = _PLAN_LINE.findall(plan_lines)
-    start = _minutes(plan[0][0]) if plan else 0
+    start = minutes_of(plan[0][0]) if plan else 0
     missing = []
     for clock, place, what in _appointments(text, today):
-        at = _minutes(clock)
+        at = minutes_of(clock)
         if at < start <= at + APPOINTMENT_MINUTES:
             clock = plan[0][0]
         if at + APPOINTMENT_MINUTES > start and not _held(plan, clock, place):
@@ -257,7 +258,7 @@ def _react(request: Request) -> dict[str, Any]:
     prompt = _prompt(request)
     people, topics = offered(request, "target"), offered(request, "about")
     situation = re.search(r"It is \S+ on (.+?)\. .+ is (.+) at (.+)\.\n", prompt)
-    today, action, place = situation.groups() if situation else ("", "", "")
+    today, _, place = situation.groups() if situation else ("", "", "")
     noticed = [n[2:] for n in _between(prompt, "notices:\n", "\nNearby").splitlines()]
     plan = _between(prompt, "plan for the rest of the day:\n", "\nWhat does")
     free = people[:-1]  # the last is "nobody"
@@ -265,9 +266,10 @@ def _react(request: Request) -> dict[str, Any]:
     def about(text: str) -> str:
         return max(topics, key=lambda t: len(_stems(t) & _stems(text)), default=NOTHING)
 
-    for sight in noticed:  # someone here uses what my step needs (it is not at rest)
+    waits = "wait" in offered(request, "choice")  # what my step uses is busy
+    for sight in noticed:
         thing = re.match(r"the (.+?) in the .* is (?!idle)", sight)
-        if thing and thing.group(1).lower() in action.lower() and _weight(sight) < GRAVE:
+        if thing and waits and _weight(sight) < GRAVE:
             return {"choice": "wait", "target": NOBODY, "about": about(sight)}
     for sight in noticed:
         if _weight(sight) >= GRAVE and place in sight and not any(p in sight for p in people):
@@ -292,7 +294,7 @@ def _turn(request: Request) -> dict[str, Any]:
     last = said[-1].split(": ", 1)[-1] if said else ""
     if said and not said[-1].startswith(f"{me}: ") and _weight(last) > ORDINARY:
         # Told news: a yes to something with a time and a place, thanks for the rest.
-        timed = _CLOCK.search(last) and _PLACE.search(last)
+        timed = CLOCK_TIME.search(last) and _PLACE.search(last)
         text = "That sounds lovely; I will try to come." if timed else "Thank you for telling me."
         told = last
     else:
@@ -330,7 +332,9 @@ def _revise(request: Request) -> dict[str, Any]:
         thought = f"I should go to the {what or 'event'} at {place} at {clock} {when}."
         # An appointment begun already was moved to now; the news named its own time.
         times = [t for t in offered(request, "start") if t != NONE]
-        start = clock if clock in times else next(iter(times), NONE)
+        # The times are offered as the news wrote them ("9:30" for 09:30).
+        same = [t for t in times if minutes_of(t) == minutes_of(clock)]
+        start = next(iter(same or times), NONE)
         if place in offered(request, "place") and start != NONE:
             none = {"what": (what or "event")[:ACTION_CHARS], "start": start, "place": place}
     else:
@@ -370,13 +374,13 @@ def _laid_over(
     blocks: list[dict[str, str]], clock: str, place: str, what: str
 ) -> list[dict[str, str]]:
     """`blocks` with one appointment over them; the block it interrupts resumes after it."""
-    start, end = _minutes(clock), _minutes(clock) + APPOINTMENT_MINUTES
-    if start < _minutes(blocks[0]["start"]) or end >= 24 * 60:
+    start, end = minutes_of(clock), minutes_of(clock) + APPOINTMENT_MINUTES
+    if start < minutes_of(blocks[0]["start"]) or end >= 24 * 60:
         return blocks
-    before = [b for b in blocks if _minutes(b["start"]) < start]
-    after = [b for b in blocks if _minutes(b["start"]) > end]
-    running = [b for b in blocks if _minutes(b["start"]) <= end][-1]
-    resume = {**running, "start": f"{end // 60:02d}:{end % 60:02d}"}
+    before = [b for b in blocks if minutes_of(b["start"]) < start]
+    after = [b for b in blocks if minutes_of(b["start"]) > end]
+    running = [b for b in blocks if minutes_of(b["start"]) <= end][-1]
+    resume = {**running, "start": clock_of(end)}
     visit = {"start": clock, "place": place, "activity": what[:36]}
     return [*before, visit, resume, *after]
 
@@ -386,16 +390,16 @@ def _with_break(blocks: list[dict[str, str]]) -> list[dict[str, str]]:
     lengths = _lengths(blocks)
     waking = [i for i in range(len(blocks)) if "sleep" not in blocks[i]["activity"].lower()]
     i = max(waking or range(len(blocks)), key=lambda i: lengths[i])
-    middle = _minutes(blocks[i]["start"]) + lengths[i] // 2
-    pause = {**blocks[i], "start": f"{middle // 60:02d}:{middle % 60:02d}", "activity": "a break"}
+    middle = minutes_of(blocks[i]["start"]) + lengths[i] // 2
+    pause = {**blocks[i], "start": clock_of(middle), "activity": "a break"}
     back = middle + BREAK_MINUTES
-    resume = {**blocks[i], "start": f"{back // 60:02d}:{back % 60:02d}"}
+    resume = {**blocks[i], "start": clock_of(back)}
     return [*blocks[: i + 1], pause, resume, *blocks[i + 1 :]]
 
 
 def _lengths(blocks: list[dict[str, str]]) -> list[int]:
-    ends = [_minutes(b["start"]) for b in blocks[1:]] + [24 * 60]
-    return [e - _minutes(b["start"]) for b, e in zip(blocks, ends, strict=True)]
+    ends = [minutes_of(b["start"]) for b in blocks[1:]] + [24 * 60]
+    return [e - minutes_of(b["start"]) for b, e in zip(blocks, ends, strict=True)]
 
 
 def _without_shortest(blocks: list[dict[str, str]]) -> list[dict[str, str]]:

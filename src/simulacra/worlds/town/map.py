@@ -40,6 +40,13 @@ class AreaSpec(BaseModel):
         x, y, w, h = self.rect
         return [(x + i, y + j) for j in range(h) for i in range(w)]
 
+    def holds(self, tile: Tile) -> bool:
+        """Whether `tile` is one of `tiles()`, without listing them."""
+        if self.rect is None:
+            return False
+        x, y, w, h = self.rect
+        return x <= tile[0] < x + w and y <= tile[1] < y + h
+
 
 class PlaceSpec(BaseModel):
     """A building or open space; `x, y, w, h` is its rectangle on the drawn map."""

@@ -62,8 +62,7 @@ class Attention:
         r = self.sight.radius
         near: list[tuple[int, Tile, str | None, T]] = []
         for track, about, what in seen:
-            found = closest(me, track, r)
-            if found is not None:
+            if (found := closest(me, track, r)) is not None:
                 near.append((*found, about, what))
         if len(near) > self.sight.bandwidth:
             cut = heapq.nsmallest(self.sight.bandwidth, (d for d, *_ in near))[-1]

@@ -70,16 +70,21 @@ def taken(agents: Roster[Whereabouts], place: str) -> set[Tile]:
 
 
 def step_within(
-    grid: TileGrid, town: TownMap, me: Whereabouts, area: str, thing: str | None, held: Set[Tile]
+    grid: TileGrid,
+    town: TownMap,
+    me: Whereabouts,
+    area: str,
+    thing: str | None,
+    agents: Roster[Whereabouts],
 ) -> tuple[Whereabouts, list[Tile]]:
     """Where the agent stands once it has walked, within its place, to the activity's tile, and
     the tiles it walked (none when it is there already or no way leads there)."""
     assert me.tile is not None
     spec = area_of(town, me.place, area)
     at = next((t.at for t in spec.objects if t.name == thing), None) if thing else None
-    if (at is None and me.tile in spec.tiles()) or me.tile == at:
-        return me, []
-    goal = spot(grid, spec, thing, held - {me.tile})
+    if (at is None and spec.holds(me.tile)) or me.tile == at:
+        return me, []  # the common case, each tick of an activity: nothing else to work out
+    goal = spot(grid, spec, thing, taken(agents, me.place) - {me.tile})
     path = grid.path(me.tile, goal)
     if not path:
         return me, []

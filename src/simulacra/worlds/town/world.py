@@ -534,11 +534,12 @@ class TownWorld:
             self.things.use(me.place, thing, agent_id, state)
         if self.grid is not None and me.tile is not None:
             # Walk within the place to the activity's tile, in the tick (its steps logged).
-            held = taken(self.agents, me.place)
-            me, path = step_within(self.grid, self.town, me, area, thing, held)
+            me, path = step_within(self.grid, self.town, me, area, thing, self.agents)
             if path:
                 self._steps.setdefault(agent_id, []).extend(path)
-        self.agents[agent_id] = replace(me, area=area, action=description, object=thing)
+        settled = replace(me, area=area, action=description, object=thing)
+        if settled != self.agents[agent_id]:  # a tick more of the same activity changes nothing
+            self.agents[agent_id] = settled
         return Outcome(True)
 
     def _release(self, agent_id: str) -> Whereabouts:

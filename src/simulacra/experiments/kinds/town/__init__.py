@@ -28,6 +28,7 @@ from simulacra.experiments.scenario import Scenario
 from simulacra.llm import ScriptedModel
 from simulacra.mind import Ablation
 from simulacra.mind.town import Agent, Persona, RoutineAgent
+from simulacra.mind.town.places import named
 from simulacra.mind.town.scripted import sociable
 from simulacra.runlog import Event
 from simulacra.worlds.town import TownConfig, TownMap, TownWorld, attendance, conversations
@@ -184,8 +185,8 @@ def _named(persona: Persona, town: TownMap) -> list[str]:
     """The places a persona's words name (its workplace, its haunts): it knows them."""
     words = " ".join(
         [persona.background, persona.lifestyle, persona.currently, *persona.relationships.values()]
-    ).lower()
-    return [p for p in town.place_names if p.lower() in words]
+    )
+    return named(words, town.place_names)
 
 
 def _change_problems(where: str, change: dict[str, Any], scenario: Scenario) -> list[str]:

@@ -27,6 +27,12 @@ window.SimulacraWorldView = (function () {
     return hit ? hit[1] : "\u{1F642}";
   };
   let tiled = false, map = null, fit = null, follow = false, opening = true;
+  // The map's size (px) the opening view was made for, and whether the reader has moved the
+  // view since (dragged, zoomed or chosen "fit"): a resize then leaves their view alone.
+  let openedFor = null, moved = false;
+  // The town itself: its tiles on a tile map (the world's bounds and "fit" add a margin and
+  // room for speech above), else the whole view.
+  let town = null;
   const last = {};  // each agent's drawn point, by frame: where a walk starts from
   let lastIndex = -1, animation = null;
   let shown = { R: null, index: 0, agent: null };  // the frame drawn last, for the panel
@@ -44,11 +50,13 @@ window.SimulacraWorldView = (function () {
     return point.matrixTransform(map.getScreenCTM().inverse());
   }
 
-  function panAndZoom(sv) {
+  function panAndZoom(redraw) {
     fit = box();
+    town = town || fit;
     map.addEventListener("wheel", (event) => {
       event.preventDefault();
       const p = toMap(event);
+      moved = true;
       zoom(event.deltaY > 0 ? 1.2 : 1 / 1.2, p.x, p.y);
     }, { passive: false });
     let drag = null;
@@ -60,15 +68,26 @@ window.SimulacraWorldView = (function () {
     map.addEventListener("pointermove", (event) => {
       if (!drag) return;
       const p = toMap(event), [x, y, w, h] = box();
+      if (p.x === drag.x && p.y === drag.y) return;
+      moved = true;
       setBox(x + drag.x - p.x, y + drag.y - p.y, w, h);
     });
+    // The opening view is made for the map's box: made again when the box changes size (the
+    // window resized, the live view's header grown a line as its status arrived), until the
+    // reader moves the view.
+    new ResizeObserver(() => {
+      const { width, height } = map.getBoundingClientRect();
+      if (moved || !openedFor || (width === openedFor[0] && height === openedFor[1])) return;
+      opening = true;
+      redraw();
+    }).observe(map);
+    // The tools stand in a strip of their own above the map (viewer.css), over no name.
     const bar = document.createElement("div");
     bar.id = "map-tools";
-    bar.style.cssText = "position:absolute;z-index:2;margin:6px;display:flex;gap:4px;align-items:center;background:#fffc;padding:2px 6px;border-radius:6px;font-size:12px";
     const button = (label, title, act) => {
       const b = document.createElement("button");
       b.type = "button"; b.textContent = label; b.title = title;
-      b.addEventListener("click", act);
+      b.addEventListener("click", () => { moved = true; act(); });
       bar.append(b);
       return b;
     };
@@ -81,9 +100,7 @@ window.SimulacraWorldView = (function () {
     followBox.addEventListener("change", () => { follow = followBox.checked; });
     label.append(followBox, document.createTextNode(" follow the selected agent"));
     bar.append(label);
-    map.parentNode.style.position = "relative";
     map.parentNode.insertBefore(bar, map);
-    void sv;
   }
 
   function drawTiles(R, layers, sv) {
@@ -104,6 +121,7 @@ window.SimulacraWorldView = (function () {
     const image = sv("image", { x: 0, y: 0, width: columns, height: rows, preserveAspectRatio: "none", class: "tiles", "image-rendering": "pixelated" });
     image.setAttribute("href", canvas.toDataURL("image/png"));
     layers.places.insertBefore(image, layers.places.firstChild);
+    town = [0, 0, columns, rows];
     map.querySelectorAll("#layer-places .place > rect").forEach((rect) => rect.setAttribute("fill-opacity", "0"));
     (R.backdrop.objects || []).forEach((thing) => {
       const [x, y] = thing.at;
@@ -115,17 +133,21 @@ window.SimulacraWorldView = (function () {
 
   // The view the map opens in: the whole town where a tile gets MIN_TILE_PX, else a closer
   // view at that scale, as wide and tall as the map's box, on the selected agent or the
-  // agents' middle, kept within the town.
+  // agents' middle, kept within the town's tiles (within the margin round them, it opened
+  // with a strip of blank left of the town).
   function open(ctx) {
     opening = false;
     const rect = map.getBoundingClientRect();
-    if (!rect.width || Math.min(rect.width / fit[2], rect.height / fit[3]) >= MIN_TILE_PX) return;
+    openedFor = [rect.width, rect.height];
+    if (!rect.width) return;
+    if (Math.min(rect.width / fit[2], rect.height / fit[3]) >= MIN_TILE_PX) { setBox(...fit); return; }
     const w = Math.min(fit[2], rect.width / MIN_TILE_PX), h = Math.min(fit[3], rect.height / MIN_TILE_PX);
     const points = ctx.agent && ctx.where[ctx.agent] ? [ctx.where[ctx.agent]] : Object.values(ctx.where);
     const mid = (i, whole) => points.length ? points.reduce((sum, p) => sum + p[i], 0) / points.length : whole;
-    const x = mid(0, fit[0] + fit[2] / 2) - w / 2, y = mid(1, fit[1] + fit[3] / 2) - h / 2;
-    const within = (v, lo, size, whole) => Math.min(Math.max(v, lo), lo + whole - size);
-    setBox(within(x, fit[0], w, fit[2]), within(y, fit[1], h, fit[3]), w, h);
+    const x = mid(0, town[0] + town[2] / 2) - w / 2, y = mid(1, town[1] + town[3] / 2) - h / 2;
+    // Wider than the town, the view is centred on it.
+    const within = (v, lo, size, whole) => size >= whole ? lo + (whole - size) / 2 : Math.min(Math.max(v, lo), lo + whole - size);
+    setBox(within(x, town[0], w, town[2]), within(y, town[1], h, town[3]), w, h);
   }
 
   // Where a marker's labels go: the first of their spots round the marker whose box covers
@@ -309,7 +331,7 @@ window.SimulacraWorldView = (function () {
     backdrop(ctx) {
       map = ctx.map;
       if (tiled) drawTiles(ctx.R, ctx.layers, ctx.sv);
-      panAndZoom(ctx.sv);
+      panAndZoom(ctx.redraw);
     },
     frame(ctx) {
       shown = { R: ctx.R, index: ctx.index, agent: ctx.agent };
