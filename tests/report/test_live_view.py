@@ -19,7 +19,7 @@ from simulacra import api
 from simulacra.engine import Progress
 from simulacra.report import serve_run
 
-from .test_town_tiles_browser import SEEN, blank_strips
+from .test_town_tiles_browser import SHOWN, TWO_FRAMES, blank_beside
 
 pytestmark = NEEDS_CHROMIUM
 SCENARIO = Path(__file__).resolve().parents[2] / "scenarios" / "town.yaml"
@@ -118,8 +118,8 @@ def test_the_live_viewer_follows_a_run_that_is_still_being_written(browser, pace
     # No blank strip beside the town: the map opened kept within the world's bounds, 7.2 tiles
     # of margin round the tiles, and showed one at the left (its view is made again, too, if
     # the status, arriving after it opened, resizes the map's box).
-    page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
-    assert blank_strips(page.evaluate(SEEN)) == []
+    page.evaluate(TWO_FRAMES)
+    assert blank_beside(page.evaluate(SHOWN)) == []
 
     # The run waits for its next tick: the page stays usable meanwhile.
     page.click('#map g.agent[data-agent="marta_okafor"] circle')

@@ -276,29 +276,42 @@ ALDER_TOP = """() => ({
   map: document.getElementById("map").getBoundingClientRect().top,
 })"""
 
-# In the page: the view's box (viewBox), and the span of the map's window and of the town's
-# tiles across, in the map's units (what the window shows may be wider than the view).
-SEEN = """() => {
+# In the page: what the map's window shows (what may be wider than the view, its viewBox) and
+# the town's tiles, each [left, top, right, bottom] in the map's units; the map's box (px);
+# an agent's marker centre in the map's units, where one is named.
+SHOWN = """(agent) => {
   const map = document.getElementById("map"), r = map.getBoundingClientRect();
   const inverse = map.getScreenCTM().inverse(), at = (x, y) => {
     const p = map.createSVGPoint(); p.x = x; p.y = y; return p.matrixTransform(inverse);
   };
-  const tiles = map.querySelector("image.tiles").getBBox();
-  return { view: map.getAttribute("viewBox"), seen: [at(r.left, r.top).x, at(r.right, r.bottom).x],
-    town: [tiles.x, tiles.x + tiles.width] };
+  const [a, b] = [at(r.left, r.top), at(r.right, r.bottom)];
+  const t = map.querySelector("image.tiles").getBBox();
+  const g = agent && document.querySelector(`#map g.agent[data-agent="${agent}"]`);
+  const m = g && /translate\\(([-\\d.e]+) ([-\\d.e]+)\\)/.exec(g.getAttribute("transform"));
+  return { view: map.getAttribute("viewBox"), seen: [a.x, a.y, b.x, b.y],
+    town: [t.x, t.y, t.x + t.width, t.y + t.height], box: [r.width, r.height],
+    agent: m ? [Number(m[1]), Number(m[2])] : null };
 }"""
+# In the page: whether the map's box is no longer `box` (SHOWN's), and two frames waited.
+RESIZED = """(box) => {
+  const r = document.getElementById("map").getBoundingClientRect();
+  return r.width !== box[0] || r.height !== box[1];
+}"""
+TWO_FRAMES = "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
 
 
-def blank_strips(seen: dict[str, Any]) -> list[str]:
-    """Window left blank beside the town on one side while the town runs on past the other
-    (SEEN's answer)."""
-    (left, right), (west, east) = seen["seen"], seen["town"]
-    strips = []
-    if left < west - 0.5 and right < east:
-        strips.append(f"{west - left:.1f} tiles blank on the left, the town cut on the right")
-    if right > east + 0.5 and left > west:
-        strips.append(f"{right - east:.1f} tiles blank on the right, the town cut on the left")
-    return strips
+def blank_beside(shown: dict[str, Any]) -> list[str]:
+    """Window shown blank beyond the town's tiles (SHOWN's answer): on an axis where the town
+    is longer than the window, none; where it is shorter, the town centred."""
+    seen, town, blank = shown["seen"], shown["town"], []
+    for axis, (low, high) in enumerate((("left", "right"), ("top", "bottom"))):
+        before, after = town[axis] - seen[axis], seen[axis + 2] - town[axis + 2]
+        if seen[axis + 2] - seen[axis] <= town[axis + 2] - town[axis]:
+            blank += [f"{before:.1f} tiles blank {low}"] if before > 0.05 else []
+            blank += [f"{after:.1f} tiles blank {high}"] if after > 0.05 else []
+        elif abs(before - after) > 0.05:
+            blank.append(f"the town off centre: {before:.1f} {low}, {after:.1f} {high}")
+    return blank
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
@@ -343,26 +356,65 @@ def test_a_resized_window_opens_the_map_again_unless_the_reader_moved_it(
     page = browser.new_page(viewport={"width": tall[0], "height": tall[1]})
     try:
         page.goto(url)
-        fresh = page.evaluate(SEEN)  # the view a tall window opens with
+        fresh = page.evaluate(SHOWN)  # the view a tall window opens with
     finally:
         page.close()
     page = browser.new_page(viewport={"width": wide[0], "height": wide[1]})
     try:
         page.goto(url)
-        opened = page.evaluate(SEEN)
+        opened = page.evaluate(SHOWN)
         # Opened wide, then made tall: the view is the one a tall window opens with.
         page.set_viewport_size({"width": tall[0], "height": tall[1]})
         page.wait_for_function(changed, arg=opened["view"], timeout=5000)
-        resized = page.evaluate(SEEN)
+        resized = page.evaluate(SHOWN)
         # Zoomed in by the reader, then made wide again: the reader's view stays.
         page.click("#map-tools button[title='zoom in']")
-        zoomed = page.evaluate(SEEN)
+        zoomed = page.evaluate(SHOWN)
         page.set_viewport_size({"width": wide[0], "height": wide[1]})
         page.wait_for_timeout(200)
-        kept = page.evaluate(SEEN)
+        kept = page.evaluate(SHOWN)
     finally:
         page.close()
     assert opened["view"] != fresh["view"]  # the two sizes open differently
-    assert blank_strips(fresh) == [] and blank_strips(opened) == []
+    assert blank_beside(fresh) == [] and blank_beside(opened) == []
     assert resized["view"] == fresh["view"]
     assert kept["view"] == zoomed["view"]
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_following_an_agent_at_the_town_s_edge_shows_no_blank_beside_the_town(
+    browser: Any, towns: dict[int, Path], size: tuple[int, int]
+) -> None:
+    # Marta wakes in Alder Cottage, at the town's top left corner: followed, the view closed
+    # in centred on her, and half the window was blank above and left of the town (the
+    # console's picture in docs/console.md). It keeps within the tiles as the opening view
+    # does, on her while she is away from the edge; and again when the window is resized,
+    # after the reader has zoomed in (a view the reader moved is not opened again, but a
+    # followed one is made again for the new box).
+    agent = "marta_okafor"
+    page = browser.new_page(viewport={"width": size[0], "height": size[1]})
+    try:
+        page.goto((towns[5] / "viewer.html").as_uri() + f"#step=0&agent={agent}")
+        view = "() => document.getElementById('map').getAttribute('viewBox')"
+        changed = f"(v) => ({view})() !== v"
+        page.check("#follow")
+        opened = page.evaluate(view)
+        page.click(f"#map g.agent[data-agent={agent}] circle")
+        page.wait_for_function(changed, arg=opened, timeout=5000)  # closed in on her
+        followed = page.evaluate(SHOWN, agent)
+        page.click("#map-tools button[title='zoom in']")  # the reader's view, still following
+        wide, tall = SIZES
+        other = tall if size == wide else wide
+        page.set_viewport_size({"width": other[0], "height": other[1]})
+        page.wait_for_function(RESIZED, arg=followed["box"], timeout=5000)
+        page.evaluate(TWO_FRAMES)  # the resize observed, the frame drawn again
+        resized = page.evaluate(SHOWN, agent)
+    finally:
+        page.close()
+    for shown in (followed, resized):
+        x, y = shown["agent"]
+        left, top, right, bottom = shown["seen"]
+        assert left < x < right and top < y < bottom  # she is in view
+        assert right - left < (shown["town"][2] - shown["town"][0]) / 2  # closed in
+    assert blank_beside(followed) == []
+    assert blank_beside(resized) == []

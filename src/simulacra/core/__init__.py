@@ -24,7 +24,7 @@ from simulacra.core.times import (
     on_day,
     parse_hhmm,
 )
-from simulacra.core.words import at_a_word, mentions_all
+from simulacra.core.words import at_a_word, mentions, mentions_all
 from simulacra.core.world import (
     Action,
     Address,
@@ -70,6 +70,7 @@ __all__ = [
     "crc_seed",
     "derived_seed",
     "format_hhmm",
+    "mentions",
     "mentions_all",
     "naive",
     "on_day",

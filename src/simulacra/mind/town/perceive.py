@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from simulacra.core import Observation
+from simulacra.core import Observation, mentions
 from simulacra.memory import MemoryRecord, rule_importance
 from simulacra.mind.context import MindContext
 from simulacra.mind.town.persona import Persona
@@ -66,26 +66,13 @@ def _names(agent_id: str, given: str | None) -> tuple[str, ...]:
     """How a text may name an agent: its id, the id as words, or the name the world gave."""
     words = re.sub(r"[_\-.]+", " ", agent_id).strip()
     names = [agent_id, words, words.split(" ")[0], given or ""]
-    return tuple(n.lower() for n in names if n)
+    return tuple(n for n in names if n)
 
 
 @functools.lru_cache(maxsize=1 << 16)  # everyone at a place sees the same sentences
-def _named(lowered: str, people: frozenset[tuple[str, tuple[str, ...]]]) -> frozenset[str]:
+def _named(text: str, people: frozenset[tuple[str, tuple[str, ...]]]) -> frozenset[str]:
     """Which of the people (id, the names it goes by) the sentence names."""
-    return frozenset(agent for agent, names in people if _mentions(lowered, names))
-
-
-def _mentions(lowered: str, names: tuple[str, ...]) -> bool:
-    # The substring test first: most texts name none of the people around.
-    if not any(n in lowered for n in names):
-        return False
-    return _word_pattern(names).search(lowered) is not None
-
-
-@functools.lru_cache(maxsize=8192)
-def _word_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
-    # Compiled once per agent's names: re's own cache (512 patterns) thrashes in a big town.
-    return re.compile("|".join(rf"\b{re.escape(n)}\b" for n in names))
+    return frozenset(agent for agent, names in people if mentions(text, names))
 
 
 def _event_texts(facts: dict[str, Any]) -> tuple[str, ...]:
@@ -132,7 +119,7 @@ async def perceive(
     # Everyone here, me included: everyone at the place then asks the same question of each
     # sentence, and the cache answers all but the first of them.
     here = frozenset({(ctx.id, me), *others.items()})
-    mine_too = (own_object.lower(),) if own_object else ()
+    mine_too = (own_object,) if own_object else ()
     rules: list[float | None] = []
     rated: list[float | None] = []  # the own action's, without a call
     metas: list[dict[str, Any]] = []
@@ -144,10 +131,9 @@ async def perceive(
             metas.append({"place": observation.place, "about": [], "event": False, "self": True})
             news_of.append(False)
             continue
-        lowered = text.lower()
-        named = _named(lowered, here)
+        named = _named(text, here)
         about = [a for a in others if a in named]
-        mine = not about and (ctx.id in named or _mentions(lowered, mine_too))
+        mine = not about and (ctx.id in named or mentions(text, mine_too))
         is_event = text in events
         news = is_event or not appeared.isdisjoint(about) or (stayed and not about and not mine)
         rated.append(None)

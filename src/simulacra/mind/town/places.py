@@ -10,10 +10,10 @@ place of the map and no objects but those it sees where it is."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
 from typing import Any
+
+from simulacra.core import mentions
 
 Tree = dict[str, dict[str, list[str]]]  # place -> area -> objects
 
@@ -66,11 +66,4 @@ class KnownPlaces:
 def named(text: str, places: Sequence[str]) -> list[str]:
     """The places of `places` that `text` names, each as a whole name in any case: "Workplace
     12" names Workplace 12, not Workplace 1."""
-    return [p for p in places if _naming(p).search(text)]
-
-
-@lru_cache(maxsize=1024)  # the agents of a town share one map's names
-def _naming(place: str) -> re.Pattern[str]:
-    # Not inside a longer word or number either side (`\b` would fail next to a name that
-    # begins or ends with a sign, "St. Mary's." or "Cafe (old)").
-    return re.compile(rf"(?<!\w){re.escape(place)}(?!\w)", re.IGNORECASE)
+    return [p for p in places if mentions(text, (p,))]

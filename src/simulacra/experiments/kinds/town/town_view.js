@@ -74,12 +74,12 @@ window.SimulacraWorldView = (function () {
     });
     // The opening view is made for the map's box: made again when the box changes size (the
     // window resized, the live view's header grown a line as its status arrived), until the
-    // reader moves the view.
+    // reader moves the view; following, the view on the agent is made again for the new box.
     new ResizeObserver(() => {
       const { width, height } = map.getBoundingClientRect();
-      if (moved || !openedFor || (width === openedFor[0] && height === openedFor[1])) return;
-      opening = true;
-      redraw();
+      if (!openedFor) return;
+      if (!moved && (width !== openedFor[0] || height !== openedFor[1])) opening = true;
+      if (opening || follow) redraw();
     }).observe(map);
     // The tools stand in a strip of their own above the map (viewer.css), over no name.
     const bar = document.createElement("div");
@@ -131,10 +131,16 @@ window.SimulacraWorldView = (function () {
     });
   }
 
+  // A view of w x h centred on (x, y), kept within the town's tiles (within the margin round
+  // them, it showed a strip of blank beside the town); wider than the town, centred on it.
+  function within(x, y, w, h) {
+    const keep = (v, lo, size, whole) => size >= whole ? lo + (whole - size) / 2 : Math.min(Math.max(v - size / 2, lo), lo + whole - size);
+    setBox(keep(x, town[0], w, town[2]), keep(y, town[1], h, town[3]), w, h);
+  }
+
   // The view the map opens in: the whole town where a tile gets MIN_TILE_PX, else a closer
   // view at that scale, as wide and tall as the map's box, on the selected agent or the
-  // agents' middle, kept within the town's tiles (within the margin round them, it opened
-  // with a strip of blank left of the town).
+  // agents' middle, within the town's tiles.
   function open(ctx) {
     opening = false;
     const rect = map.getBoundingClientRect();
@@ -144,10 +150,7 @@ window.SimulacraWorldView = (function () {
     const w = Math.min(fit[2], rect.width / MIN_TILE_PX), h = Math.min(fit[3], rect.height / MIN_TILE_PX);
     const points = ctx.agent && ctx.where[ctx.agent] ? [ctx.where[ctx.agent]] : Object.values(ctx.where);
     const mid = (i, whole) => points.length ? points.reduce((sum, p) => sum + p[i], 0) / points.length : whole;
-    const x = mid(0, town[0] + town[2] / 2) - w / 2, y = mid(1, town[1] + town[3] / 2) - h / 2;
-    // Wider than the town, the view is centred on it.
-    const within = (v, lo, size, whole) => size >= whole ? lo + (whole - size) / 2 : Math.min(Math.max(v, lo), lo + whole - size);
-    setBox(within(x, town[0], w, town[2]), within(y, town[1], h, town[3]), w, h);
+    within(mid(0, town[0] + town[2] / 2), mid(1, town[1] + town[3] / 2), w, h);
   }
 
   // Where a marker's labels go: the first of their spots round the marker whose box covers
@@ -276,12 +279,18 @@ window.SimulacraWorldView = (function () {
     void unit;
   }
 
+  // Following, the view closes in on the selected agent (a third of "fit" across, or closer
+  // where the reader zoomed in), shaped as the map's box, so that the window shows the view
+  // and no more, and kept within the town's tiles: centred on an agent at the town's edge,
+  // half the window was blank.
   function centre(ctx) {
     if (!follow || !ctx.agent || !ctx.where[ctx.agent]) return;
-    const [x, y] = ctx.where[ctx.agent], [, , w, h] = box();
-    const [fw, fh] = [fit[2] / 3, fit[3] / 3];
-    const [vw, vh] = w > fw ? [fw, fh] : [w, h];
-    setBox(x - vw / 2, y - vh / 2, vw, vh);
+    const rect = map.getBoundingClientRect();
+    if (!rect.width || !rect.height) return;
+    const [, , w, h] = box(), scale = (vw, vh) => Math.min(rect.width / vw, rect.height / vh);
+    const px = Math.max(scale(w, h), scale(fit[2] / 3, fit[3] / 3));  // screen px a map unit
+    const [x, y] = ctx.where[ctx.agent];
+    within(x, y, Math.min(fit[2], rect.width / px), Math.min(fit[3], rect.height / px));
   }
 
   // The selected agent's known places, areas and objects (the world's `learned`, and the
