@@ -3,19 +3,26 @@ retrieved, the plan, what was said), whatever the news is about; nothing in it n
 
 from __future__ import annotations
 
+import asyncio
 import json
 from datetime import timedelta
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from simulacra.core import Observation
 from simulacra.core.words import at_a_word
 from simulacra.experiments.evaluate.judge import rank_answers
-from simulacra.llm import ScriptedModel
+from simulacra.llm import Request, ScriptedModel, chat, load_model
 from simulacra.mind.town import Agent, converse
+from simulacra.mind.town.actions import fallback_actions
+from simulacra.mind.town.plan_check import using
+from simulacra.mind.town.plan_prompts import ACTIONS_SYSTEM, ACTIONS_USER, MAX_ACTIONS
 from simulacra.mind.town.react_prompts import TOPIC_CHARS
 from simulacra.mind.town.scripted import sociable
 from simulacra.runlog import EventWriter
 
-from .conftest import KLAUS, MONDAY, MakeAgent
+from .conftest import ISABELLA_DAY, KLAUS, MONDAY, MakeAgent
 
 VALENTINE = MONDAY + timedelta(days=1)  # Tuesday February 14, 2023
 MORNING = VALENTINE + timedelta(hours=7)
@@ -149,6 +156,69 @@ async def test_a_topic_offered_cut_is_told_whole_with_its_time_and_place(
     chat = await converse(isabella, klaus, NOON, topic=cut)
     assert chat.turns[0].text == f"Have you heard? {long}"
     assert "15:00" in _blocks_at(klaus, "Park")
+
+
+async def test_an_hour_is_broken_into_the_steps_asked_each_at_an_object_of_the_place(
+    model: ScriptedModel, make_agent: MakeAgent
+) -> None:
+    """The prompt asks for 3 to 6 actions of 5 to 15 minutes and offers the place's objects:
+    the stand-in answers so, from the activity's words and those objects."""
+    sociable(model)
+    model.on("plan.daily", lambda r: ISABELLA_DAY)
+    isabella = make_agent()
+    waking = MONDAY + timedelta(hours=6)  # "waking up and having breakfast" at home
+    home = ("bed", "stove", "fridge")
+    await isabella.planner.current_action(waking, home)
+    hour = [s for s in isabella.planner.schedule.actions if s.start >= waking]
+    assert len(hour) >= 3 and sum(s.duration_min for s in hour) == 60
+    assert all(5 <= s.duration_min <= 15 for s in hour)
+    # Each step at an object of the place, named in its words; the activity's parts in order.
+    assert all(s.object in home and s.object in s.description for s in hour)
+    assert {s.object for s in hour} == set(home)
+    assert hour[0].description.startswith("waking up")
+    assert hour[-1].description.startswith("having breakfast")
+    # The cafe with no object known: steps with none, the activity's parts still in turn.
+    opening = MONDAY + timedelta(hours=7)  # "opening and running the cafe"
+    await isabella.planner.current_action(opening, ())
+    cafe = [s for s in isabella.planner.schedule.actions if s.start >= opening]
+    assert len(cafe) >= 3 and all(s.object is None for s in cafe)
+    assert [cafe[0].description, cafe[-1].description] == ["opening", "running the cafe"]
+    assert model.ledger.by_purpose["plan.actions"].fallbacks == 0
+
+
+_WORDS = st.text(alphabet="abcdefghijklmnopqrstuvwxyz '", min_size=1, max_size=14).map(str.strip)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    activity=st.lists(_WORDS.filter(bool), min_size=1, max_size=8).map(" ".join),
+    objects=st.lists(_WORDS.filter(lambda w: bool(w) and w != "none"), max_size=7, unique=True),
+    place=st.lists(_WORDS.filter(bool), min_size=1, max_size=3).map(" ".join),
+    minutes=st.integers(16, 60),
+)
+def test_the_stand_in_s_hour_always_fits_the_output_model(
+    activity: str, objects: list[str], place: str, minutes: int
+) -> None:
+    model = sociable(load_model("scripted"))
+    user = ACTIONS_USER.format(
+        name="Ada",
+        place=place,
+        objects=", ".join(objects) or "(none noticed)",
+        start="09:00",
+        end="10:00",
+        minutes=minutes,
+        activity=activity,
+    )
+    request = Request(
+        chat(ACTIONS_SYSTEM, user),
+        output=using(tuple(objects)),
+        fallback=fallback_actions([activity[:36]]),
+        purpose="plan.actions",
+    )
+    done = asyncio.run(model.complete(request))
+    assert not done.fallback, done.error
+    assert done.value is not None
+    assert 3 <= len(done.value.actions) <= MAX_ACTIONS  # type: ignore[attr-defined]
 
 
 async def test_the_time_decided_on_is_the_one_the_news_names_for_the_appointment(

@@ -26,9 +26,10 @@ TOWN = Path(__file__).resolve().parents[2] / "scenarios" / "town.yaml"
 def town(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("runs")
     quiet = ["model.spec=scripted", "memory.embedder=hashing", "output.report=false"]
-    scenario = load_scenario(
-        TOWN, [*quiet, "agents.count=3", "clock.duration=3h", f"output.root={root}"]
-    )
+    # From 05:30: they sleep until their day begins (frames that reuse the one before), then
+    # go from step to step (frames drawn anew).
+    early = ["agents.count=3", "clock.start=2024-02-14T05:30", "clock.duration=3h"]
+    scenario = load_scenario(TOWN, [*quiet, *early, f"output.root={root}"])
     return run(scenario, progress=False).path
 
 

@@ -122,7 +122,7 @@ def test_the_live_viewer_follows_a_run_that_is_still_being_written(browser, pace
     assert blank_beside(page.evaluate(SHOWN)) == []
 
     # The run waits for its next tick: the page stays usable meanwhile.
-    page.click('#map g.agent[data-agent="marta_okafor"]')
+    page.click('#map g.agent[data-agent="marta_okafor"] circle')
     assert page.inner_text("#agent-name") == "Marta Okafor"
 
     # Three more ticks: the scrubber extends and the view, at the newest tick, follows.

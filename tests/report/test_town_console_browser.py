@@ -22,8 +22,11 @@ from .test_every_world_browser import SIZES
 from .test_town_tiles_browser import DRAWN, misdrawn, settings, world_frames
 
 pytestmark = NEEDS_CHROMIUM
+# The clock's start and its ticks, by the number of agents, to the town's first words: with 5
+# Marta tells Theo at the cafe at 08:30, the tenth tick from 07:00; with 25, begun as her news
+# is planted at 07:30, she tells Daniel at home in the first tick (three ticks, for walks).
+FIRST_WORDS = {5: ("07:00", 10), 25: ("07:30", 3)}
 WAIT_MS = 60_000
-TICKS = 10  # clock.duration=100m
 
 # Every point an agent's marker is drawn at while it walks, with the step the page shows.
 WATCH = """() => {
@@ -49,7 +52,9 @@ LANDED = """(step) => {
 def test_the_console_map_keeps_markers_in_buildings_bubbles_clear_and_shows_walks(
     browser: Any, tmp_path: Path, count: int
 ) -> None:
-    console = ConsoleRun(load_scenario(SCENARIOS / "town.yaml", settings(tmp_path, count)))
+    start, ticks = FIRST_WORDS[count]
+    scenario = load_scenario(SCENARIOS / "town.yaml", settings(tmp_path, count, start, ticks))
+    console = ConsoleRun(scenario)
     pages = {
         size: browser.new_page(viewport={"width": size[0], "height": size[1]}) for size in SIZES
     }
@@ -62,9 +67,9 @@ def test_the_console_map_keeps_markers_in_buildings_bubbles_clear_and_shows_walk
             page.wait_for_function(LANDED, arg=0, timeout=WAIT_MS)
             page.evaluate(WATCH)
         (path,) = [p for p in tmp_path.iterdir() if (p / "run.json").exists()]
-        for step in range(1, TICKS + 1):  # the town's first words are said in its last tick
+        for step in range(1, ticks + 1):  # the town's first words are said by its last tick
             console.act(action="step")
-            if step < TICKS:
+            if step < ticks:
                 console.paused_at(step + 1)
             else:
                 console.finish()

@@ -71,13 +71,16 @@ WALKING = """([agent, x, y]) => {
 }"""
 
 
-def settings(root: Path, count: int) -> list[str]:
-    """The shipped town, scripted, to its first conversations, with `count` agents."""
+def settings(root: Path, count: int, start: str = "07:00", ticks: int = 10) -> list[str]:
+    """The shipped town, scripted, with `count` agents, from `start` for `ticks` ticks (by
+    default to its first conversations: with 5 agents Marta tells Theo at the cafe at 08:30,
+    the tenth tick)."""
     return [
         "model.spec=scripted",
         "memory.embedder=hashing",
         f"output.root={root}",
-        "clock.duration=100m",
+        f"clock.start=2024-02-14T{start}",
+        f"clock.duration={ticks * 10}m",
         f"agents.count={count}",
     ]
 

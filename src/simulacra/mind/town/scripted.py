@@ -17,9 +17,14 @@ gives it and acts on that, by fixed rules, whatever the news is about.
 - Plans (plan.daily, plan.replan, plan.react): the day or the plan it is shown as the form
   of the reply, within the output model's limits, with each appointment its memories name
   for today laid over it.
-- Actions (plan.actions, plan.react): the activity it is shown, the hour using the object
-  the output model offers whose name shares a word with it (none where none does), in a
-  state made of the activity's words ("making coffee").
+- An hour's actions (plan.actions): as many steps as the prompt asks (3 to 6, none longer
+  than 15 minutes), the activity's parts in order ("waking up", "getting ready"), each at an
+  object the output model offers where the phrase has room for it: the one whose name shares
+  a word with the activity, used all hour in a state made of the activity's words ("making
+  coffee"), else each offered in turn, from one the call's seed picks; without objects, the
+  parts alone.
+- A reaction's window (plan.react): the reaction, then the step it interrupted, using the
+  object the reaction names, else the one the step names.
 - Interviews: answers from the memory that shares most words with the question.
 - Reflection: one insight from the two statements that share most words with the question.
 - As an evaluation's judge: ranks answers by how many of their words the character's
@@ -42,7 +47,13 @@ from simulacra.memory import rule_importance
 from simulacra.mind.interview import MEMORY_IDS
 from simulacra.mind.town.converse_prompts import SMALL_TALK
 from simulacra.mind.town.plan import CLOCK_TIME
-from simulacra.mind.town.plan_prompts import MAX_BLOCKS, NONE, STATE_CHARS, THOUGHT_CHARS
+from simulacra.mind.town.plan_prompts import (
+    MAX_ACTIONS,
+    MAX_BLOCKS,
+    NONE,
+    STATE_CHARS,
+    THOUGHT_CHARS,
+)
 from simulacra.mind.town.react_prompts import NOBODY, NOTHING
 from simulacra.mind.town.routine import clock_of, minutes_of
 
@@ -76,6 +87,8 @@ APPOINTMENT_MINUTES = 90
 APPOINTMENTS = 2  # laid over one plan at most
 MIN_DAY_BLOCKS = 5  # DailyPlanOutput's least
 ACTION_CHARS = 36  # ActionsOutput's most, a phrase
+MIN_STEPS = 3  # an hour's steps, as ACTIONS_SYSTEM asks: 3 to MAX_ACTIONS
+MAX_STEP_MINUTES = 15
 BREAK_MINUTES = 30
 
 
@@ -418,19 +431,50 @@ def _react_window(request: Request) -> dict[str, Any]:
 
 
 def _hour_actions(request: Request) -> dict[str, Any]:
-    """The hour's activity, at the object offered that its words name (none where none)."""
-    activity = _between(_prompt(request), " plans: ", "\n")
-    return {"actions": [activity[:ACTION_CHARS]], **_using(activity, _objects(request))}
+    """The hour in as many steps as the prompt asks (3 to 6, of 15 minutes at most): the
+    activity's parts in order, each step at an object of the place. Where the activity names
+    an offered object the hour uses it, in what the activity does as its state; else the steps
+    go round the objects offered (the hour's object none: each uses the one it names)."""
+    prompt = _prompt(request)
+    activity = _between(prompt, " plans: ", "\n")
+    place = _between(prompt, " is at ", ". Objects here")
+    window = re.search(r"\((\d+) minutes\)", prompt)
+    minutes = int(window.group(1)) if window else 60
+    count = max(MIN_STEPS, min(MAX_ACTIONS, -(-minutes // MAX_STEP_MINUTES)))
+    things = _objects(request)
+    chosen = _naming(activity, things)
+    used = [chosen] if chosen else things
+    # What is done, the place left out: the step says where it is done.
+    here = rf"\s+at (the )?{re.escape(place)}\b" if place else r"(?!)"
+    done = re.sub(here, "", activity, flags=re.IGNORECASE).strip() or activity
+    parts = _parts(done)
+    # Where to begin the round: the call's seed, so that those working at one place do not
+    # all go to the same object at once.
+    first = request.seed % len(used) if used else 0
+    texts = [
+        _at(parts[i * len(parts) // count], used[(first + i) % len(used)] if used else None)
+        for i in range(count)
+    ]
+    return {"actions": texts, **_using(activity, used[:1] if chosen else [], done)}
+
+
+def _parts(activity: str) -> list[str]:
+    """An activity's parts in order ("waking up and getting ready": two)."""
+    parts = [p.strip() for p in re.split(r",|\band\b|\bthen\b", activity) if p.strip()]
+    return parts or [activity.strip() or "carrying on"]
+
+
+def _at(part: str, thing: str | None) -> str:
+    """A step: `part` at `thing` where its words do not name it already and the phrase has
+    room for it; else `part` alone: cut to make room, "getting ready for the party" would lose
+    the party."""
+    phrase = part if thing is None or _naming(part, [thing]) else f"{part} at the {thing}"
+    return phrase if len(phrase) <= ACTION_CHARS else at_a_word(part, ACTION_CHARS)
 
 
 def _objects(request: Request) -> list[str]:
     """The objects an hour may use, as the output model's enum offers them ("none" aside)."""
-    fields = request.output.model_fields if request.output is not None else {}
-    kind = getattr(fields.get("object"), "annotation", None)
-    offered = (
-        [str(m.value) for m in kind] if isinstance(kind, type) and issubclass(kind, Enum) else []
-    )
-    return [o for o in offered if o != NONE]
+    return [o for o in offered(request, "object") if o != NONE]
 
 
 def _naming(text: str, things: Sequence[str]) -> str | None:
@@ -440,17 +484,18 @@ def _naming(text: str, things: Sequence[str]) -> str | None:
     return best if best is not None and _stems(best) & words else None
 
 
-def _using(activity: str, things: Sequence[str]) -> dict[str, str]:
-    """The object offered that `activity` names, in the activity's words as its state."""
+def _using(activity: str, things: Sequence[str], state: str = "") -> dict[str, str]:
+    """The object offered that `activity` names, in `state`'s words (else the activity's)
+    as its state."""
     thing = _naming(activity, things)
     if thing is None:
         return {"object": NONE, "state": ""}
-    state = ""
-    for word in activity.split():  # whole words, within the state's limit
-        if len(f"{state} {word}".strip()) > STATE_CHARS:
+    words = ""
+    for word in (state or activity).split():  # whole words, within the state's limit
+        if len(f"{words} {word}".strip()) > STATE_CHARS:
             break
-        state = f"{state} {word}".strip()
-    return {"object": thing, "state": state}
+        words = f"{words} {word}".strip()
+    return {"object": thing, "state": words}
 
 
 # --- interviews, reflection, judging ---------------------------------------------------------

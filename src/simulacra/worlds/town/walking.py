@@ -1,6 +1,7 @@
 """Where an agent stands on a tile map and how it walks there: the tile an activity takes (its
-object's, else a free one near the middle of its area, not one someone holds), the steps of a
-walk in a tick, and a walk within its place to the activity's tile."""
+object's, or the free one nearest it when someone holds that; else a free one near the middle
+of its area; never one someone holds while one is free), the steps of a walk in a tick, and a
+walk within its place to the activity's tile."""
 
 from __future__ import annotations
 
@@ -16,20 +17,24 @@ from simulacra.worlds.town.whereabouts import Trip, Whereabouts
 
 
 def spot(grid: TileGrid, area: AreaSpec, thing: str | None, taken: Set[Tile]) -> Tile:
-    """The object's tile; else the area's free tile nearest its middle that nobody holds (the
-    nearest of all, when every tile is held)."""
-    if thing:
-        at = next((t.at for t in area.objects if t.name == thing), None)
-        if at is not None:
-            return at
-    assert area.rect is not None
-    x, y, w, h = area.rect
-    mx, my = x + (w - 1) / 2, y + (h - 1) / 2
+    """The object's tile, unless somebody holds it: then the free tile of its area nearest the
+    object that nobody holds (beside it first), so that two using one object in turn do not
+    stand on one tile. Without an object, the free tile nearest the area's middle that nobody
+    holds. When every tile is held, the object's tile or the nearest of all."""
+    at = next((t.at for t in area.objects if t.name == thing), None) if thing else None
+    if at is not None and at not in taken:
+        return at
+    if at is not None:
+        mx, my = float(at[0]), float(at[1])
+    else:
+        assert area.rect is not None
+        x, y, w, h = area.rect
+        mx, my = x + (w - 1) / 2, y + (h - 1) / 2
     things = {t.at for t in area.objects}
     free = [t for t in area.tiles() if grid.walkable(t) and t not in things]
     free = free or [t for t in area.tiles() if grid.walkable(t)]
     free.sort(key=lambda t: ((t[0] - mx) ** 2 + (t[1] - my) ** 2, t[1], t[0]))
-    return next((t for t in free if t not in taken), free[0])
+    return next((t for t in free if t not in taken), at or free[0])
 
 
 def area_of(town: TownMap, place: str, area: str) -> AreaSpec:

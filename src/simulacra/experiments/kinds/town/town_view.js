@@ -157,12 +157,14 @@ window.SimulacraWorldView = (function () {
   // no place's name, no marker and no label placed before. Every emoji is placed first, the
   // selected agent's too, so that selecting moves no other label; an emoji with no free spot
   // is left out (it is in the marker's tooltip). The selected agent's action then takes its
-  // emoji's place, at the spot that covers least, and leaves out any emoji it still covers.
+  // emoji's place, at a spot clear of names and markers that covers least, and leaves out any
+  // emoji it still covers (see spell).
   let nameBoxes = null;
   function placeLabels(ctx, marks, selected) {
     const { where, dots, unit } = ctx;
     nameBoxes = nameBoxes || [...map.querySelectorAll("text.place-name, text.place-kind")].map(MapLayout.boxOf);
     const taken = nameBoxes.concat(Object.values(where).map(([x, y, r]) => [x - r, y - r, 2 * r, 2 * r]));
+    const fixed = taken.slice();  // the names and markers, which no action may cover
     const cover = (a, o) => {
       const w = Math.min(a[0] + a[2], o[0] + o[2]) - Math.max(a[0], o[0]);
       const h = Math.min(a[1] + a[3], o[1] + o[3]) - Math.max(a[1], o[1]);
@@ -170,7 +172,8 @@ window.SimulacraWorldView = (function () {
     };
     const cost = (box, others) => others.reduce((sum, o) => sum + cover(box, o), 0);
     const r = unit * 2.4, gap = unit * 0.3;
-    const place = (id, node, others) => {
+    // The boxes of a label's spots round its marker, in map units, as [spot, box].
+    const spotsOf = (id, node) => {
       // Its box as drawn at x = y = 0; attributes change only where the spot does, as a
       // repaint moves a marker's antialiased edge by a shade.
       const at = node.getBBox(), [mx, my] = where[id];
@@ -179,11 +182,38 @@ window.SimulacraWorldView = (function () {
       // The box's top left, in the marker's own units: beside it, then above and below.
       const spots = [[r + gap, -b.height / 2], [-r - gap - b.width, -b.height / 2], [r * 0.6, -r - b.height], [-r * 0.6 - b.width, -r - b.height],
         [-b.width / 2, -r - gap - b.height], [-b.width / 2, r + gap], [r * 0.6, r * 0.6], [-r * 0.6 - b.width, r * 0.6]];
-      const boxes = spots.map(([lx, ly]) => [mx + scale * lx, my + scale * ly, scale * b.width, scale * b.height]);
-      let best = 0;
-      boxes.forEach((box, i) => { if (cost(box, others) < cost(boxes[best], others)) best = i; });
-      setXY(node, spots[best][0] - b.x, spots[best][1] - b.y);
-      return [boxes[best], cost(boxes[best], others) > 0];
+      return spots.map(([lx, ly]) => [[lx - b.x, ly - b.y], [mx + scale * lx, my + scale * ly, scale * b.width, scale * b.height]]);
+    };
+    // The first of the spots that covers least of `others`, or none where every one covers
+    // something of `clear`; the label is moved there.
+    const place = (id, node, others, clear = []) => {
+      const spots = spotsOf(id, node).filter(([, box]) => cost(box, clear) === 0);
+      if (!spots.length) return null;
+      const [[x, y], box] = spots.reduce((best, spot) => (cost(spot[1], others) < cost(best[1], others) ? spot : best));
+      setXY(node, x, y);
+      return [box, cost(box, others) > 0];
+    };
+    // The selected agent's action at a spot clear of every name and marker (the emoji it
+    // covers are left out), cut after its last word that fits, with an ellipsis, where the
+    // whole covers one at every spot, and left out where even its first word does (it is in
+    // the marker's tooltip and the agent's panel). A longer label holds a shorter one at each
+    // spot, so the longest that fits is found by halving.
+    const spell = (id, doing, [emoji, action], others) => {
+      const show = (n) => {
+        doing.textContent = `${emoji} ${n < action.length ? action.slice(0, n) + "\u2026" : action}`;
+        return place(id, doing, others, fixed);
+      };
+      const found = show(action.length);
+      if (found) return found[0];
+      const cuts = [...action.matchAll(/\S+/g)].map((m) => m.index + m[0].length).slice(0, -1);
+      let lo = -1, hi = cuts.length;  // the last cut that fits lies in [lo, hi)
+      while (hi - lo > 1) {
+        const mid = (lo + hi) >> 1;
+        if (show(cuts[mid])) lo = mid; else hi = mid;
+      }
+      const cut = lo >= 0 && show(cuts[lo]);
+      if (!cut) doing.textContent = "";
+      return cut ? cut[0] : null;
     };
     const placed = {};
     const shown = {};
@@ -196,12 +226,14 @@ window.SimulacraWorldView = (function () {
       taken.push(box);
     });
     const labels = [];
-    if (selected && selected[1].textContent && where[selected[0]]) {
-      const [id, doing] = selected;
-      shown[id] = false;
-      const [box] = place(id, doing, taken.filter((o) => o !== placed[id]));
-      Object.entries(placed).forEach(([other, label]) => { if (cover(box, label) > 0) shown[other] = false; });
-      labels.push(box);
+    if (selected) {
+      const [id, doing, text] = selected;
+      const spot = spell(id, doing, text, taken.filter((o) => o !== placed[id]));
+      if (spot) {
+        shown[id] = false;
+        Object.entries(placed).forEach(([other, label]) => { if (cover(spot, label) > 0) shown[other] = false; });
+        labels.push(spot);
+      }
     }
     marks.forEach(([id, node]) => {
       const hidden = shown[id] === false;
@@ -232,11 +264,11 @@ window.SimulacraWorldView = (function () {
       }
       const action = pos ? pos.action || "" : "";
       mark.textContent = where[id] ? emojiOf(action) : "";
-      // The selected agent's action is spelled out, after its emoji, in its emoji's place;
-      // everyone's is in its marker's tooltip.
-      doing.textContent = where[id] && id === ctx.agent ? `${emojiOf(action)} ${action.slice(0, 40)}` : "";
+      // The selected agent's action is spelled out, after its emoji, in its emoji's place
+      // (placeLabels writes it); everyone's is in its marker's tooltip.
+      doing.textContent = "";
       marks.push([id, mark]);
-      if (id === ctx.agent) selected = [id, doing, mark];
+      if (where[id] && id === ctx.agent) selected = [id, doing, [emojiOf(action), action.slice(0, 40)]];
     });
     void R;
     return placeLabels(ctx, marks, selected);
