@@ -15,9 +15,12 @@ APART = st.text(" .,;:!?'\"()-\n", max_size=3)
 SIGN = st.sampled_from(".'()!-")
 
 
-# A letter whose upper case is more than one letter ("ß" upper is "SS") or lowers to another
-# letter ("µ" upper is "Μ", lowered "μ") is left out of the round trip this test makes.
-CASED = WORD.filter(lambda w: w.upper().lower() == w.lower())
+# A letter whose upper or lower case is more than one letter ("ß" upper is "SS", "İ" lower
+# is "i" and a combining dot) or lowers to another letter ("µ" upper is "Μ", lowered "μ") is
+# left out of the round trip this test makes: the rule matches case letter by letter.
+CASED = WORD.filter(
+    lambda w: w.upper().lower() == w.lower() and len(w.upper()) == len(w.lower()) == len(w)
+)
 
 
 @given(CASED, APART, APART)
