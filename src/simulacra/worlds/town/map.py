@@ -40,6 +40,10 @@ class AreaSpec(BaseModel):
         x, y, w, h = self.rect
         return [(x + i, y + j) for j in range(h) for i in range(w)]
 
+    def tile_of(self, thing: str | None) -> Tile | None:
+        """The tile of the object named `thing`, if the area has it and it has one."""
+        return next((t.at for t in self.objects if t.name == thing), None) if thing else None
+
     def holds(self, tile: Tile) -> bool:
         """Whether `tile` is one of `tiles()`, without listing them."""
         if self.rect is None:

@@ -21,7 +21,7 @@ def spot(grid: TileGrid, area: AreaSpec, thing: str | None, taken: Set[Tile]) ->
     object that nobody holds (beside it first), so that two using one object in turn do not
     stand on one tile. Without an object, the free tile nearest the area's middle that nobody
     holds. When every tile is held, the object's tile or the nearest of all."""
-    at = next((t.at for t in area.objects if t.name == thing), None) if thing else None
+    at = area.tile_of(thing)
     if at is not None and at not in taken:
         return at
     if at is not None:
@@ -86,7 +86,7 @@ def step_within(
     the tiles it walked (none when it is there already or no way leads there)."""
     assert me.tile is not None
     spec = area_of(town, me.place, area)
-    at = next((t.at for t in spec.objects if t.name == thing), None) if thing else None
+    at = spec.tile_of(thing)
     if (at is None and spec.holds(me.tile)) or me.tile == at:
         return me, []  # the common case, each tick of an activity: nothing else to work out
     goal = spot(grid, spec, thing, taken(agents, me.place) - {me.tile})
