@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
 
-from simulacra.core import at_a_word, mentions_all
+from simulacra.core import at_a_word, mentions
 from simulacra.memory import MemoryRecord
 from simulacra.mind.context import MindContext, clock
 from simulacra.mind.decision import model_decision
@@ -53,7 +53,7 @@ def _busy(asked: Sequence[MemoryRecord], current: PlanStep | None) -> bool:
     (a sight of an object is of one not at rest)."""
     used = current.object if current else None
     return used is not None and any(
-        not (r.meta or {}).get("self") and mentions_all(r.text, [[used]]) for r in asked
+        not (r.meta or {}).get("self") and mentions(r.text, (used,)) for r in asked
     )
 
 
